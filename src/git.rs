@@ -1,0 +1,77 @@
+//! The checkout's identity: `git describe --tags --always --dirty` and `git rev-parse HEAD`.
+//!
+//! Inside the action's container the workspace belongs to the runner's user
+//! while the container runs as root, and git (2.35.2+) refuses such a repository
+//! as "dubious ownership". We pass `safe.directory` on each call, in git's command
+//! scope, so the user's repository config is never edited. `core.fsmonitor` is
+//! turned off because it is the one config key a read-only command would execute.
+
+use std::path::Path;
+use std::process::Command;
+
+use crate::error::Error;
+
+/// What git says about the checkout.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Checkout {
+    /// `git describe --tags --always --dirty`, e.g. `v1.4.0-7-g2414721-dirty`.
+    pub describe: String,
+    /// `git rev-parse HEAD`.
+    pub sha: String,
+    /// A shallow clone: `describe` cannot see tags beyond the fetched history.
+    pub shallow: bool,
+}
+
+pub fn identify(dir: &Path) -> Result<Checkout, Error> {
+    let sha = git(dir, &["rev-parse", "--verify", "HEAD"])?;
+    let describe = git(dir, &["describe", "--tags", "--always", "--dirty"])?;
+    let shallow = git(dir, &["rev-parse", "--is-shallow-repository"])? == "true";
+    Ok(Checkout { describe, sha, shallow })
+}
+
+/// `git rev-parse HEAD` alone, for verification.
+pub fn head(dir: &Path) -> Result<String, Error> {
+    git(dir, &["rev-parse", "--verify", "HEAD"])
+}
+
+fn git(dir: &Path, args: &[&str]) -> Result<String, Error> {
+    let out = Command::new("git")
+        .args(["-c", "safe.directory=*", "-c", "core.fsmonitor=false"])
+        .arg("-C")
+        .arg(dir)
+        .args(args)
+        // Keep git from taking the index lock for a refresh it does not need.
+        .env("GIT_OPTIONAL_LOCKS", "0")
+        .env("GIT_TERMINAL_PROMPT", "0")
+        .env_remove("GIT_DIR")
+        .env_remove("GIT_WORK_TREE")
+        .output()
+        .map_err(|e| {
+            Error::new(format!(
+                "cannot run git ({e}); install git (the action's image ships it) or put it on PATH"
+            ))
+        })?;
+    if out.status.success() {
+        return Ok(String::from_utf8_lossy(&out.stdout).trim().to_string());
+    }
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let reason = stderr
+        .lines()
+        .find(|l| !l.trim().is_empty())
+        .unwrap_or("no message")
+        .trim()
+        .to_string();
+    let fix = if reason.contains("not a git repository") {
+        "run actions/checkout (with fetch-depth: 0) before this step, or set working-directory to the checkout"
+    } else if reason.contains("unknown revision") || reason.contains("Needed a single revision") {
+        "the repository has no commit yet; commit before recording a receipt"
+    } else {
+        "check that the checkout is a complete git repository"
+    };
+    Err(Error::new(format!(
+        "`git {}` failed in `{}`: {}; {fix}",
+        args.join(" "),
+        dir.display(),
+        crate::escape::one_line(&reason)
+    )))
+}

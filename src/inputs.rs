@@ -1,0 +1,376 @@
+//! Inputs, read the way the Actions runner passes them to a container, or as flags.
+//!
+//! The runner passes input `prompt-file` as the variable `INPUT_PROMPT-FILE`
+//! (upper-cased, spaces to `_`, hyphens kept). `@actions/core` trims values and
+//! treats empty as not given, so we do too. A flag on the command line wins over
+//! the variable, which lets the same binary run locally with flags only.
+
+use std::collections::BTreeMap;
+use std::ffi::OsString;
+use std::path::PathBuf;
+
+use clap::parser::ValueSource;
+use clap::{ArgMatches, CommandFactory, FromArgMatches, Parser, ValueEnum};
+
+use crate::error::Error;
+
+/// A snapshot of the process environment; tests build their own.
+pub type Env = BTreeMap<String, String>;
+
+/// Flags that are not action inputs: they exist for local runs only.
+pub const CLI_ONLY: &[&str] = &["workspace"];
+
+pub const DEFAULT_SCHEMA_FILE: &str = ".github/codex/review.schema.json";
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Mode {
+    /// Verify any identities recorded earlier, record this run's, verify the record.
+    Run,
+    /// Record the identities into the usage file, and nothing else.
+    Record,
+    /// Recompute every identity recorded in the usage file and fail on any difference.
+    Verify,
+}
+
+/// Record, verify and report which exact bytes reached a coding agent.
+#[derive(Parser, Debug)]
+#[command(
+    name = "prompt-receipt",
+    version,
+    about = "Record, verify and report which exact bytes reached a coding agent",
+    after_help = "Every option can also be given as the Actions runner passes inputs: the \
+variable INPUT_<NAME>, upper-cased with hyphens kept (INPUT_PROMPT-FILE). A flag wins over \
+the variable. Relative paths resolve against the workspace.\n\nExit codes: 0 every check passed, \
+1 a check failed, 2 bad input or configuration."
+)]
+pub struct Cli {
+    /// What to do: `run` (after the agent step), `record`, or `verify`.
+    #[arg(long, value_enum, default_value = "run")]
+    pub mode: Mode,
+
+    /// The prompt text, when the agent step was given an inline prompt. Hashed as UTF-8.
+    #[arg(long, value_name = "TEXT")]
+    pub prompt: Option<String>,
+
+    /// The prompt file sent to the agent (the rendered payload, if the harness renders one).
+    #[arg(long, value_name = "PATH")]
+    pub prompt_file: Option<String>,
+
+    /// The template a rendered prompt file came from; recorded beside the prompt.
+    #[arg(long, value_name = "PATH")]
+    pub prompt_template_file: Option<String>,
+
+    /// The agent's tool definitions. A missing file is recorded as `tools_sha: null`.
+    #[arg(long, value_name = "PATH", default_value = ".agent/tools.json")]
+    pub tools_file: String,
+
+    /// The agent's output (review.json). A missing file is recorded as `output_sha: null`.
+    #[arg(long, value_name = "PATH", default_value = "artifacts/review.json")]
+    pub output_file: String,
+
+    /// The output schema file given to the agent [default: .github/codex/review.schema.json].
+    #[arg(long, value_name = "PATH")]
+    pub output_schema_file: Option<String>,
+
+    /// The output schema, when the agent step was given it inline. Hashed as UTF-8.
+    #[arg(long, value_name = "JSON")]
+    pub output_schema: Option<String>,
+
+    /// The receipt file. Existing keys this tool does not own are kept.
+    #[arg(long, value_name = "PATH", default_value = "usage.json")]
+    pub usage_file: String,
+
+    /// The exact Codex CLI version the agent step installed, e.g. 0.169.0. Ranges and
+    /// tags such as `latest` are refused.
+    #[arg(long, value_name = "VERSION")]
+    pub codex_version: Option<String>,
+
+    /// The extra arguments given to the agent CLI, recorded as given.
+    #[arg(long, value_name = "ARGS")]
+    pub codex_args: Option<String>,
+
+    /// The model the agent step asked for.
+    #[arg(long, value_name = "MODEL")]
+    pub model: Option<String>,
+
+    /// The folder the agent ran in (codex-action's `working-directory`); git runs there.
+    #[arg(long, value_name = "PATH")]
+    pub working_directory: Option<String>,
+
+    /// Token for the GitHub API (the action passes `github.token`). Never logged.
+    #[arg(long, value_name = "TOKEN")]
+    pub github_token: Option<String>,
+
+    /// The workspace root (local runs). Default: $GITHUB_WORKSPACE, else the current folder.
+    #[arg(long, value_name = "PATH")]
+    pub workspace: Option<PathBuf>,
+}
+
+/// Where the prompt came from.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum PromptSource {
+    Inline(String),
+    File(String),
+}
+
+/// Where the output schema came from.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum SchemaSource {
+    Inline(String),
+    File(String),
+    /// Neither input was given; the default file is used if it exists.
+    Default,
+}
+
+/// Validated inputs. `None` means "not given" (after trimming).
+#[derive(Clone, Debug)]
+pub struct Inputs {
+    pub mode: Mode,
+    /// `None` only in `verify` mode, which reads the paths from the receipt.
+    pub prompt: Option<PromptSource>,
+    pub prompt_template_file: Option<String>,
+    pub tools_file: String,
+    pub tools_file_given: bool,
+    pub output_file: String,
+    pub output_file_given: bool,
+    pub schema: SchemaSource,
+    pub usage_file: String,
+    pub codex_version: Option<String>,
+    pub codex_args: Option<String>,
+    pub model: Option<String>,
+    pub working_directory: Option<String>,
+    pub github_token: Option<String>,
+    pub workspace: Option<PathBuf>,
+}
+
+/// What the command line asked for.
+#[derive(Debug)]
+pub enum Invocation {
+    Run(Box<Inputs>),
+    /// `--help` or `--version`: print this and exit 0.
+    Print(String),
+}
+
+/// The variable the runner sets for input `name`.
+pub fn input_variable(name: &str) -> String {
+    format!("INPUT_{}", name.replace(' ', "_").to_uppercase())
+}
+
+/// The value of input `name` from the environment: trimmed, empty means absent.
+pub fn input_from_env<'a>(env: &'a Env, name: &str) -> Option<&'a str> {
+    env.get(&input_variable(name))
+        .map(|v| v.trim())
+        .filter(|v| !v.is_empty())
+}
+
+/// Parses flags, then fills every flag not given on the command line from its
+/// `INPUT_*` variable, then validates.
+pub fn parse(args: Vec<OsString>, env: &Env) -> Result<Invocation, Error> {
+    let first = match Cli::command().try_get_matches_from(&args) {
+        Ok(m) => m,
+        Err(e) => return clap_outcome(e),
+    };
+    let mut argv = args;
+    for arg in Cli::command().get_arguments() {
+        let Some(long) = arg.get_long() else { continue };
+        if CLI_ONLY.contains(&long) || first.value_source(arg.get_id().as_str()) == Some(ValueSource::CommandLine) {
+            continue;
+        }
+        if let Some(value) = input_from_env(env, long) {
+            argv.push(format!("--{long}={value}").into());
+        }
+    }
+    let matches = match Cli::command().try_get_matches_from(&argv) {
+        Ok(m) => m,
+        Err(e) => return clap_outcome(e),
+    };
+    let cli = Cli::from_arg_matches(&matches).map_err(|e| Error::new(first_line(&e.to_string())))?;
+    Inputs::validate(cli, &matches).map(|i| Invocation::Run(Box::new(i)))
+}
+
+fn clap_outcome(e: clap::Error) -> Result<Invocation, Error> {
+    use clap::error::ErrorKind::*;
+    match e.kind() {
+        DisplayHelp | DisplayVersion | DisplayHelpOnMissingArgumentOrSubcommand => {
+            Ok(Invocation::Print(e.render().to_string()))
+        }
+        _ => Err(Error::new(format!(
+            "{}; see `prompt-receipt --help`",
+            first_line(&e.render().to_string()).trim_start_matches("error: ")
+        ))),
+    }
+}
+
+fn first_line(s: &str) -> String {
+    s.lines().next().unwrap_or_default().trim().to_string()
+}
+
+/// A flag's value, trimmed, with empty meaning "not given", as the runner does it.
+fn given(value: Option<String>) -> Option<String> {
+    value.map(|v| v.trim().to_string()).filter(|v| !v.is_empty())
+}
+
+impl Inputs {
+    fn validate(cli: Cli, matches: &ArgMatches) -> Result<Inputs, Error> {
+        let explicit = |id: &str| matches.value_source(id) == Some(ValueSource::CommandLine);
+        let prompt = match (given(cli.prompt), given(cli.prompt_file)) {
+            (Some(_), Some(_)) => {
+                return Err(Error::new("Only one of `prompt` or `prompt-file` may be specified."));
+            }
+            (Some(text), None) => Some(PromptSource::Inline(text)),
+            (None, Some(path)) => Some(PromptSource::File(path)),
+            (None, None) if cli.mode == Mode::Verify => None,
+            (None, None) => {
+                return Err(Error::new("Either `prompt` or `prompt-file` must be specified."));
+            }
+        };
+        let schema = match (given(cli.output_schema), given(cli.output_schema_file)) {
+            (Some(_), Some(_)) => {
+                return Err(Error::new(
+                    "Only one of `output-schema` or `output-schema-file` may be specified.",
+                ));
+            }
+            (Some(text), None) => SchemaSource::Inline(text),
+            (None, Some(path)) => SchemaSource::File(path),
+            (None, None) => SchemaSource::Default,
+        };
+        let codex_version = given(cli.codex_version);
+        if let Some(v) = &codex_version {
+            check_exact_version(v)?;
+        }
+        Ok(Inputs {
+            mode: cli.mode,
+            prompt,
+            prompt_template_file: given(cli.prompt_template_file),
+            tools_file_given: explicit("tools_file"),
+            tools_file: cli.tools_file.trim().to_string(),
+            output_file_given: explicit("output_file"),
+            output_file: cli.output_file.trim().to_string(),
+            schema,
+            usage_file: cli.usage_file.trim().to_string(),
+            codex_version,
+            codex_args: given(cli.codex_args),
+            model: given(cli.model),
+            working_directory: given(cli.working_directory),
+            github_token: given(cli.github_token),
+            workspace: cli.workspace,
+        })
+    }
+}
+
+/// Refuses a Codex version that is not exact: `latest`, `^1.2`, `1.x`, `>=0.1`...
+///
+/// A range or a tag resolves to whatever npm serves that day: an invisible input.
+/// The receipt exists to make inputs visible, so such a version is a configuration
+/// error, not a warning.
+pub fn check_exact_version(v: &str) -> Result<(), Error> {
+    if is_exact_version(v) {
+        Ok(())
+    } else {
+        Err(Error::new(format!(
+            "input `codex-version` is `{}`, which is not an exact version: a tag or a range \
+             installs whatever npm serves that day; set an exact version such as 0.169.0",
+            crate::escape::one_line(v)
+        )))
+    }
+}
+
+/// `MAJOR.MINOR.PATCH`, with an optional `-prerelease` and `+build`, as npm pins it.
+pub fn is_exact_version(v: &str) -> bool {
+    let (core, _build) = v.split_once('+').unwrap_or((v, ""));
+    let (core, pre) = match core.split_once('-') {
+        Some((c, p)) => (c, Some(p)),
+        None => (core, None),
+    };
+    let numbers: Vec<&str> = core.split('.').collect();
+    let numeric = |s: &str| {
+        !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit()) && (s == "0" || !s.starts_with('0'))
+    };
+    let ident = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-');
+    numbers.len() == 3
+        && numbers.iter().all(|n| numeric(n))
+        && pre.is_none_or(|p| p.split('.').all(ident))
+        && (!v.contains('+') || _build.split('.').all(ident))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn env(pairs: &[(&str, &str)]) -> Env {
+        pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect()
+    }
+
+    fn inputs(args: &[&str], pairs: &[(&str, &str)]) -> Result<Inputs, Error> {
+        let mut argv: Vec<OsString> = vec!["prompt-receipt".into()];
+        argv.extend(args.iter().map(OsString::from));
+        match parse(argv, &env(pairs))? {
+            Invocation::Run(i) => Ok(*i),
+            Invocation::Print(s) => panic!("unexpected print: {s}"),
+        }
+    }
+
+    #[test]
+    fn variable_names_follow_the_runner() {
+        assert_eq!(input_variable("prompt-file"), "INPUT_PROMPT-FILE");
+        assert_eq!(input_variable("a b"), "INPUT_A_B");
+    }
+
+    #[test]
+    fn env_inputs_are_trimmed_and_empty_means_absent() {
+        let i = inputs(&[], &[("INPUT_PROMPT-FILE", "  p.md \n"), ("INPUT_MODEL", "   ")]).unwrap();
+        assert_eq!(i.prompt, Some(PromptSource::File("p.md".into())));
+        assert_eq!(i.model, None);
+        assert_eq!(i.tools_file, ".agent/tools.json");
+        assert!(!i.tools_file_given);
+    }
+
+    #[test]
+    fn flags_win_over_variables() {
+        let i = inputs(&["--model", "m1"], &[("INPUT_MODEL", "m2"), ("INPUT_PROMPT", "hi")]).unwrap();
+        assert_eq!(i.model.as_deref(), Some("m1"));
+    }
+
+    #[test]
+    fn values_that_look_like_flags_pass_through() {
+        let i = inputs(&[], &[("INPUT_PROMPT", "--mode=verify\nsecond line"), ("INPUT_CODEX-ARGS", "-c x=1")]).unwrap();
+        assert_eq!(i.prompt, Some(PromptSource::Inline("--mode=verify\nsecond line".into())));
+        assert_eq!(i.codex_args.as_deref(), Some("-c x=1"));
+        assert_eq!(i.mode, Mode::Run);
+    }
+
+    #[test]
+    fn ambiguous_sources_are_refused_with_codex_action_wording() {
+        let both = inputs(&[], &[("INPUT_PROMPT", "x"), ("INPUT_PROMPT-FILE", "p")]).unwrap_err();
+        assert_eq!(both.message(), "Only one of `prompt` or `prompt-file` may be specified.");
+        let neither = inputs(&[], &[("INPUT_PROMPT", "  ")]).unwrap_err();
+        assert_eq!(neither.message(), "Either `prompt` or `prompt-file` must be specified.");
+        let schemas = inputs(&["--prompt", "x", "--output-schema", "{}", "--output-schema-file", "s"], &[]).unwrap_err();
+        assert_eq!(schemas.message(), "Only one of `output-schema` or `output-schema-file` may be specified.");
+    }
+
+    #[test]
+    fn verify_mode_needs_no_prompt() {
+        let i = inputs(&["--mode", "verify"], &[]).unwrap();
+        assert_eq!(i.prompt, None);
+    }
+
+    #[test]
+    fn exact_versions_only() {
+        for ok in ["0.169.0", "1.2.3-alpha.1", "1.0.0+build.5", "10.20.30"] {
+            assert!(is_exact_version(ok), "{ok}");
+        }
+        for bad in ["latest", "^1.2", "1.x", ">=0.1", "~0.1.2", "1.2", "01.2.3", "*", "1.2.3 || 2", "v1.2.3", ""] {
+            assert!(!is_exact_version(bad), "{bad}");
+        }
+        let e = inputs(&["--prompt", "x"], &[("INPUT_CODEX-VERSION", "latest")]).unwrap_err();
+        assert!(e.message().contains("`latest`") && e.message().contains("0.169.0"), "{e}");
+    }
+
+    #[test]
+    fn bad_mode_is_one_line() {
+        let e = inputs(&["--prompt", "x"], &[("INPUT_MODE", "bogus")]).unwrap_err();
+        assert!(e.message().contains("bogus"), "{e}");
+        assert_eq!(e.message().lines().count(), 1);
+    }
+}

@@ -1,0 +1,62 @@
+//! prompt-receipt: record which exact bytes reached a coding agent, verify the
+//! record, and report it where people look.
+//!
+//! The data flows inputs -> identities -> receipt -> verification -> report:
+//! [`inputs`] reads what the step was given, [`identities`] hashes files and asks
+//! git, [`receipt`] and [`usage_file`] keep the record, [`verify`] recomputes it,
+//! and [`report`] tells the story to step outputs, the job summary and the log.
+
+pub mod context;
+pub mod digest;
+pub mod error;
+pub mod escape;
+pub mod git;
+pub mod identities;
+pub mod inputs;
+pub mod logging;
+pub mod markdown;
+pub mod pyjson;
+pub mod receipt;
+pub mod report;
+pub mod run;
+pub mod usage_file;
+pub mod verify;
+pub mod workspace;
+
+use context::Context;
+use error::Error;
+use inputs::Inputs;
+use report::{Console, JobSummary, Report, StepOutputs};
+use run::RunResult;
+use workspace::Workspace;
+
+/// Runs one invocation and reports it everywhere it belongs.
+pub fn run(inputs: &Inputs, ctx: &Context) -> Result<RunResult, Error> {
+    let ws = Workspace::open(&ctx.workspace)?;
+    tracing::debug!(workspace = %ws.root().display(), mode = ?inputs.mode, "starting");
+    let result = run::execute(inputs, &ws)?;
+    let mut reports: Vec<Box<dyn Report>> = vec![Box::new(Console { in_actions: ctx.in_actions })];
+    if let Some(file) = &ctx.output_file {
+        reports.push(Box::new(StepOutputs { file: file.clone() }));
+    }
+    if let Some(file) = &ctx.summary_file {
+        reports.push(Box::new(JobSummary { file: file.clone() }));
+    }
+    for r in &mut reports {
+        r.report(&result)?;
+    }
+    Ok(result)
+}
+
+/// Reports an error: an `::error` annotation in Actions, `error: ...` elsewhere.
+pub fn report_error(err: &Error, in_actions: bool) {
+    if in_actions {
+        let mut props = vec![("title", "prompt-receipt".to_string())];
+        if let Some(f) = err.file() {
+            props.insert(0, ("file", f.to_string()));
+        }
+        println!("{}", escape::workflow_command("error", &props, err.message()));
+    } else {
+        eprintln!("error: {}", escape::one_line(err.message()));
+    }
+}

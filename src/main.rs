@@ -1,0 +1,36 @@
+//! The binary: parse, run, map the outcome to an exit code (0 passed, 1 a check
+//! failed, 2 bad input or configuration).
+
+use prompt_receipt::context::Context;
+use prompt_receipt::error::{EXIT_CHECK_FAILED, EXIT_OK};
+use prompt_receipt::inputs::{self, Env, Invocation};
+
+fn main() {
+    let env: Env = std::env::vars_os()
+        .filter_map(|(k, v)| Some((k.into_string().ok()?, v.into_string().ok()?)))
+        .collect();
+    let in_actions = env.get("GITHUB_ACTIONS").is_some_and(|v| v == "true");
+    let code = match inputs::parse(std::env::args_os().collect(), &env) {
+        Ok(Invocation::Print(text)) => {
+            print!("{text}");
+            EXIT_OK
+        }
+        Ok(Invocation::Run(inputs)) => {
+            let ctx = Context::from_env(&env, inputs.workspace.clone());
+            prompt_receipt::logging::init(ctx.debug);
+            match prompt_receipt::run(&inputs, &ctx) {
+                Ok(result) if result.passed() => EXIT_OK,
+                Ok(_) => EXIT_CHECK_FAILED,
+                Err(e) => {
+                    prompt_receipt::report_error(&e, in_actions);
+                    e.exit_code()
+                }
+            }
+        }
+        Err(e) => {
+            prompt_receipt::report_error(&e, in_actions);
+            e.exit_code()
+        }
+    };
+    std::process::exit(code);
+}

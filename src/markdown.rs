@@ -1,0 +1,96 @@
+//! Markdown for the job summary and the check run, with untrusted text kept as text.
+//!
+//! File names, agent output and PR data end up in GitHub-flavoured Markdown that
+//! GitHub renders on the run page and the PR. Escaped text cannot open HTML, load
+//! an image, make a link, break out of a table cell or a code span, or notify
+//! anyone with an `@mention` or `#123` reference.
+
+/// Plain text in a paragraph or a table cell, on one line.
+pub fn text(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + s.len() / 4);
+    let mut chars = s.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '\r' | '\n' | '\u{2028}' | '\u{2029}' => out.push(' '),
+            c if c.is_control() => out.push('\u{FFFD}'),
+            // Mentions and references are linked after rendering, escapes or not:
+            // a zero-width space after the sigil breaks them and stays invisible.
+            '@' | '#' => {
+                out.push('\\');
+                out.push(c);
+                if chars.peek().is_some_and(|n| n.is_alphanumeric() || *n == '-' || *n == '_') {
+                    out.push('\u{200B}');
+                }
+            }
+            c if c.is_ascii_punctuation() => {
+                out.push('\\');
+                out.push(c);
+            }
+            c => out.push(c),
+        }
+    }
+    // Bare URLs are autolinked from text; break the scheme and `www.` markers.
+    out.replace("\\:\\/\\/", "\\:\u{200B}\\/\\/").replace("www\\.", "www\u{200B}\\.")
+}
+
+/// A code span (for paths, hashes, versions): nothing inside is Markdown.
+/// `|` is escaped because GFM splits table cells on it even inside code.
+pub fn code(s: &str) -> String {
+    let s: String = s
+        .chars()
+        .map(|c| match c {
+            '\r' | '\n' | '\u{2028}' | '\u{2029}' => ' ',
+            c if c.is_control() => '\u{FFFD}',
+            c => c,
+        })
+        .collect();
+    let s = s.replace('|', "\\|");
+    let longest = s
+        .split(|c| c != '`')
+        .map(|run| run.len())
+        .max()
+        .unwrap_or(0);
+    let fence = "`".repeat(longest + 1);
+    let pad = if s.starts_with('`') || s.ends_with('`') || s.starts_with(' ') && s.ends_with(' ') && !s.trim().is_empty() {
+        " "
+    } else {
+        ""
+    };
+    if s.is_empty() {
+        return "` `".to_string();
+    }
+    format!("{fence}{pad}{s}{pad}{fence}")
+}
+
+/// Cuts `s` to at most `max` characters, marking the cut.
+pub fn clip(s: &str, max: usize) -> String {
+    if s.chars().count() <= max {
+        return s.to_string();
+    }
+    let mut out: String = s.chars().take(max.saturating_sub(1)).collect();
+    out.push('…');
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn text_escapes_markup() {
+        assert_eq!(text("<img src=x>"), "\\<img src\\=x\\>");
+        assert_eq!(text("a|b"), "a\\|b");
+        assert_eq!(text("line\nnext"), "line next");
+        assert_eq!(text("@org/team"), "\\@\u{200B}org\\/team");
+        assert_eq!(text("#1"), "\\#\u{200B}1");
+        assert!(text("see https://x.io").contains("\u{200B}"));
+    }
+
+    #[test]
+    fn code_spans_cannot_be_closed_early() {
+        assert_eq!(code("a`b"), "``a`b``");
+        assert_eq!(code("`x`"), "`` `x` ``");
+        assert_eq!(code("a|b"), "`a\\|b`");
+        assert_eq!(code(""), "` `");
+    }
+}

@@ -1,0 +1,82 @@
+//! Step outputs, appended to the file named by `GITHUB_OUTPUT`.
+
+use std::fs::OpenOptions;
+use std::io::Write;
+use std::path::PathBuf;
+
+use super::Report;
+use crate::error::Error;
+use crate::run::RunResult;
+
+/// Output name, and the receipt field it carries.
+pub const OUTPUTS: &[(&str, &str)] = &[
+    ("prompt-sha", "prompt_sha"),
+    ("tools-sha", "tools_sha"),
+    ("schema-sha", "schema_sha"),
+    ("output-sha", "output_sha"),
+    ("git-describe", "git_describe"),
+    ("git-sha", "git_sha"),
+];
+
+/// Outputs that are not receipt fields.
+pub const OTHER_OUTPUTS: &[&str] = &["usage-file", "verified"];
+
+pub struct StepOutputs {
+    pub file: PathBuf,
+}
+
+impl Report for StepOutputs {
+    fn report(&mut self, result: &RunResult) -> Result<(), Error> {
+        let mut values: Vec<(&str, String)> = OUTPUTS
+            .iter()
+            .map(|(name, field)| (*name, result.field(field)))
+            .collect();
+        values.push(("usage-file", result.usage_file.clone()));
+        if let Some(v) = &result.verification {
+            values.push(("verified", v.passed().to_string()));
+        }
+        let mut text = String::new();
+        for (name, value) in values {
+            text.push_str(&entry(name, &value, &delimiter()?)?);
+        }
+        let fail = |e: std::io::Error| {
+            Error::new(format!(
+                "cannot append to GITHUB_OUTPUT `{}`: {e}; the runner creates this file, so run inside a step",
+                self.file.display()
+            ))
+        };
+        let mut f = OpenOptions::new().append(true).create(true).open(&self.file).map_err(fail)?;
+        f.write_all(text.as_bytes()).map_err(fail)
+    }
+}
+
+/// `name<<DELIM\nvalue\nDELIM\n`: the multi-line form, safe for any value.
+/// A value that contains the delimiter is refused, as `@actions/core` does.
+pub fn entry(name: &str, value: &str, delim: &str) -> Result<String, Error> {
+    if value.contains(delim) || name.contains(delim) {
+        return Err(Error::new(format!(
+            "output `{name}` contains the delimiter `{delim}`; this cannot happen by chance: check the inputs"
+        )));
+    }
+    Ok(format!("{name}<<{delim}\n{value}\n{delim}\n"))
+}
+
+/// A fresh random delimiter from the OS, like the toolkit's `ghadelimiter_<uuid>`.
+fn delimiter() -> Result<String, Error> {
+    let mut bytes = [0u8; 16];
+    getrandom::fill(&mut bytes).map_err(|e| Error::new(format!("no randomness for an output delimiter: {e}")))?;
+    Ok(format!("ghadelimiter_{}", hex::encode(bytes)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn multi_line_values_use_the_delimiter_form() {
+        let e = entry("git-describe", "a\nb", "D").unwrap();
+        assert_eq!(e, "git-describe<<D\na\nb\nD\n");
+        assert!(entry("x", "has D inside", "D").is_err());
+        assert_ne!(delimiter().unwrap(), delimiter().unwrap());
+    }
+}

@@ -1,0 +1,183 @@
+//! The job summary: the same story as the check run, in Markdown.
+
+use std::fs::OpenOptions;
+use std::io::Write;
+use std::path::PathBuf;
+
+use serde_json::Value;
+
+use super::Report;
+use crate::error::Error;
+use crate::identities::Level;
+use crate::inputs::Mode;
+use crate::markdown::{code, text};
+use crate::run::RunResult;
+
+/// The runner drops a step summary over 1 MiB whole; stay well under it.
+pub const MAX_SUMMARY_BYTES: usize = 1024 * 1024 - 4096;
+
+pub struct JobSummary {
+    pub file: PathBuf,
+}
+
+impl Report for JobSummary {
+    fn report(&mut self, result: &RunResult) -> Result<(), Error> {
+        let md = fit(&render(result), MAX_SUMMARY_BYTES);
+        let fail = |e: std::io::Error| {
+            Error::new(format!(
+                "cannot append to GITHUB_STEP_SUMMARY `{}`: {e}; the runner creates this file, so run inside a step",
+                self.file.display()
+            ))
+        };
+        let mut f = OpenOptions::new().append(true).create(true).open(&self.file).map_err(fail)?;
+        f.write_all(md.as_bytes()).map_err(fail)
+    }
+}
+
+/// The headline: what ran and whether it held up.
+pub fn headline(result: &RunResult) -> String {
+    let prompt = result.field("prompt_sha");
+    let short = &prompt[..prompt.len().min(7)];
+    let state = match (&result.verification, result.mode) {
+        (Some(v), _) if !v.passed() => "verification failed",
+        (Some(_), _) => "verified",
+        (None, _) => "recorded",
+    };
+    format!("prompt {short} · {state}")
+}
+
+pub fn render(result: &RunResult) -> String {
+    let mut md = String::new();
+    md.push_str(&format!("## Agent review receipt: {}\n\n", headline(result)));
+
+    md.push_str("| Input | Path | SHA-256 |\n| --- | --- | --- |\n");
+    let rows = [
+        ("Prompt", "prompt_path", "prompt_sha", "inline `prompt`"),
+        ("Prompt template", "prompt_template_path", "prompt_template_sha", ""),
+        ("Tools", "tools_path", "tools_sha", ""),
+        ("Output schema", "schema_path", "schema_sha", "inline `output-schema`"),
+        ("Agent output", "output_path", "output_sha", ""),
+    ];
+    for (label, path_key, sha_key, inline) in rows {
+        let (path, sha) = (result.receipt.get(path_key), result.receipt.get(sha_key));
+        if path.is_none() && sha.is_none() {
+            continue;
+        }
+        let path = match path {
+            Some(Value::String(p)) => code(p),
+            _ if !inline.is_empty() && sha.is_some_and(|s| !s.is_null()) => inline.to_string(),
+            _ => "—".to_string(),
+        };
+        let sha = match sha {
+            Some(Value::String(s)) => code(s),
+            _ if label == "Prompt template" => continue,
+            _ => "**missing**".to_string(),
+        };
+        md.push_str(&format!("| {label} | {path} | {sha} |\n"));
+    }
+
+    md.push_str("\n| Run | |\n| --- | --- |\n");
+    let given = |key: &str| match result.receipt.get(key) {
+        Some(Value::String(s)) => code(s),
+        _ => "*not given*".to_string(),
+    };
+    md.push_str(&format!(
+        "| Checkout | {} at {}{} |\n",
+        given("git_describe"),
+        given("git_sha"),
+        if result.receipt.get("git_shallow") == Some(&Value::Bool(true)) { " (shallow)" } else { "" }
+    ));
+    md.push_str(&format!("| Codex version | {} |\n", given("codex_version")));
+    md.push_str(&format!("| Model | {} |\n", given("model")));
+    md.push_str(&format!("| Codex args | {} |\n", given("codex_args")));
+    md.push_str(&format!("| Receipt | {} |\n", code(&result.usage_file)));
+
+    if let Some(v) = &result.verification {
+        md.push_str("\n### Verification\n\n");
+        if v.passed() {
+            let mut checked = v.checked.clone();
+            checked.sort();
+            checked.dedup();
+            md.push_str(&format!(
+                "Passed: {} recorded identities recomputed and equal.\n",
+                checked.len()
+            ));
+        } else {
+            md.push_str("**Failed**: these recorded identities differ from the files now.\n\n");
+            md.push_str("| Field | Recorded | Actual |\n| --- | --- | --- |\n");
+            for m in &v.mismatches {
+                md.push_str(&format!(
+                    "| {} | {} | {} |\n",
+                    code(&m.field),
+                    code(&value_text(&m.recorded)),
+                    code(&value_text(&m.actual))
+                ));
+            }
+        }
+        for (field, why) in &v.skipped {
+            md.push_str(&format!("\n- Not verified: {}: {}", code(field), text(why)));
+        }
+        if !v.skipped.is_empty() {
+            md.push('\n');
+        }
+    }
+
+    let vouch: Vec<_> = result.caveats.iter().filter(|c| c.level == Level::Warning).collect();
+    if !vouch.is_empty() {
+        md.push_str("\n### What this receipt cannot vouch for\n\n");
+        for c in vouch {
+            md.push_str(&format!("- {}\n", text(&c.message)));
+        }
+    }
+    let notes: Vec<_> = result.caveats.iter().filter(|c| c.level == Level::Notice).collect();
+    if !notes.is_empty() {
+        md.push_str("\n### Notes\n\n");
+        for c in notes {
+            md.push_str(&format!("- {}\n", text(&c.message)));
+        }
+    }
+    if result.mode == Mode::Record {
+        md.push_str("\nRecorded only: run the action with mode `verify` or `run` to check it.\n");
+    }
+    md.push('\n');
+    md
+}
+
+fn value_text(v: &Value) -> String {
+    match v {
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}
+
+/// Cuts Markdown at a line boundary so it fits `max` bytes, with a visible note.
+pub fn fit(md: &str, max: usize) -> String {
+    if md.len() <= max {
+        return md.to_string();
+    }
+    let note = "\n\n> **Cut here**: the rest did not fit GitHub's size limit; the full receipt is in the usage file.\n";
+    let budget = max.saturating_sub(note.len());
+    let mut end = 0;
+    for (i, _) in md.match_indices('\n') {
+        if i + 1 > budget {
+            break;
+        }
+        end = i + 1;
+    }
+    format!("{}{note}", &md[..end])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fit_cuts_at_a_line_and_says_so() {
+        let md = "line one\nline two\nline three\n".repeat(100);
+        let cut = fit(&md, 200);
+        assert!(cut.len() <= 200);
+        assert!(cut.contains("Cut here"));
+        assert!(cut.split("\n\n> **Cut").next().unwrap().ends_with('\n'));
+        assert_eq!(fit("short\n", 200), "short\n");
+    }
+}

@@ -1,0 +1,149 @@
+//! The receipt file (`usage.json`): read without loss, merged, written atomically.
+//!
+//! Other steps own other keys of the same file (the seed keeps token budgets
+//! there), so every key this tool does not own is kept as it is. A file that is
+//! not a JSON object is refused and left untouched: overwriting it would lose
+//! whatever it held.
+
+use std::fs;
+use std::io::{self, Write};
+use std::path::Path;
+
+use serde_json::{Map, Value};
+
+use crate::error::Error;
+use crate::workspace::{self, Location, Presence};
+
+/// Reads the receipt file: `None` when it does not exist yet.
+pub fn load(loc: &Location) -> Result<Option<Map<String, Value>>, Error> {
+    match workspace::presence("usage-file", loc)? {
+        Presence::Missing => return Ok(None),
+        Presence::File => {}
+    }
+    let bytes = fs::read(&loc.path).map_err(|e| Error::io("cannot read the usage file", &loc.shown, &loc.path, &e))?;
+    parse(&loc.shown, &bytes).map(Some)
+}
+
+/// Parses a receipt file's bytes; anything but a JSON object is refused.
+pub fn parse(shown: &str, bytes: &[u8]) -> Result<Map<String, Value>, Error> {
+    let refuse = |what: String| {
+        Error::in_file(
+            shown,
+            format!("usage file `{shown}` {what}; fix or remove it (it was left untouched)"),
+        )
+    };
+    let value: Value = serde_json::from_slice(bytes).map_err(|e| {
+        if bytes.iter().all(|b| b.is_ascii_whitespace()) {
+            refuse("is empty, not a JSON object".to_string())
+        } else {
+            refuse(format!(
+                "is not valid JSON (line {}, column {}: {})",
+                e.line(),
+                e.column(),
+                crate::escape::one_line(&strip_position(&e.to_string()))
+            ))
+        }
+    })?;
+    match value {
+        Value::Object(map) => Ok(map),
+        other => Err(refuse(format!("holds {}, not a JSON object", kind(&other)))),
+    }
+}
+
+fn strip_position(msg: &str) -> String {
+    msg.split(" at line ").next().unwrap_or(msg).to_string()
+}
+
+pub fn kind(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+/// Replaces the keys this tool owns with `ours`; every other key stays as it was.
+pub fn merge(existing: Option<Map<String, Value>>, owned: &[&str], ours: Map<String, Value>) -> Map<String, Value> {
+    let mut map = existing.unwrap_or_default();
+    for key in owned {
+        map.remove(*key);
+    }
+    map.extend(ours);
+    map
+}
+
+/// Writes `map` as Python's `json.dumps(indent=2, sort_keys=True)` would, atomically:
+/// a temporary file in the same folder, flushed, then renamed over the target.
+pub fn write(loc: &Location, map: &Map<String, Value>) -> Result<(), Error> {
+    let text = crate::pyjson::to_string(&Value::Object(map.clone()));
+    write_atomically(loc, text.as_bytes())
+}
+
+pub fn write_atomically(loc: &Location, bytes: &[u8]) -> Result<(), Error> {
+    let dir = loc.path.parent().unwrap_or(Path::new("/"));
+    let fail = |e: io::Error| Error::io("cannot write the usage file", &loc.shown, &loc.path, &e);
+    fs::create_dir_all(dir).map_err(fail)?;
+    let mut tmp = tempfile::Builder::new()
+        .prefix(".prompt-receipt-")
+        .suffix(".tmp")
+        .tempfile_in(dir)
+        .map_err(fail)?;
+    tmp.write_all(bytes).map_err(fail)?;
+    tmp.as_file().sync_all().map_err(fail)?;
+    fit_in(tmp.path(), dir, &loc.path).map_err(fail)?;
+    tmp.persist(&loc.path).map_err(|e| fail(e.error))?;
+    Ok(())
+}
+
+/// A temporary file is created 0600 and, in the container, owned by root. The
+/// steps after ours run as the runner's user and must read the receipt (to upload
+/// it as an artifact), so it gets the mode of the file it replaces (else 0644) and
+/// the owner of its folder.
+fn fit_in(tmp: &Path, dir: &Path, target: &Path) -> io::Result<()> {
+    use std::os::unix::fs::{MetadataExt, PermissionsExt};
+    let mode = fs::metadata(target).map(|m| m.mode() & 0o7777).unwrap_or(0o644);
+    fs::set_permissions(tmp, fs::Permissions::from_mode(mode))?;
+    let folder = fs::metadata(dir)?;
+    let me = fs::metadata(tmp)?;
+    if me.uid() == 0 && (folder.uid() != 0 || folder.gid() != 0) {
+        std::os::unix::fs::chown(tmp, Some(folder.uid()), Some(folder.gid()))?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn refuses_what_is_not_an_object() {
+        for (bytes, says) in [
+            (&b"[1,2]"[..], "an array"),
+            (b"{\"a\": ", "not valid JSON (line 1"),
+            (b"", "is empty"),
+            (b"  \n", "is empty"),
+            (b"\"s\"", "a string"),
+        ] {
+            let e = parse("usage.json", bytes).unwrap_err();
+            assert!(e.message().contains(says), "{e}");
+            assert!(e.message().contains("left untouched"), "{e}");
+            assert_eq!(e.message().lines().count(), 1);
+        }
+    }
+
+    #[test]
+    fn merge_keeps_foreign_keys_and_replaces_owned_ones() {
+        let old = json!({"budget": {"max": 5}, "prompt_sha": "old", "validation": {"valid": true}});
+        let ours = json!({"prompt_sha": "new"});
+        let merged = merge(
+            Some(old.as_object().unwrap().clone()),
+            &["prompt_sha", "validation"],
+            ours.as_object().unwrap().clone(),
+        );
+        assert_eq!(Value::Object(merged), json!({"budget": {"max": 5}, "prompt_sha": "new"}));
+    }
+}

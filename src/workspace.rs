@@ -1,0 +1,214 @@
+//! Paths inside the workspace, and nothing outside it.
+//!
+//! Inputs name files relative to the workspace. Because a pull request controls
+//! the checkout, a path or a symlink in it could point anywhere on the runner
+//! (`../../home/runner/.ssh/id_rsa`); the receipt only hashes, reads and writes
+//! files that resolve inside the workspace.
+
+use std::fs;
+use std::io;
+use std::path::{Component, Path, PathBuf};
+
+use crate::error::Error;
+
+/// The workspace root, with symlinks resolved.
+#[derive(Clone, Debug)]
+pub struct Workspace {
+    root: PathBuf,
+}
+
+/// A path the user gave, resolved inside the workspace.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Location {
+    /// Relative to the workspace, with `/` separators: what the receipt records.
+    pub shown: String,
+    /// Absolute, symlinks resolved as far as the path exists.
+    pub path: PathBuf,
+}
+
+impl Workspace {
+    pub fn open(root: &Path) -> Result<Workspace, Error> {
+        let root = fs::canonicalize(root).map_err(|e| {
+            Error::new(format!(
+                "the workspace `{}` cannot be opened: {}; set GITHUB_WORKSPACE or --workspace to an existing folder",
+                root.display(),
+                e
+            ))
+        })?;
+        if !root.is_dir() {
+            return Err(Error::new(format!(
+                "the workspace `{}` is not a folder; set GITHUB_WORKSPACE or --workspace to a folder",
+                root.display()
+            )));
+        }
+        Ok(Workspace { root })
+    }
+
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    /// Resolves `given` (input `input`) against the workspace and refuses anything
+    /// that lands outside it, through `..` or through a symlink.
+    pub fn resolve(&self, input: &str, given: &str) -> Result<Location, Error> {
+        let joined = if Path::new(given).is_absolute() {
+            PathBuf::from(given)
+        } else {
+            self.root.join(given)
+        };
+        let path = resolve_existing_prefix(&joined).map_err(|why| {
+            Error::in_file(
+                given,
+                format!("input `{input}`: `{given}` {why}; name a path inside the workspace"),
+            )
+        })?;
+        let Ok(rel) = path.strip_prefix(&self.root) else {
+            return Err(Error::in_file(
+                given,
+                format!(
+                    "input `{input}`: `{given}` resolves to `{}`, outside the workspace `{}`; \
+                     name a file inside the workspace (symlinks included)",
+                    path.display(),
+                    self.root.display()
+                ),
+            ));
+        };
+        let shown = rel
+            .components()
+            .map(|c| c.as_os_str().to_string_lossy())
+            .collect::<Vec<_>>()
+            .join("/");
+        let shown = if shown.is_empty() { ".".to_string() } else { shown };
+        Ok(Location { shown, path })
+    }
+
+    /// The workspace-relative form of an absolute path already inside it.
+    pub fn relative(&self, path: &Path) -> String {
+        path.strip_prefix(&self.root)
+            .map(|p| p.to_string_lossy().replace('\\', "/"))
+            .unwrap_or_else(|_| path.to_string_lossy().into_owned())
+    }
+}
+
+/// Canonicalizes the longest prefix of `path` that exists, then appends the rest,
+/// which must not climb with `..` (nothing is there to resolve it against).
+fn resolve_existing_prefix(path: &Path) -> Result<PathBuf, String> {
+    let comps: Vec<Component> = path.components().collect();
+    for split in (1..=comps.len()).rev() {
+        let head: PathBuf = comps[..split].iter().collect();
+        match fs::canonicalize(&head) {
+            Ok(real) => {
+                let mut out = real;
+                for c in &comps[split..] {
+                    match c {
+                        Component::Normal(n) => out.push(n),
+                        Component::CurDir => {}
+                        _ => return Err("climbs with `..` through a folder that does not exist".into()),
+                    }
+                }
+                return Ok(out);
+            }
+            Err(e) if e.kind() == io::ErrorKind::NotFound => {
+                if fs::symlink_metadata(&head).is_ok_and(|m| m.file_type().is_symlink()) {
+                    return Err("is a symbolic link whose target does not exist".into());
+                }
+            }
+            Err(e) if e.kind() == io::ErrorKind::NotADirectory => {
+                return Err("goes through a file as if it were a folder".into());
+            }
+            Err(e) => return Err(format!("cannot be resolved ({e})")),
+        }
+    }
+    Err("cannot be resolved".into())
+}
+
+/// Whether a location holds a file, and if not, why not, in the user's words.
+pub enum Presence {
+    File,
+    Missing,
+}
+
+/// Checks that `loc` is a readable regular file (or missing), naming the input on failure.
+pub fn presence(input: &str, loc: &Location) -> Result<Presence, Error> {
+    match fs::metadata(&loc.path) {
+        Ok(m) if m.is_dir() => Err(Error::in_file(
+            &loc.shown,
+            format!("input `{input}`: `{}` is a folder, not a file; name the file itself", loc.shown),
+        )),
+        Ok(m) if !m.is_file() => Err(Error::in_file(
+            &loc.shown,
+            format!("input `{input}`: `{}` is not a regular file; name a regular file", loc.shown),
+        )),
+        Ok(_) => Ok(Presence::File),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(Presence::Missing),
+        Err(e) => Err(Error::io(&format!("input `{input}`: cannot read"), &loc.shown, &loc.path, &e)),
+    }
+}
+
+/// Reads a file that must exist.
+pub fn read_required(input: &str, loc: &Location) -> Result<Vec<u8>, Error> {
+    match presence(input, loc)? {
+        Presence::Missing => Err(missing(input, loc)),
+        Presence::File => fs::read(&loc.path)
+            .map_err(|e| Error::io(&format!("input `{input}`: cannot read"), &loc.shown, &loc.path, &e)),
+    }
+}
+
+pub fn missing(input: &str, loc: &Location) -> Error {
+    Error::in_file(
+        &loc.shown,
+        format!(
+            "input `{input}`: `{}` does not exist (looked for `{}`); check the path, relative to the workspace",
+            loc.shown,
+            loc.path.display()
+        ),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::os::unix::fs::symlink;
+
+    fn ws() -> (tempfile::TempDir, Workspace) {
+        let dir = tempfile::tempdir().unwrap();
+        fs::create_dir_all(dir.path().join("ws/a")).unwrap();
+        fs::write(dir.path().join("ws/a/f.md"), "x").unwrap();
+        fs::write(dir.path().join("secret"), "s").unwrap();
+        let w = Workspace::open(&dir.path().join("ws")).unwrap();
+        (dir, w)
+    }
+
+    #[test]
+    fn relative_paths_resolve_inside() {
+        let (_d, w) = ws();
+        let loc = w.resolve("prompt-file", "a/./f.md").unwrap();
+        assert_eq!(loc.shown, "a/f.md");
+        assert_eq!(w.resolve("usage-file", "out/new/usage.json").unwrap().shown, "out/new/usage.json");
+        assert_eq!(w.resolve("x", "a/../a/f.md").unwrap().shown, "a/f.md");
+    }
+
+    #[test]
+    fn escapes_are_refused() {
+        let (d, w) = ws();
+        let e = w.resolve("prompt-file", "../secret").unwrap_err();
+        assert!(e.message().contains("outside the workspace"), "{e}");
+        let e = w.resolve("prompt-file", d.path().join("secret").to_str().unwrap()).unwrap_err();
+        assert!(e.message().contains("outside the workspace"), "{e}");
+        symlink(d.path().join("secret"), w.root().join("link")).unwrap();
+        let e = w.resolve("prompt-file", "link").unwrap_err();
+        assert!(e.message().contains("outside the workspace"), "{e}");
+        let e = w.resolve("prompt-file", "nope/../../secret").unwrap_err();
+        assert!(e.message().contains("`..`"), "{e}");
+        symlink(d.path().join("gone"), w.root().join("dangling")).unwrap();
+        let e = w.resolve("usage-file", "dangling").unwrap_err();
+        assert!(e.message().contains("symbolic link"), "{e}");
+    }
+
+    #[test]
+    fn absolute_paths_inside_become_relative() {
+        let (_d, w) = ws();
+        let abs = w.root().join("a/f.md");
+        assert_eq!(w.resolve("x", abs.to_str().unwrap()).unwrap().shown, "a/f.md");
+    }
+}
