@@ -56,7 +56,9 @@ impl Error {
         use std::io::ErrorKind::*;
         let fix = match err.kind() {
             NotFound => "check the path, relative to the workspace",
-            PermissionDenied => "make it readable (and its folder writable) by the container's user",
+            PermissionDenied => {
+                "make it readable (and its folder writable) by the container's user"
+            }
             IsADirectory => "name a file, not a folder",
             NotADirectory => "a part of the path is a file, not a folder",
             _ => "check the path and the disk",

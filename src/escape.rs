@@ -60,7 +60,11 @@ pub fn workflow_command(name: &str, props: &[(&str, String)], message: &str) -> 
         .map(|(k, v)| format!("{k}={}", command_property(v)))
         .collect();
     let sep = if props.is_empty() { "" } else { " " };
-    format!("::{name}{sep}{}::{}", props.join(","), command_data(message))
+    format!(
+        "::{name}{sep}{}::{}",
+        props.join(","),
+        command_data(message)
+    )
 }
 
 #[cfg(test)]

@@ -105,9 +105,14 @@ pub fn read_prompt(input: &str, loc: &Location) -> Result<Vec<u8>, Error> {
 pub fn optional_sha(input: &str, loc: &Location) -> Result<Option<String>, Error> {
     match workspace::presence(input, loc)? {
         Presence::Missing => Ok(None),
-        Presence::File => digest::sha256_file(&loc.path)
-            .map(Some)
-            .map_err(|e| Error::io(&format!("input `{input}`: cannot read"), &loc.shown, &loc.path, &e)),
+        Presence::File => digest::sha256_file(&loc.path).map(Some).map_err(|e| {
+            Error::io(
+                &format!("input `{input}`: cannot read"),
+                &loc.shown,
+                &loc.path,
+                &e,
+            )
+        }),
     }
 }
 
@@ -126,9 +131,15 @@ pub fn collect(inputs: &Inputs, ws: &Workspace) -> Result<Collected, Error> {
             let bytes = read_prompt("prompt-file", &loc)?;
             (Some(loc.shown), PromptFacts::of(&bytes))
         }
-        None => return Err(Error::new("Either `prompt` or `prompt-file` must be specified.")),
+        None => {
+            return Err(Error::new(
+                "Either `prompt` or `prompt-file` must be specified.",
+            ));
+        }
     };
-    let prompt_shown = prompt_path.clone().unwrap_or_else(|| "input `prompt`".into());
+    let prompt_shown = prompt_path
+        .clone()
+        .unwrap_or_else(|| "input `prompt`".into());
     if prompt.bom {
         caveats.push(
             Caveat::notice(format!(

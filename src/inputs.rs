@@ -173,7 +173,9 @@ pub fn parse(args: Vec<OsString>, env: &Env) -> Result<Invocation, Error> {
     let mut argv = args;
     for arg in Cli::command().get_arguments() {
         let Some(long) = arg.get_long() else { continue };
-        if CLI_ONLY.contains(&long) || first.value_source(arg.get_id().as_str()) == Some(ValueSource::CommandLine) {
+        if CLI_ONLY.contains(&long)
+            || first.value_source(arg.get_id().as_str()) == Some(ValueSource::CommandLine)
+        {
             continue;
         }
         if let Some(value) = input_from_env(env, long) {
@@ -184,7 +186,8 @@ pub fn parse(args: Vec<OsString>, env: &Env) -> Result<Invocation, Error> {
         Ok(m) => m,
         Err(e) => return clap_outcome(e),
     };
-    let cli = Cli::from_arg_matches(&matches).map_err(|e| Error::new(first_line(&e.to_string())))?;
+    let cli =
+        Cli::from_arg_matches(&matches).map_err(|e| Error::new(first_line(&e.to_string())))?;
     Inputs::validate(cli, &matches).map(|i| Invocation::Run(Box::new(i)))
 }
 
@@ -207,7 +210,9 @@ fn first_line(s: &str) -> String {
 
 /// A flag's value, trimmed, with empty meaning "not given", as the runner does it.
 fn given(value: Option<String>) -> Option<String> {
-    value.map(|v| v.trim().to_string()).filter(|v| !v.is_empty())
+    value
+        .map(|v| v.trim().to_string())
+        .filter(|v| !v.is_empty())
 }
 
 impl Inputs {
@@ -215,13 +220,17 @@ impl Inputs {
         let explicit = |id: &str| matches.value_source(id) == Some(ValueSource::CommandLine);
         let prompt = match (given(cli.prompt), given(cli.prompt_file)) {
             (Some(_), Some(_)) => {
-                return Err(Error::new("Only one of `prompt` or `prompt-file` may be specified."));
+                return Err(Error::new(
+                    "Only one of `prompt` or `prompt-file` may be specified.",
+                ));
             }
             (Some(text), None) => Some(PromptSource::Inline(text)),
             (None, Some(path)) => Some(PromptSource::File(path)),
             (None, None) if cli.mode == Mode::Verify => None,
             (None, None) => {
-                return Err(Error::new("Either `prompt` or `prompt-file` must be specified."));
+                return Err(Error::new(
+                    "Either `prompt` or `prompt-file` must be specified.",
+                ));
             }
         };
         let schema = match (given(cli.output_schema), given(cli.output_schema_file)) {
@@ -286,7 +295,8 @@ pub fn is_exact_version(v: &str) -> bool {
     let numeric = |s: &str| {
         !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit()) && (s == "0" || !s.starts_with('0'))
     };
-    let ident = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-');
+    let ident =
+        |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-');
     numbers.len() == 3
         && numbers.iter().all(|n| numeric(n))
         && pre.is_none_or(|p| p.split('.').all(ident))
@@ -298,7 +308,10 @@ mod tests {
     use super::*;
 
     fn env(pairs: &[(&str, &str)]) -> Env {
-        pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect()
+        pairs
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect()
     }
 
     fn inputs(args: &[&str], pairs: &[(&str, &str)]) -> Result<Inputs, Error> {
@@ -318,7 +331,11 @@ mod tests {
 
     #[test]
     fn env_inputs_are_trimmed_and_empty_means_absent() {
-        let i = inputs(&[], &[("INPUT_PROMPT-FILE", "  p.md \n"), ("INPUT_MODEL", "   ")]).unwrap();
+        let i = inputs(
+            &[],
+            &[("INPUT_PROMPT-FILE", "  p.md \n"), ("INPUT_MODEL", "   ")],
+        )
+        .unwrap();
         assert_eq!(i.prompt, Some(PromptSource::File("p.md".into())));
         assert_eq!(i.model, None);
         assert_eq!(i.tools_file, ".agent/tools.json");
@@ -327,14 +344,28 @@ mod tests {
 
     #[test]
     fn flags_win_over_variables() {
-        let i = inputs(&["--model", "m1"], &[("INPUT_MODEL", "m2"), ("INPUT_PROMPT", "hi")]).unwrap();
+        let i = inputs(
+            &["--model", "m1"],
+            &[("INPUT_MODEL", "m2"), ("INPUT_PROMPT", "hi")],
+        )
+        .unwrap();
         assert_eq!(i.model.as_deref(), Some("m1"));
     }
 
     #[test]
     fn values_that_look_like_flags_pass_through() {
-        let i = inputs(&[], &[("INPUT_PROMPT", "--mode=verify\nsecond line"), ("INPUT_CODEX-ARGS", "-c x=1")]).unwrap();
-        assert_eq!(i.prompt, Some(PromptSource::Inline("--mode=verify\nsecond line".into())));
+        let i = inputs(
+            &[],
+            &[
+                ("INPUT_PROMPT", "--mode=verify\nsecond line"),
+                ("INPUT_CODEX-ARGS", "-c x=1"),
+            ],
+        )
+        .unwrap();
+        assert_eq!(
+            i.prompt,
+            Some(PromptSource::Inline("--mode=verify\nsecond line".into()))
+        );
         assert_eq!(i.codex_args.as_deref(), Some("-c x=1"));
         assert_eq!(i.mode, Mode::Run);
     }
@@ -342,11 +373,31 @@ mod tests {
     #[test]
     fn ambiguous_sources_are_refused_with_codex_action_wording() {
         let both = inputs(&[], &[("INPUT_PROMPT", "x"), ("INPUT_PROMPT-FILE", "p")]).unwrap_err();
-        assert_eq!(both.message(), "Only one of `prompt` or `prompt-file` may be specified.");
+        assert_eq!(
+            both.message(),
+            "Only one of `prompt` or `prompt-file` may be specified."
+        );
         let neither = inputs(&[], &[("INPUT_PROMPT", "  ")]).unwrap_err();
-        assert_eq!(neither.message(), "Either `prompt` or `prompt-file` must be specified.");
-        let schemas = inputs(&["--prompt", "x", "--output-schema", "{}", "--output-schema-file", "s"], &[]).unwrap_err();
-        assert_eq!(schemas.message(), "Only one of `output-schema` or `output-schema-file` may be specified.");
+        assert_eq!(
+            neither.message(),
+            "Either `prompt` or `prompt-file` must be specified."
+        );
+        let schemas = inputs(
+            &[
+                "--prompt",
+                "x",
+                "--output-schema",
+                "{}",
+                "--output-schema-file",
+                "s",
+            ],
+            &[],
+        )
+        .unwrap_err();
+        assert_eq!(
+            schemas.message(),
+            "Only one of `output-schema` or `output-schema-file` may be specified."
+        );
     }
 
     #[test]
@@ -360,11 +411,26 @@ mod tests {
         for ok in ["0.169.0", "1.2.3-alpha.1", "1.0.0+build.5", "10.20.30"] {
             assert!(is_exact_version(ok), "{ok}");
         }
-        for bad in ["latest", "^1.2", "1.x", ">=0.1", "~0.1.2", "1.2", "01.2.3", "*", "1.2.3 || 2", "v1.2.3", ""] {
+        for bad in [
+            "latest",
+            "^1.2",
+            "1.x",
+            ">=0.1",
+            "~0.1.2",
+            "1.2",
+            "01.2.3",
+            "*",
+            "1.2.3 || 2",
+            "v1.2.3",
+            "",
+        ] {
             assert!(!is_exact_version(bad), "{bad}");
         }
         let e = inputs(&["--prompt", "x"], &[("INPUT_CODEX-VERSION", "latest")]).unwrap_err();
-        assert!(e.message().contains("`latest`") && e.message().contains("0.169.0"), "{e}");
+        assert!(
+            e.message().contains("`latest`") && e.message().contains("0.169.0"),
+            "{e}"
+        );
     }
 
     #[test]

@@ -35,7 +35,9 @@ pub fn run(inputs: &Inputs, ctx: &Context) -> Result<RunResult, Error> {
     let ws = Workspace::open(&ctx.workspace)?;
     tracing::debug!(workspace = %ws.root().display(), mode = ?inputs.mode, "starting");
     let result = run::execute(inputs, &ws)?;
-    let mut reports: Vec<Box<dyn Report>> = vec![Box::new(Console { in_actions: ctx.in_actions })];
+    let mut reports: Vec<Box<dyn Report>> = vec![Box::new(Console {
+        in_actions: ctx.in_actions,
+    })];
     if let Some(file) = &ctx.output_file {
         reports.push(Box::new(StepOutputs { file: file.clone() }));
     }
@@ -55,7 +57,10 @@ pub fn report_error(err: &Error, in_actions: bool) {
         if let Some(f) = err.file() {
             props.insert(0, ("file", f.to_string()));
         }
-        println!("{}", escape::workflow_command("error", &props, err.message()));
+        println!(
+            "{}",
+            escape::workflow_command("error", &props, err.message())
+        );
     } else {
         eprintln!("error: {}", escape::one_line(err.message()));
     }

@@ -5,7 +5,12 @@
 //! an image, make a link, break out of a table cell or a code span, or notify
 //! anyone with an `@mention` or `#123` reference.
 
-/// Plain text in a paragraph or a table cell, on one line.
+/// Plain text in a paragraph, a list item or a table cell, on one line.
+///
+/// Only characters that can start markup are escaped, so the Markdown source stays
+/// readable on a terminal too: `[` (links, images), `<` and `&` (HTML, entities),
+/// emphasis, code and strike markers, `|` (table cells), `$` (math), and list or
+/// heading markers at the start.
 pub fn text(s: &str) -> String {
     let mut out = String::with_capacity(s.len() + s.len() / 4);
     let mut chars = s.chars().peekable();
@@ -18,19 +23,31 @@ pub fn text(s: &str) -> String {
             '@' | '#' => {
                 out.push('\\');
                 out.push(c);
-                if chars.peek().is_some_and(|n| n.is_alphanumeric() || *n == '-' || *n == '_') {
+                if chars
+                    .peek()
+                    .is_some_and(|n| n.is_alphanumeric() || *n == '-' || *n == '_')
+                {
                     out.push('\u{200B}');
                 }
             }
-            c if c.is_ascii_punctuation() => {
+            '\\' | '`' | '*' | '_' | '[' | ']' | '<' | '>' | '&' | '|' | '~' | '$' | '!' => {
                 out.push('\\');
                 out.push(c);
             }
             c => out.push(c),
         }
     }
+    // A list marker or an ordered-list number at the start would nest a list.
+    let lead = out.len() - out.trim_start().len();
+    let head = &out[lead..];
+    let digits = head.bytes().take_while(u8::is_ascii_digit).count();
+    if head.starts_with(['-', '+', '=']) || (digits > 0 && head[digits..].starts_with(['.', ')'])) {
+        let at = lead + digits;
+        out.insert(at, '\\');
+    }
     // Bare URLs are autolinked from text; break the scheme and `www.` markers.
-    out.replace("\\:\\/\\/", "\\:\u{200B}\\/\\/").replace("www\\.", "www\u{200B}\\.")
+    out.replace("://", ":\u{200B}//")
+        .replace("www.", "www\u{200B}.")
 }
 
 /// A code span (for paths, hashes, versions): nothing inside is Markdown.
@@ -51,7 +68,10 @@ pub fn code(s: &str) -> String {
         .max()
         .unwrap_or(0);
     let fence = "`".repeat(longest + 1);
-    let pad = if s.starts_with('`') || s.ends_with('`') || s.starts_with(' ') && s.ends_with(' ') && !s.trim().is_empty() {
+    let pad = if s.starts_with('`')
+        || s.ends_with('`')
+        || s.starts_with(' ') && s.ends_with(' ') && !s.trim().is_empty()
+    {
         " "
     } else {
         ""
@@ -78,10 +98,13 @@ mod tests {
 
     #[test]
     fn text_escapes_markup() {
-        assert_eq!(text("<img src=x>"), "\\<img src\\=x\\>");
+        assert_eq!(text("<img src=x>"), "\\<img src=x\\>");
         assert_eq!(text("a|b"), "a\\|b");
+        assert_eq!(text("it's fine: a-b."), "it's fine: a-b.");
+        assert_eq!(text("- x"), "\\- x");
+        assert_eq!(text("12. x"), "12\\. x");
         assert_eq!(text("line\nnext"), "line next");
-        assert_eq!(text("@org/team"), "\\@\u{200B}org\\/team");
+        assert_eq!(text("@org/team"), "\\@\u{200B}org/team");
         assert_eq!(text("#1"), "\\#\u{200B}1");
         assert!(text("see https://x.io").contains("\u{200B}"));
     }

@@ -65,7 +65,11 @@ impl Formatter for PyFormatter {
 
     /// `ensure_ascii`: everything outside printable ASCII becomes `\uXXXX`
     /// (surrogate pairs above U+FFFF), DEL included.
-    fn write_string_fragment<W: ?Sized + Write>(&mut self, w: &mut W, fragment: &str) -> io::Result<()> {
+    fn write_string_fragment<W: ?Sized + Write>(
+        &mut self,
+        w: &mut W,
+        fragment: &str,
+    ) -> io::Result<()> {
         for c in fragment.chars() {
             if (' '..='~').contains(&c) {
                 w.write_all(&[c as u8])?;
@@ -95,11 +99,17 @@ pub fn python_float_repr(value: f64) -> String {
         return "NaN".into();
     }
     if value.is_infinite() {
-        return if value > 0.0 { "Infinity".into() } else { "-Infinity".into() };
+        return if value > 0.0 {
+            "Infinity".into()
+        } else {
+            "-Infinity".into()
+        };
     }
     // `{:e}` gives the shortest round-trip digits, e.g. "1.5e-7" or "-1e16".
     let sci = format!("{value:e}");
-    let (mantissa, exp) = sci.split_once('e').expect("LowerExp always writes an exponent");
+    let (mantissa, exp) = sci
+        .split_once('e')
+        .expect("LowerExp always writes an exponent");
     let exp: i32 = exp.parse().expect("LowerExp writes an integer exponent");
     let (sign, mantissa) = match mantissa.strip_prefix('-') {
         Some(m) => ("-", m),
@@ -114,12 +124,20 @@ pub fn python_float_repr(value: f64) -> String {
         } else if decpt >= n {
             format!("{}{}.0", digits, "0".repeat((decpt - n) as usize))
         } else {
-            format!("{}.{}", &digits[..decpt as usize], &digits[decpt as usize..])
+            format!(
+                "{}.{}",
+                &digits[..decpt as usize],
+                &digits[decpt as usize..]
+            )
         };
         format!("{sign}{body}")
     } else {
         let (first, rest) = digits.split_at(1);
-        let frac = if rest.is_empty() { String::new() } else { format!(".{rest}") };
+        let frac = if rest.is_empty() {
+            String::new()
+        } else {
+            format!(".{rest}")
+        };
         let esign = if exp < 0 { '-' } else { '+' };
         format!("{sign}{first}{frac}e{esign}{:02}", exp.abs())
     }

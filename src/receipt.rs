@@ -132,7 +132,10 @@ mod tests {
             }),
         };
         for key in r.to_map().keys() {
-            assert!(OWNED_KEYS.contains(&key.as_str()), "{key} is written but not owned");
+            assert!(
+                OWNED_KEYS.contains(&key.as_str()),
+                "{key} is written but not owned"
+            );
         }
         assert_eq!(r.to_map().len(), OWNED_KEYS.len());
     }

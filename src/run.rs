@@ -65,23 +65,23 @@ pub fn execute(inputs: &Inputs, ws: &Workspace) -> Result<RunResult, Error> {
     }
 
     // A receipt recorded before the agent ran is checked before it is replaced.
-    let before = match (&existing, inputs.mode) {
-        (Some(recorded), Mode::Run) if verify::has_identities(recorded) => Some(verify::verify(
-            recorded,
-            &usage.shown,
-            inputs,
-            ws,
-            Scope::BeforeAgent,
-        )?),
-        _ => None,
-    };
+    let before =
+        match (&existing, inputs.mode) {
+            (Some(recorded), Mode::Run) if verify::has_identities(recorded) => Some(
+                verify::verify(recorded, &usage.shown, inputs, ws, Scope::BeforeAgent)?,
+            ),
+            _ => None,
+        };
 
     let collected = identities::collect(inputs, ws)?;
     let mut receipt = collected.receipt;
     if inputs.mode == Mode::Run {
         receipt.verification = Some(VerificationRecord {
             verified: before.as_ref().is_none_or(Verification::passed),
-            mismatches: before.as_ref().map(|v| v.mismatches.clone()).unwrap_or_default(),
+            mismatches: before
+                .as_ref()
+                .map(|v| v.mismatches.clone())
+                .unwrap_or_default(),
         });
     }
     let merged = usage_file::merge(existing, OWNED_KEYS, receipt.to_map());

@@ -20,7 +20,8 @@ pub fn load(loc: &Location) -> Result<Option<Map<String, Value>>, Error> {
         Presence::Missing => return Ok(None),
         Presence::File => {}
     }
-    let bytes = fs::read(&loc.path).map_err(|e| Error::io("cannot read the usage file", &loc.shown, &loc.path, &e))?;
+    let bytes = fs::read(&loc.path)
+        .map_err(|e| Error::io("cannot read the usage file", &loc.shown, &loc.path, &e))?;
     parse(&loc.shown, &bytes).map(Some)
 }
 
@@ -66,7 +67,11 @@ pub fn kind(v: &Value) -> &'static str {
 }
 
 /// Replaces the keys this tool owns with `ours`; every other key stays as it was.
-pub fn merge(existing: Option<Map<String, Value>>, owned: &[&str], ours: Map<String, Value>) -> Map<String, Value> {
+pub fn merge(
+    existing: Option<Map<String, Value>>,
+    owned: &[&str],
+    ours: Map<String, Value>,
+) -> Map<String, Value> {
     let mut map = existing.unwrap_or_default();
     for key in owned {
         map.remove(*key);
@@ -104,7 +109,9 @@ pub fn write_atomically(loc: &Location, bytes: &[u8]) -> Result<(), Error> {
 /// the owner of its folder.
 fn fit_in(tmp: &Path, dir: &Path, target: &Path) -> io::Result<()> {
     use std::os::unix::fs::{MetadataExt, PermissionsExt};
-    let mode = fs::metadata(target).map(|m| m.mode() & 0o7777).unwrap_or(0o644);
+    let mode = fs::metadata(target)
+        .map(|m| m.mode() & 0o7777)
+        .unwrap_or(0o644);
     fs::set_permissions(tmp, fs::Permissions::from_mode(mode))?;
     let folder = fs::metadata(dir)?;
     let me = fs::metadata(tmp)?;
@@ -144,6 +151,9 @@ mod tests {
             &["prompt_sha", "validation"],
             ours.as_object().unwrap().clone(),
         );
-        assert_eq!(Value::Object(merged), json!({"budget": {"max": 5}, "prompt_sha": "new"}));
+        assert_eq!(
+            Value::Object(merged),
+            json!({"budget": {"max": 5}, "prompt_sha": "new"})
+        );
     }
 }

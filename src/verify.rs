@@ -86,19 +86,53 @@ pub fn verify(
     let mut v = Verification::default();
 
     let pairs = [
-        Pair { path_key: "prompt_path", sha_key: "prompt_sha", input: "prompt-file", fallback: None, optional: false },
-        Pair { path_key: "prompt_template_path", sha_key: "prompt_template_sha", input: "prompt-template-file", fallback: None, optional: false },
-        Pair { path_key: "tools_path", sha_key: "tools_sha", input: "tools-file", fallback: Some(inputs.tools_file.clone()), optional: true },
-        Pair { path_key: "schema_path", sha_key: "schema_sha", input: "output-schema-file", fallback: None, optional: false },
-        Pair { path_key: "output_path", sha_key: "output_sha", input: "output-file", fallback: Some(inputs.output_file.clone()), optional: true },
+        Pair {
+            path_key: "prompt_path",
+            sha_key: "prompt_sha",
+            input: "prompt-file",
+            fallback: None,
+            optional: false,
+        },
+        Pair {
+            path_key: "prompt_template_path",
+            sha_key: "prompt_template_sha",
+            input: "prompt-template-file",
+            fallback: None,
+            optional: false,
+        },
+        Pair {
+            path_key: "tools_path",
+            sha_key: "tools_sha",
+            input: "tools-file",
+            fallback: Some(inputs.tools_file.clone()),
+            optional: true,
+        },
+        Pair {
+            path_key: "schema_path",
+            sha_key: "schema_sha",
+            input: "output-schema-file",
+            fallback: None,
+            optional: false,
+        },
+        Pair {
+            path_key: "output_path",
+            sha_key: "output_sha",
+            input: "output-file",
+            fallback: Some(inputs.output_file.clone()),
+            optional: true,
+        },
     ];
     for pair in pairs {
-        let Some(recorded_sha) = recorded.get(pair.sha_key) else { continue };
+        let Some(recorded_sha) = recorded.get(pair.sha_key) else {
+            continue;
+        };
         if scope == Scope::BeforeAgent && pair.sha_key == "output_sha" {
             continue;
         }
         let path = match field(pair.path_key)? {
             Some(Some(p)) => p,
+            // No path and no hash: that input was not given.
+            Some(None) if recorded_sha.is_null() => continue,
             Some(None) => {
                 verify_inline(&mut v, pair.sha_key, recorded_sha, inputs);
                 continue;
@@ -106,7 +140,10 @@ pub fn verify(
             None => match pair.fallback.clone() {
                 Some(p) => p,
                 None => {
-                    v.skipped.push((pair.sha_key.into(), format!("`{}` is not recorded", pair.path_key)));
+                    v.skipped.push((
+                        pair.sha_key.into(),
+                        format!("`{}` is not recorded", pair.path_key),
+                    ));
                     continue;
                 }
             },
@@ -114,7 +151,11 @@ pub fn verify(
         let loc = ws.resolve(pair.input, &path).map_err(|e| {
             Error::in_file(
                 usage_shown,
-                format!("usage file `{usage_shown}`, field `{}`: {}", pair.path_key, e.message()),
+                format!(
+                    "usage file `{usage_shown}`, field `{}`: {}",
+                    pair.path_key,
+                    e.message()
+                ),
             )
         })?;
         let actual = match crate::workspace::presence(pair.input, &loc)? {
@@ -126,7 +167,11 @@ pub fn verify(
                     v.compare("prompt_bom", r, Value::Bool(facts.bom));
                 }
                 if let Some(r) = recorded.get("prompt_line_endings") {
-                    v.compare("prompt_line_endings", r, Value::from(facts.line_endings.as_str()));
+                    v.compare(
+                        "prompt_line_endings",
+                        r,
+                        Value::from(facts.line_endings.as_str()),
+                    );
                 }
                 Value::String(facts.sha)
             }
@@ -157,11 +202,17 @@ pub fn verify(
     );
     agree(
         "tools_path",
-        inputs.tools_file_given.then(|| shown("tools-file", &inputs.tools_file)).transpose()?,
+        inputs
+            .tools_file_given
+            .then(|| shown("tools-file", &inputs.tools_file))
+            .transpose()?,
     );
     agree(
         "output_path",
-        inputs.output_file_given.then(|| shown("output-file", &inputs.output_file)).transpose()?,
+        inputs
+            .output_file_given
+            .then(|| shown("output-file", &inputs.output_file))
+            .transpose()?,
     );
     agree(
         "schema_path",
@@ -171,7 +222,10 @@ pub fn verify(
             SchemaSource::Default => None,
         },
     );
-    agree("codex_version", inputs.codex_version.clone().map(Value::String));
+    agree(
+        "codex_version",
+        inputs.codex_version.clone().map(Value::String),
+    );
     agree("model", inputs.model.clone().map(Value::String));
     agree("codex_args", inputs.codex_args.clone().map(Value::String));
     Ok(v)
@@ -186,7 +240,11 @@ fn verify_inline(v: &mut Verification, sha_key: &str, recorded: &Value, inputs: 
         _ => None,
     };
     match text {
-        Some(t) => v.compare(sha_key, recorded, Value::String(digest::sha256_hex(t.as_bytes()))),
+        Some(t) => v.compare(
+            sha_key,
+            recorded,
+            Value::String(digest::sha256_hex(t.as_bytes())),
+        ),
         None => v.skipped.push((
             sha_key.to_string(),
             "recorded from an inline input; give the same input to this step to verify it".into(),
@@ -195,7 +253,11 @@ fn verify_inline(v: &mut Verification, sha_key: &str, recorded: &Value, inputs: 
 }
 
 /// A recorded field that must be a string or null: `None` when absent.
-fn text_field(map: &Map<String, Value>, usage_shown: &str, key: &str) -> Result<Option<Option<String>>, Error> {
+fn text_field(
+    map: &Map<String, Value>,
+    usage_shown: &str,
+    key: &str,
+) -> Result<Option<Option<String>>, Error> {
     match map.get(key) {
         None => Ok(None),
         Some(Value::Null) => Ok(Some(None)),

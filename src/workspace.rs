@@ -78,7 +78,11 @@ impl Workspace {
             .map(|c| c.as_os_str().to_string_lossy())
             .collect::<Vec<_>>()
             .join("/");
-        let shown = if shown.is_empty() { ".".to_string() } else { shown };
+        let shown = if shown.is_empty() {
+            ".".to_string()
+        } else {
+            shown
+        };
         Ok(Location { shown, path })
     }
 
@@ -103,7 +107,11 @@ fn resolve_existing_prefix(path: &Path) -> Result<PathBuf, String> {
                     match c {
                         Component::Normal(n) => out.push(n),
                         Component::CurDir => {}
-                        _ => return Err("climbs with `..` through a folder that does not exist".into()),
+                        _ => {
+                            return Err(
+                                "climbs with `..` through a folder that does not exist".into()
+                            );
+                        }
                     }
                 }
                 return Ok(out);
@@ -133,15 +141,26 @@ pub fn presence(input: &str, loc: &Location) -> Result<Presence, Error> {
     match fs::metadata(&loc.path) {
         Ok(m) if m.is_dir() => Err(Error::in_file(
             &loc.shown,
-            format!("input `{input}`: `{}` is a folder, not a file; name the file itself", loc.shown),
+            format!(
+                "input `{input}`: `{}` is a folder, not a file; name the file itself",
+                loc.shown
+            ),
         )),
         Ok(m) if !m.is_file() => Err(Error::in_file(
             &loc.shown,
-            format!("input `{input}`: `{}` is not a regular file; name a regular file", loc.shown),
+            format!(
+                "input `{input}`: `{}` is not a regular file; name a regular file",
+                loc.shown
+            ),
         )),
         Ok(_) => Ok(Presence::File),
         Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(Presence::Missing),
-        Err(e) => Err(Error::io(&format!("input `{input}`: cannot read"), &loc.shown, &loc.path, &e)),
+        Err(e) => Err(Error::io(
+            &format!("input `{input}`: cannot read"),
+            &loc.shown,
+            &loc.path,
+            &e,
+        )),
     }
 }
 
@@ -149,8 +168,14 @@ pub fn presence(input: &str, loc: &Location) -> Result<Presence, Error> {
 pub fn read_required(input: &str, loc: &Location) -> Result<Vec<u8>, Error> {
     match presence(input, loc)? {
         Presence::Missing => Err(missing(input, loc)),
-        Presence::File => fs::read(&loc.path)
-            .map_err(|e| Error::io(&format!("input `{input}`: cannot read"), &loc.shown, &loc.path, &e)),
+        Presence::File => fs::read(&loc.path).map_err(|e| {
+            Error::io(
+                &format!("input `{input}`: cannot read"),
+                &loc.shown,
+                &loc.path,
+                &e,
+            )
+        }),
     }
 }
 
@@ -184,7 +209,10 @@ mod tests {
         let (_d, w) = ws();
         let loc = w.resolve("prompt-file", "a/./f.md").unwrap();
         assert_eq!(loc.shown, "a/f.md");
-        assert_eq!(w.resolve("usage-file", "out/new/usage.json").unwrap().shown, "out/new/usage.json");
+        assert_eq!(
+            w.resolve("usage-file", "out/new/usage.json").unwrap().shown,
+            "out/new/usage.json"
+        );
         assert_eq!(w.resolve("x", "a/../a/f.md").unwrap().shown, "a/f.md");
     }
 
@@ -193,7 +221,9 @@ mod tests {
         let (d, w) = ws();
         let e = w.resolve("prompt-file", "../secret").unwrap_err();
         assert!(e.message().contains("outside the workspace"), "{e}");
-        let e = w.resolve("prompt-file", d.path().join("secret").to_str().unwrap()).unwrap_err();
+        let e = w
+            .resolve("prompt-file", d.path().join("secret").to_str().unwrap())
+            .unwrap_err();
         assert!(e.message().contains("outside the workspace"), "{e}");
         symlink(d.path().join("secret"), w.root().join("link")).unwrap();
         let e = w.resolve("prompt-file", "link").unwrap_err();
@@ -209,6 +239,9 @@ mod tests {
     fn absolute_paths_inside_become_relative() {
         let (_d, w) = ws();
         let abs = w.root().join("a/f.md");
-        assert_eq!(w.resolve("x", abs.to_str().unwrap()).unwrap().shown, "a/f.md");
+        assert_eq!(
+            w.resolve("x", abs.to_str().unwrap()).unwrap().shown,
+            "a/f.md"
+        );
     }
 }

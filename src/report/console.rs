@@ -34,12 +34,16 @@ impl Report for Console {
             }
         }
         if self.in_actions {
-            lines.push(format!("prompt-receipt: {}", one_line(&super::summary::headline(result))));
+            lines.push(format!(
+                "prompt-receipt: {}",
+                one_line(&super::summary::headline(result))
+            ));
         } else {
             lines.push(super::render_summary(result));
         }
         for line in lines {
-            writeln!(out, "{line}").map_err(|e| Error::new(format!("cannot write to stdout: {e}")))?;
+            writeln!(out, "{line}")
+                .map_err(|e| Error::new(format!("cannot write to stdout: {e}")))?;
         }
         Ok(())
     }
@@ -48,7 +52,8 @@ impl Report for Console {
 impl Console {
     fn annotation(&self, level: &str, file: Option<&str>, message: &str) -> String {
         if self.in_actions {
-            let props: Vec<(&str, String)> = file.map(|f| ("file", f.to_string())).into_iter().collect();
+            let props: Vec<(&str, String)> =
+                file.map(|f| ("file", f.to_string())).into_iter().collect();
             workflow_command(level, &props, message)
         } else {
             format!("{level}: {}", one_line(message))

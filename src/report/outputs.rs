@@ -45,7 +45,11 @@ impl Report for StepOutputs {
                 self.file.display()
             ))
         };
-        let mut f = OpenOptions::new().append(true).create(true).open(&self.file).map_err(fail)?;
+        let mut f = OpenOptions::new()
+            .append(true)
+            .create(true)
+            .open(&self.file)
+            .map_err(fail)?;
         f.write_all(text.as_bytes()).map_err(fail)
     }
 }
@@ -64,7 +68,8 @@ pub fn entry(name: &str, value: &str, delim: &str) -> Result<String, Error> {
 /// A fresh random delimiter from the OS, like the toolkit's `ghadelimiter_<uuid>`.
 fn delimiter() -> Result<String, Error> {
     let mut bytes = [0u8; 16];
-    getrandom::fill(&mut bytes).map_err(|e| Error::new(format!("no randomness for an output delimiter: {e}")))?;
+    getrandom::fill(&mut bytes)
+        .map_err(|e| Error::new(format!("no randomness for an output delimiter: {e}")))?;
     Ok(format!("ghadelimiter_{}", hex::encode(bytes)))
 }
 

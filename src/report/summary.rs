@@ -29,7 +29,11 @@ impl Report for JobSummary {
                 self.file.display()
             ))
         };
-        let mut f = OpenOptions::new().append(true).create(true).open(&self.file).map_err(fail)?;
+        let mut f = OpenOptions::new()
+            .append(true)
+            .create(true)
+            .open(&self.file)
+            .map_err(fail)?;
         f.write_all(md.as_bytes()).map_err(fail)
     }
 }
@@ -48,14 +52,27 @@ pub fn headline(result: &RunResult) -> String {
 
 pub fn render(result: &RunResult) -> String {
     let mut md = String::new();
-    md.push_str(&format!("## Agent review receipt: {}\n\n", headline(result)));
+    md.push_str(&format!(
+        "## Agent review receipt: {}\n\n",
+        headline(result)
+    ));
 
     md.push_str("| Input | Path | SHA-256 |\n| --- | --- | --- |\n");
     let rows = [
         ("Prompt", "prompt_path", "prompt_sha", "inline `prompt`"),
-        ("Prompt template", "prompt_template_path", "prompt_template_sha", ""),
+        (
+            "Prompt template",
+            "prompt_template_path",
+            "prompt_template_sha",
+            "",
+        ),
         ("Tools", "tools_path", "tools_sha", ""),
-        ("Output schema", "schema_path", "schema_sha", "inline `output-schema`"),
+        (
+            "Output schema",
+            "schema_path",
+            "schema_sha",
+            "inline `output-schema`",
+        ),
         ("Agent output", "output_path", "output_sha", ""),
     ];
     for (label, path_key, sha_key, inline) in rows {
@@ -85,7 +102,11 @@ pub fn render(result: &RunResult) -> String {
         "| Checkout | {} at {}{} |\n",
         given("git_describe"),
         given("git_sha"),
-        if result.receipt.get("git_shallow") == Some(&Value::Bool(true)) { " (shallow)" } else { "" }
+        if result.receipt.get("git_shallow") == Some(&Value::Bool(true)) {
+            " (shallow)"
+        } else {
+            ""
+        }
     ));
     md.push_str(&format!("| Codex version | {} |\n", given("codex_version")));
     md.push_str(&format!("| Model | {} |\n", given("model")));
@@ -122,14 +143,22 @@ pub fn render(result: &RunResult) -> String {
         }
     }
 
-    let vouch: Vec<_> = result.caveats.iter().filter(|c| c.level == Level::Warning).collect();
+    let vouch: Vec<_> = result
+        .caveats
+        .iter()
+        .filter(|c| c.level == Level::Warning)
+        .collect();
     if !vouch.is_empty() {
         md.push_str("\n### What this receipt cannot vouch for\n\n");
         for c in vouch {
             md.push_str(&format!("- {}\n", text(&c.message)));
         }
     }
-    let notes: Vec<_> = result.caveats.iter().filter(|c| c.level == Level::Notice).collect();
+    let notes: Vec<_> = result
+        .caveats
+        .iter()
+        .filter(|c| c.level == Level::Notice)
+        .collect();
     if !notes.is_empty() {
         md.push_str("\n### Notes\n\n");
         for c in notes {

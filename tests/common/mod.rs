@@ -1,0 +1,365 @@
+//! A scenario in a few lines: a real git repository in a temporary folder, and
+//! the binary run as the Actions runner runs the container.
+//!
+//! The runner gives a container action its environment and nothing else: one
+//! `INPUT_*` variable per input declared in action.yml (the default, or empty),
+//! `GITHUB_*` variables pointing at files it created empty, a fresh `HOME`, root
+//! as the user, and a workspace owned by the runner's user (uid 1001).
+#![allow(dead_code)]
+
+use std::collections::BTreeMap;
+use std::fs;
+use std::os::unix::fs::MetadataExt;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use serde_json::Value;
+
+pub const RUNNER_UID: u32 = 1001;
+
+pub fn repo_root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+pub fn example_dir() -> PathBuf {
+    repo_root().join("examples/agent-review")
+}
+
+pub fn is_root() -> bool {
+    fs::metadata("/proc/self")
+        .map(|m| m.uid() == 0)
+        .unwrap_or(false)
+}
+
+/// The inputs action.yml declares, with their defaults.
+pub fn declared_inputs() -> Vec<(String, Option<String>)> {
+    let text = fs::read_to_string(repo_root().join("action.yml")).unwrap();
+    let yaml: serde_yaml::Value = serde_yaml::from_str(&text).unwrap();
+    yaml["inputs"]
+        .as_mapping()
+        .unwrap()
+        .iter()
+        .map(|(k, v)| {
+            let default = v.get("default").map(|d| match d {
+                serde_yaml::Value::String(s) => s.clone(),
+                other => serde_yaml::to_string(other).unwrap().trim().to_string(),
+            });
+            (k.as_str().unwrap().to_string(), default)
+        })
+        .collect()
+}
+
+pub struct Scenario {
+    _dir: tempfile::TempDir,
+    pub root: PathBuf,
+    pub ws: PathBuf,
+}
+
+impl Scenario {
+    /// An empty git repository with one commit.
+    pub fn new() -> Scenario {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().to_path_buf();
+        let ws = root.join("workspace");
+        fs::create_dir_all(&ws).unwrap();
+        let s = Scenario {
+            _dir: dir,
+            root,
+            ws,
+        };
+        s.git(&["init", "-q", "-b", "main"]);
+        s
+    }
+
+    /// The bundled example, committed and tagged `v1.4.0`.
+    pub fn example() -> Scenario {
+        let s = Scenario::new();
+        copy_tree(&example_dir(), &s.ws);
+        s.commit("example").tag("v1.4.0")
+    }
+
+    pub fn write(&self, path: &str, bytes: impl AsRef<[u8]>) -> &Self {
+        let p = self.ws.join(path);
+        fs::create_dir_all(p.parent().unwrap()).unwrap();
+        fs::write(p, bytes).unwrap();
+        self
+    }
+
+    pub fn read(&self, path: &str) -> Vec<u8> {
+        fs::read(self.ws.join(path)).unwrap()
+    }
+
+    pub fn remove(&self, path: &str) -> &Self {
+        fs::remove_file(self.ws.join(path)).unwrap();
+        self
+    }
+
+    pub fn git(&self, args: &[&str]) -> String {
+        let out = Command::new("git")
+            .args([
+                "-c",
+                "safe.directory=*",
+                "-c",
+                "user.name=t",
+                "-c",
+                "user.email=t@example.com",
+            ])
+            .args(["-c", "commit.gpgsign=false", "-c", "tag.gpgsign=false"])
+            .args(args)
+            .current_dir(&self.ws)
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .env("HOME", &self.root)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "git {args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).unwrap().trim().to_string()
+    }
+
+    pub fn commit(self, message: &str) -> Self {
+        self.git(&["add", "-A"]);
+        self.git(&["commit", "-q", "--allow-empty", "-m", message]);
+        self
+    }
+
+    pub fn tag(self, name: &str) -> Self {
+        self.git(&["tag", "-a", name, "-m", name]);
+        self
+    }
+
+    /// Gives the workspace to the runner's user, as on a hosted runner.
+    pub fn owned_by_runner(self) -> Self {
+        if is_root() {
+            chown_tree(&self.ws, RUNNER_UID);
+        }
+        self
+    }
+
+    /// The binary as the runner runs the container, with action.yml's defaults.
+    pub fn action(&self) -> Step {
+        Step::new(self, true)
+    }
+
+    /// The binary as a developer runs it: flags, no Actions variables.
+    pub fn cli(&self) -> Step {
+        Step::new(self, false)
+    }
+}
+
+pub struct Step {
+    ws: PathBuf,
+    root: PathBuf,
+    in_actions: bool,
+    inputs: BTreeMap<String, String>,
+    args: Vec<String>,
+    env: Vec<(String, String)>,
+    uid: Option<u32>,
+}
+
+impl Step {
+    fn new(s: &Scenario, in_actions: bool) -> Step {
+        let mut inputs = BTreeMap::new();
+        if in_actions {
+            for (name, default) in declared_inputs() {
+                let value = match default.as_deref() {
+                    Some("${{ github.token }}") => "ghs_faketoken0123456789".to_string(),
+                    Some(d) => d.to_string(),
+                    None => String::new(),
+                };
+                inputs.insert(name, value);
+            }
+        }
+        Step {
+            ws: s.ws.clone(),
+            root: s.root.clone(),
+            in_actions,
+            inputs,
+            args: Vec::new(),
+            env: Vec::new(),
+            uid: None,
+        }
+    }
+
+    pub fn input(mut self, name: &str, value: &str) -> Self {
+        self.inputs.insert(name.to_string(), value.to_string());
+        self
+    }
+
+    pub fn arg(mut self, arg: &str) -> Self {
+        self.args.push(arg.to_string());
+        self
+    }
+
+    pub fn env(mut self, k: &str, v: &str) -> Self {
+        self.env.push((k.into(), v.into()));
+        self
+    }
+
+    /// Runs as another user (to make permissions bite even for root).
+    pub fn run_as(mut self, uid: u32) -> Self {
+        self.uid = Some(uid);
+        self
+    }
+
+    pub fn run(self) -> Outcome {
+        use std::os::unix::process::CommandExt;
+        let github = self.root.join("github");
+        let files = github.join("file_commands");
+        let home = github.join("home");
+        let temp = github.join("runner_temp");
+        for d in [&files, &home, &temp, &github.join("workflow")] {
+            fs::create_dir_all(d).unwrap();
+        }
+        let output = files.join("set_output");
+        let summary = files.join("step_summary");
+        for f in [&output, &summary] {
+            fs::write(f, "").unwrap();
+        }
+        if let Some(uid) = self.uid {
+            chown_tree(&github, uid);
+        }
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_prompt-receipt"));
+        cmd.env_clear()
+            .env("PATH", std::env::var("PATH").unwrap_or_default())
+            .env("HOME", &home)
+            .current_dir(&self.ws)
+            .args(&self.args);
+        if self.in_actions {
+            cmd.env("GITHUB_ACTIONS", "true")
+                .env("CI", "true")
+                .env("GITHUB_WORKSPACE", &self.ws)
+                .env("GITHUB_OUTPUT", &output)
+                .env("GITHUB_STEP_SUMMARY", &summary)
+                .env("RUNNER_TEMP", &temp)
+                .env("GITHUB_EVENT_NAME", "push")
+                .env("GITHUB_EVENT_PATH", github.join("workflow/event.json"));
+            for (k, v) in &self.inputs {
+                cmd.env(format!("INPUT_{}", k.replace(' ', "_").to_uppercase()), v);
+            }
+        }
+        for (k, v) in &self.env {
+            cmd.env(k, v);
+        }
+        if let Some(uid) = self.uid {
+            cmd.uid(uid).gid(uid);
+        }
+        let out = cmd.output().unwrap();
+        Outcome {
+            code: out.status.code().unwrap_or(-1),
+            stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+            outputs: parse_outputs(&fs::read_to_string(&output).unwrap()),
+            summary: fs::read_to_string(&summary).unwrap(),
+            ws: self.ws,
+        }
+    }
+}
+
+#[derive(Debug)]
+pub struct Outcome {
+    pub code: i32,
+    pub stdout: String,
+    pub stderr: String,
+    pub outputs: BTreeMap<String, String>,
+    pub summary: String,
+    pub ws: PathBuf,
+}
+
+impl Outcome {
+    #[track_caller]
+    pub fn code(&self, expected: i32) -> &Self {
+        assert_eq!(
+            self.code, expected,
+            "exit code\n--- stdout\n{}\n--- stderr\n{}",
+            self.stdout, self.stderr
+        );
+        self
+    }
+
+    pub fn usage(&self) -> Value {
+        self.json("usage.json")
+    }
+
+    pub fn json(&self, path: &str) -> Value {
+        serde_json::from_slice(&fs::read(self.ws.join(path)).unwrap()).unwrap()
+    }
+
+    /// The `::error` lines of stdout.
+    pub fn errors(&self) -> Vec<&str> {
+        self.stdout
+            .lines()
+            .filter(|l| l.starts_with("::error"))
+            .collect()
+    }
+
+    /// Every line of both streams that the runner would execute as a command.
+    pub fn command_lines(&self) -> Vec<&str> {
+        self.stdout
+            .lines()
+            .chain(self.stderr.lines())
+            .filter(|l| l.trim_start().starts_with("::"))
+            .collect()
+    }
+}
+
+/// Reads a `GITHUB_OUTPUT` file as the runner does, both forms.
+pub fn parse_outputs(text: &str) -> BTreeMap<String, String> {
+    let mut out = BTreeMap::new();
+    let mut lines = text.lines();
+    while let Some(line) = lines.next() {
+        if let Some((name, delim)) = line.split_once("<<") {
+            let mut value = Vec::new();
+            loop {
+                let l = lines
+                    .next()
+                    .unwrap_or_else(|| panic!("missing delimiter {delim} for {name}"));
+                if l == delim {
+                    break;
+                }
+                value.push(l);
+            }
+            out.insert(name.to_string(), value.join("\n"));
+        } else if let Some((name, value)) = line.split_once('=') {
+            out.insert(name.to_string(), value.to_string());
+        } else if !line.is_empty() {
+            panic!("malformed output line: {line}");
+        }
+    }
+    out
+}
+
+pub fn copy_tree(from: &Path, to: &Path) {
+    for entry in fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            fs::create_dir_all(&target).unwrap();
+            copy_tree(&entry.path(), &target);
+        } else {
+            fs::copy(entry.path(), &target).unwrap();
+        }
+    }
+}
+
+pub fn chown_tree(path: &Path, uid: u32) {
+    let status = Command::new("chown")
+        .args(["-R", &format!("{uid}:{uid}")])
+        .arg(path)
+        .status()
+        .unwrap();
+    assert!(status.success());
+}
+
+/// SHA-256 hex of a workspace file, computed by the system's `sha256sum`.
+pub fn sha256sum(path: &Path) -> String {
+    let out = Command::new("sha256sum").arg(path).output().unwrap();
+    String::from_utf8(out.stdout)
+        .unwrap()
+        .split_whitespace()
+        .next()
+        .unwrap()
+        .to_string()
+}
