@@ -250,6 +250,10 @@ pub fn collect(inputs: &Inputs, ws: &Workspace) -> Result<Collected, Error> {
         git_describe: checkout.describe,
         git_sha: checkout.sha,
         git_shallow: checkout.shallow,
+        validation: None,
+        findings_count: None,
+        ok: None,
+        findings_by_severity: None,
         verification: None,
     };
     Ok(Collected { receipt, caveats })

@@ -13,6 +13,8 @@ use clap::parser::ValueSource;
 use clap::{ArgMatches, CommandFactory, FromArgMatches, Parser, ValueEnum};
 
 use crate::error::Error;
+use crate::findings::Severity;
+use crate::gate::FailOn;
 
 /// A snapshot of the process environment; tests build their own.
 pub type Env = BTreeMap<String, String>;
@@ -97,6 +99,20 @@ pub struct Cli {
     #[arg(long, value_name = "PATH")]
     pub working_directory: Option<String>,
 
+    /// Where the list of findings is in the review, as a JSON Pointer.
+    #[arg(long, value_name = "POINTER", default_value = "/findings")]
+    pub findings_pointer: String,
+
+    /// Which problems fail the step: `invalid` (missing, unparsable or schema-invalid
+    /// output), `findings` (also `ok: false` or a finding at or above min-severity), or
+    /// `never` (report only).
+    #[arg(long, value_enum, value_name = "WHEN", default_value = "invalid")]
+    pub fail_on: FailOn,
+
+    /// With `fail-on: findings`, the lowest severity that fails: info, low, medium, high, critical.
+    #[arg(long, value_name = "SEVERITY", default_value = "high", value_parser = parse_severity)]
+    pub min_severity: Severity,
+
     /// Token for the GitHub API (the action passes `github.token`). Never logged.
     #[arg(long, value_name = "TOKEN")]
     pub github_token: Option<String>,
@@ -141,6 +157,9 @@ pub struct Inputs {
     pub working_directory: Option<String>,
     pub github_token: Option<String>,
     pub workspace: Option<PathBuf>,
+    pub findings_pointer: String,
+    pub fail_on: FailOn,
+    pub min_severity: Severity,
 }
 
 /// What the command line asked for.
@@ -263,7 +282,36 @@ impl Inputs {
             working_directory: given(cli.working_directory),
             github_token: given(cli.github_token),
             workspace: cli.workspace,
+            findings_pointer: findings_pointer(&cli.findings_pointer)?,
+            fail_on: cli.fail_on,
+            min_severity: cli.min_severity,
         })
+    }
+}
+
+fn parse_severity(s: &str) -> Result<Severity, String> {
+    match Severity::parse(s) {
+        Some(sev)
+            if Severity::ALL
+                .iter()
+                .any(|a| a.as_str() == s.trim().to_ascii_lowercase()) =>
+        {
+            Ok(sev)
+        }
+        _ => Err("expected one of info, low, medium, high, critical".into()),
+    }
+}
+
+/// A JSON Pointer is empty (the whole document) or starts with `/`.
+fn findings_pointer(p: &str) -> Result<String, Error> {
+    let p = p.trim();
+    if p.is_empty() || p.starts_with('/') {
+        Ok(p.to_string())
+    } else {
+        Err(Error::new(format!(
+            "input `findings-pointer` is `{}`, not a JSON Pointer; write it as `/findings` (a leading `/`, one `/` per level)",
+            crate::escape::one_line(p)
+        )))
     }
 }
 

@@ -6,19 +6,25 @@
 //! git, [`receipt`] and [`usage_file`] keep the record, [`verify`] recomputes it,
 //! and [`report`] tells the story to step outputs, the job summary and the log.
 
+pub mod annotation;
 pub mod context;
 pub mod digest;
 pub mod error;
 pub mod escape;
+pub mod findings;
+pub mod gate;
 pub mod git;
 pub mod identities;
 pub mod inputs;
+pub mod locate;
 pub mod logging;
 pub mod markdown;
 pub mod pyjson;
 pub mod receipt;
 pub mod report;
+pub mod review;
 pub mod run;
+pub mod schema;
 pub mod usage_file;
 pub mod verify;
 pub mod workspace;

@@ -5,6 +5,8 @@
 //! `prompt_sha`, `tools_sha`, `git_describe`, `git_sha`) so receipts written by
 //! its script and by this tool read the same.
 
+use std::collections::BTreeMap;
+
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
@@ -40,6 +42,18 @@ pub struct Receipt {
     pub git_describe: String,
     pub git_sha: String,
     pub git_shallow: bool,
+    /// The agent's output checked against the schema (`run` mode only).
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub validation: Option<ValidationRecord>,
+    /// How many findings the review reported (`run` mode only).
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub findings_count: Option<usize>,
+    /// The review's own `ok`, when it has one.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub ok: Option<bool>,
+    /// Findings counted by severity (`unknown` for none or an unknown word).
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub findings_by_severity: Option<BTreeMap<String, usize>>,
     /// The result of verifying identities recorded earlier (`run` mode only).
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub verification: Option<VerificationRecord>,
@@ -51,6 +65,18 @@ pub struct Receipt {
 pub struct VerificationRecord {
     pub verified: bool,
     pub mismatches: Vec<Mismatch>,
+}
+
+/// The schema gate's verdict on the agent's output.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ValidationRecord {
+    pub valid: bool,
+    /// `valid`, `invalid`, `missing`, `empty`, `not-json`, `too-deep` or `too-large`.
+    pub verdict: String,
+    /// The schema's draft: `2020-12`, `2019-09`, `7`, `6` or `4`.
+    pub draft: String,
+    /// How many schema violations.
+    pub errors: usize,
 }
 
 /// A recorded identity that differs from the one computed now.
@@ -83,6 +109,10 @@ pub const OWNED_KEYS: &[&str] = &[
     "git_describe",
     "git_sha",
     "git_shallow",
+    "validation",
+    "findings_count",
+    "ok",
+    "findings_by_severity",
     "verification",
 ];
 
@@ -126,6 +156,15 @@ mod tests {
             git_describe: "d".into(),
             git_sha: "c".repeat(40),
             git_shallow: false,
+            validation: Some(ValidationRecord {
+                valid: true,
+                verdict: "valid".into(),
+                draft: "2020-12".into(),
+                errors: 0,
+            }),
+            findings_count: Some(0),
+            ok: Some(true),
+            findings_by_severity: Some(BTreeMap::new()),
             verification: Some(VerificationRecord {
                 verified: true,
                 mismatches: vec![],

@@ -4,9 +4,12 @@
 use serde_json::{Map, Value};
 
 use crate::error::Error;
+use crate::gate::{self, Conclusion, Decision};
 use crate::identities::{self, Caveat};
-use crate::inputs::{Inputs, Mode};
-use crate::receipt::{OWNED_KEYS, VerificationRecord};
+use crate::inputs::{Inputs, Mode, SchemaSource};
+use crate::receipt::{OWNED_KEYS, Receipt, ValidationRecord, VerificationRecord};
+use crate::review::{self, Review};
+use crate::schema;
 use crate::usage_file;
 use crate::verify::{self, Scope, Verification};
 use crate::workspace::Workspace;
@@ -20,13 +23,28 @@ pub struct RunResult {
     /// The receipt as written (`record`, `run`) or as read (`verify`).
     pub receipt: Map<String, Value>,
     pub verification: Option<Verification>,
+    /// The agent's output checked against the schema (`run` only).
+    pub review: Option<Review>,
+    /// What the gate made of the review (`run` only).
+    pub decision: Option<Decision>,
     pub caveats: Vec<Caveat>,
 }
 
 impl RunResult {
     /// Every check passed: the exit code is 0.
     pub fn passed(&self) -> bool {
-        self.verification.as_ref().is_none_or(Verification::passed)
+        self.conclusion() != Conclusion::Failure
+    }
+
+    /// A failed verification fails whatever `fail-on` says: it is about the
+    /// receipt's integrity, not the review's content.
+    pub fn conclusion(&self) -> Conclusion {
+        if self.verification.as_ref().is_some_and(|v| !v.passed()) {
+            return Conclusion::Failure;
+        }
+        self.decision
+            .as_ref()
+            .map_or(Conclusion::Success, |d| d.conclusion)
     }
 
     /// A receipt field as text, empty when absent or null.
@@ -60,6 +78,8 @@ pub fn execute(inputs: &Inputs, ws: &Workspace) -> Result<RunResult, Error> {
             usage_file: usage.shown,
             receipt: recorded,
             verification: Some(verification),
+            review: None,
+            decision: None,
             caveats: Vec::new(),
         });
     }
@@ -75,7 +95,20 @@ pub fn execute(inputs: &Inputs, ws: &Workspace) -> Result<RunResult, Error> {
 
     let collected = identities::collect(inputs, ws)?;
     let mut receipt = collected.receipt;
+    let mut checked = None;
     if inputs.mode == Mode::Run {
+        let review = check_review(inputs, ws, &receipt)?;
+        receipt.validation = Some(ValidationRecord {
+            valid: review.valid(),
+            verdict: review.verdict.as_str().to_string(),
+            draft: review.draft.to_string(),
+            errors: review.violations_total,
+        });
+        receipt.findings_count = Some(review.findings.list.len());
+        receipt.ok = review.findings.ok;
+        receipt.findings_by_severity = Some(review.findings.by_severity());
+        let decision = gate::decide(&review, inputs.fail_on, inputs.min_severity);
+        checked = Some((review, decision));
         receipt.verification = Some(VerificationRecord {
             verified: before.as_ref().is_none_or(Verification::passed),
             mismatches: before
@@ -100,11 +133,35 @@ pub fn execute(inputs: &Inputs, ws: &Workspace) -> Result<RunResult, Error> {
         None
     };
 
+    let (review, decision) = checked.unzip();
     Ok(RunResult {
         mode: inputs.mode,
         usage_file: usage.shown,
         receipt: merged,
         verification,
+        review,
+        decision,
         caveats: collected.caveats,
     })
+}
+
+/// Compiles the schema the receipt names (a broken schema is a configuration
+/// error, before anything is written) and checks the agent's output with it.
+fn check_review(inputs: &Inputs, ws: &Workspace, receipt: &Receipt) -> Result<Review, Error> {
+    let compiled = match (&receipt.schema_path, &inputs.schema) {
+        (Some(path), _) => {
+            let loc = ws.resolve("output-schema-file", path)?;
+            let bytes = crate::workspace::read_required("output-schema-file", &loc)?;
+            schema::compile(&bytes, &loc.shown, &loc.path, ws.root())?
+        }
+        (None, SchemaSource::Inline(text)) => schema::compile(
+            text.as_bytes(),
+            "input `output-schema`",
+            ws.root(),
+            ws.root(),
+        )?,
+        (None, _) => unreachable!("a receipt without a schema path has an inline schema"),
+    };
+    let output = ws.resolve("output-file", &receipt.output_path)?;
+    review::check_file(&output, &compiled, &inputs.findings_pointer)
 }

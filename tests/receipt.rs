@@ -328,8 +328,16 @@ fn missing_optional_inputs_are_null_and_said() {
     let s = Scenario::example();
     s.remove(".agent/tools.json")
         .remove("artifacts/review.json");
-    let out = s.action().input("prompt-file", PROMPT).run();
+    // A missing output fails the default gate; `fail-on: never` reports it only.
+    s.action().input("prompt-file", PROMPT).run().code(1);
+    let out = s
+        .action()
+        .input("prompt-file", PROMPT)
+        .input("fail-on", "never")
+        .run();
     out.code(0);
+    assert_eq!(out.outputs["conclusion"], "neutral");
+    assert_eq!(out.usage()["validation"]["verdict"], "missing");
     let u = out.usage();
     assert_eq!(
         (

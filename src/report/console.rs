@@ -4,10 +4,13 @@
 use std::io::Write;
 
 use super::Report;
+use crate::annotation::{self, Annotation, Level};
 use crate::error::Error;
 use crate::escape::{one_line, workflow_command};
-use crate::identities::Level;
 use crate::run::RunResult;
+
+/// The runner records at most 10 annotations of each level per step.
+pub const ANNOTATIONS_PER_LEVEL: usize = 10;
 
 pub struct Console {
     pub in_actions: bool,
@@ -15,32 +18,22 @@ pub struct Console {
 
 impl Report for Console {
     fn report(&mut self, result: &RunResult) -> Result<(), Error> {
-        let mut out = std::io::stdout().lock();
         let mut lines = Vec::new();
-        for c in &result.caveats {
-            let name = match c.level {
-                Level::Warning => "warning",
-                Level::Notice => "notice",
-            };
-            lines.push(self.annotation(name, c.file.as_deref(), &c.message));
-        }
-        if let Some(v) = &result.verification {
-            for m in &v.mismatches {
-                let message = format!(
-                    "{} in `{}` is recorded as {} but is now {}; the input changed after it was recorded",
-                    m.field, result.usage_file, m.recorded, m.actual
-                );
-                lines.push(self.annotation("error", Some(&result.usage_file), &message));
-            }
+        let all = annotation::collect(result);
+        for level in [Level::Failure, Level::Warning, Level::Notice] {
+            let of_level: Vec<&Annotation> = all.iter().filter(|a| a.level == level).collect();
+            lines.extend(self.within_budget(level, &of_level));
         }
         if self.in_actions {
             lines.push(format!(
-                "prompt-receipt: {}",
-                one_line(&super::summary::headline(result))
+                "prompt-receipt: {} ({})",
+                one_line(&super::summary::headline(result)),
+                result.conclusion().as_str()
             ));
         } else {
             lines.push(super::render_summary(result));
         }
+        let mut out = std::io::stdout().lock();
         for line in lines {
             writeln!(out, "{line}")
                 .map_err(|e| Error::new(format!("cannot write to stdout: {e}")))?;
@@ -50,13 +43,68 @@ impl Report for Console {
 }
 
 impl Console {
-    fn annotation(&self, level: &str, file: Option<&str>, message: &str) -> String {
+    /// Past the runner's limit an annotation is dropped silently, so the last
+    /// slot says how many more there are and where to find them.
+    fn within_budget(&self, level: Level, list: &[&Annotation]) -> Vec<String> {
+        if !self.in_actions || list.len() <= ANNOTATIONS_PER_LEVEL {
+            return list.iter().map(|a| self.line(a)).collect();
+        }
+        let shown = ANNOTATIONS_PER_LEVEL - 1;
+        let mut lines: Vec<String> = list[..shown].iter().map(|a| self.line(a)).collect();
+        lines.push(workflow_command(
+            level.command(),
+            &[("title", "More annotations".to_string())],
+            &format!(
+                "{} more {} annotations did not fit the runner's limit of {ANNOTATIONS_PER_LEVEL} per step; see the job summary",
+                list.len() - shown,
+                level.command()
+            ),
+        ));
+        lines
+    }
+
+    fn line(&self, a: &Annotation) -> String {
         if self.in_actions {
-            let props: Vec<(&str, String)> =
-                file.map(|f| ("file", f.to_string())).into_iter().collect();
-            workflow_command(level, &props, message)
+            let mut props: Vec<(&str, String)> = Vec::new();
+            if let Some(p) = &a.path {
+                props.push(("file", p.clone()));
+            }
+            if let Some(l) = a.line {
+                props.push(("line", l.to_string()));
+            }
+            if let Some(e) = a.end_line {
+                props.push(("endLine", e.to_string()));
+            }
+            if let Some(c) = a.column {
+                props.push(("col", c.to_string()));
+            }
+            if let Some(t) = &a.title {
+                props.push(("title", crate::markdown::clip(t, 200)));
+            }
+            workflow_command(
+                a.level.command(),
+                &props,
+                &crate::markdown::clip(&a.message, 4000),
+            )
         } else {
-            format!("{level}: {}", one_line(message))
+            let at = match (&a.path, a.line, a.column) {
+                (Some(p), Some(l), Some(c)) => format!("{p}:{l}:{c}: "),
+                (Some(p), Some(l), None) => format!("{p}:{l}: "),
+                (Some(p), None, _) => format!("{p}: "),
+                _ => String::new(),
+            };
+            let title = a
+                .title
+                .as_deref()
+                .map(|t| format!("{t}: "))
+                .unwrap_or_default();
+            format!(
+                "{}: {}{}{}",
+                a.level.command(),
+                one_line(&at),
+                one_line(&title),
+                one_line(&a.message)
+            )
         }
     }
 }

@@ -19,7 +19,14 @@ pub const OUTPUTS: &[(&str, &str)] = &[
 ];
 
 /// Outputs that are not receipt fields.
-pub const OTHER_OUTPUTS: &[&str] = &["usage-file", "verified"];
+pub const OTHER_OUTPUTS: &[&str] = &[
+    "usage-file",
+    "verified",
+    "valid",
+    "ok",
+    "findings-count",
+    "conclusion",
+];
 
 pub struct StepOutputs {
     pub file: PathBuf,
@@ -35,6 +42,15 @@ impl Report for StepOutputs {
         if let Some(v) = &result.verification {
             values.push(("verified", v.passed().to_string()));
         }
+        if let Some(r) = &result.review {
+            values.push(("valid", r.valid().to_string()));
+            values.push((
+                "ok",
+                r.findings.ok.map(|ok| ok.to_string()).unwrap_or_default(),
+            ));
+            values.push(("findings-count", r.findings.list.len().to_string()));
+        }
+        values.push(("conclusion", result.conclusion().as_str().to_string()));
         let mut text = String::new();
         for (name, value) in values {
             text.push_str(&entry(name, &value, &delimiter()?)?);

@@ -8,9 +8,12 @@ use serde_json::Value;
 
 use super::Report;
 use crate::error::Error;
+use crate::findings::Severity;
 use crate::identities::Level;
 use crate::inputs::Mode;
+use crate::markdown::clip;
 use crate::markdown::{code, text};
+use crate::review::{Review, Verdict};
 use crate::run::RunResult;
 
 /// The runner drops a step summary over 1 MiB whole; stay well under it.
@@ -38,24 +41,66 @@ impl Report for JobSummary {
     }
 }
 
-/// The headline: what ran and whether it held up.
+/// Rows of a table shown before the rest is only counted.
+pub const MAX_ROWS: usize = 50;
+const MAX_CELL_CHARS: usize = 300;
+
+/// The headline: what ran and whether it held up, e.g.
+/// `prompt 4d93b50 · verified · valid · 2 findings`.
 pub fn headline(result: &RunResult) -> String {
     let prompt = result.field("prompt_sha");
-    let short = &prompt[..prompt.len().min(7)];
-    let state = match (&result.verification, result.mode) {
-        (Some(v), _) if !v.passed() => "verification failed",
-        (Some(_), _) => "verified",
-        (None, _) => "recorded",
-    };
-    format!("prompt {short} · {state}")
+    let mut parts = vec![format!("prompt {}", &prompt[..prompt.len().min(7)])];
+    match &result.verification {
+        Some(v) if !v.passed() => parts.push("verification failed".into()),
+        Some(_) => parts.push("verified".into()),
+        None if result.mode == Mode::Record => parts.push("recorded".into()),
+        None => {}
+    }
+    if let Some(r) = &result.review {
+        parts.push(match &r.verdict {
+            Verdict::Invalid => format!(
+                "invalid ({} error{})",
+                r.violations_total,
+                plural(r.violations_total)
+            ),
+            Verdict::Missing => "no output".into(),
+            v => v.as_str().replace('-', " "),
+        });
+        let n = r.findings.list.len();
+        parts.push(format!("{n} finding{}", plural(n)));
+    }
+    parts.join(" · ")
+}
+
+fn plural(n: usize) -> &'static str {
+    if n == 1 { "" } else { "s" }
 }
 
 pub fn render(result: &RunResult) -> String {
     let mut md = String::new();
     md.push_str(&format!(
         "## Agent review receipt: {}\n\n",
-        headline(result)
+        text(&headline(result))
     ));
+    if result.mode == Mode::Run || result.mode == Mode::Verify {
+        md.push_str(&format!("**Conclusion: {}**", result.conclusion().as_str()));
+        if let Some(d) = &result.decision {
+            if !d.reasons.is_empty() {
+                md.push_str(": ");
+                md.push_str(
+                    &d.reasons
+                        .iter()
+                        .map(|r| text(r))
+                        .collect::<Vec<_>>()
+                        .join("; "),
+                );
+            }
+        }
+        md.push_str("\n\n");
+    }
+    if let Some(review) = &result.review {
+        render_review(&mut md, review);
+    }
 
     md.push_str("| Input | Path | SHA-256 |\n| --- | --- | --- |\n");
     let rows = [
@@ -170,6 +215,90 @@ pub fn render(result: &RunResult) -> String {
     }
     md.push('\n');
     md
+}
+
+fn render_review(md: &mut String, review: &Review) {
+    md.push_str("### Review\n\n");
+    md.push_str(&format!(
+        "{} {} (JSON Schema draft {}).\n\n",
+        code(&review.path),
+        text(&review.verdict.explain(review.violations_total)),
+        review.draft
+    ));
+    if !review.violations.is_empty() {
+        md.push_str("| Where | Value | Keyword | Problem |\n| --- | --- | --- | --- |\n");
+        for v in review.violations.iter().take(MAX_ROWS) {
+            let at = v.position.map_or("—".to_string(), |p| {
+                format!("line {}, column {}", p.line, p.column)
+            });
+            let pointer = if v.instance_path.is_empty() {
+                "/".to_string()
+            } else {
+                v.instance_path.clone()
+            };
+            md.push_str(&format!(
+                "| {at} | {} | {} | {} |\n",
+                code(&clip(&pointer, 120)),
+                code(&v.keyword),
+                text(&clip(&v.message, MAX_CELL_CHARS))
+            ));
+        }
+        if review.violations_total > MAX_ROWS {
+            md.push_str(&format!(
+                "\n{} more violations are not shown.\n",
+                review.violations_total - MAX_ROWS
+            ));
+        }
+        md.push('\n');
+    }
+    let findings = &review.findings.list;
+    if findings.is_empty() {
+        return;
+    }
+    md.push_str(&format!("### Findings ({})\n\n", findings.len()));
+    let mut shown = 0;
+    let groups = Severity::ALL.iter().rev().map(|s| Some(*s)).chain([None]);
+    for sev in groups {
+        let group: Vec<_> = findings.iter().filter(|f| f.severity == sev).collect();
+        if group.is_empty() {
+            continue;
+        }
+        let name = sev.map_or("Unknown severity".to_string(), |s| {
+            let n = s.as_str();
+            n[..1].to_uppercase() + &n[1..]
+        });
+        md.push_str(&format!(
+            "**{name}** ({})\n\n| Location | Finding |\n| --- | --- |\n",
+            group.len()
+        ));
+        for f in group {
+            if shown == MAX_ROWS {
+                break;
+            }
+            shown += 1;
+            let location = match (&f.path, f.line) {
+                (Some(p), Some(l)) => code(&format!("{}:{l}", clip(p, 120))),
+                (Some(p), None) => code(&clip(p, 120)),
+                _ => "—".to_string(),
+            };
+            let body = match &f.title {
+                Some(t) => format!(
+                    "**{}**: {}",
+                    text(&clip(t, 120)),
+                    text(&clip(&f.message, MAX_CELL_CHARS))
+                ),
+                None => text(&clip(&f.message, MAX_CELL_CHARS)),
+            };
+            md.push_str(&format!("| {location} | {body} |\n"));
+        }
+        md.push('\n');
+    }
+    if findings.len() > shown {
+        md.push_str(&format!(
+            "{} more findings are not shown.\n\n",
+            findings.len() - shown
+        ));
+    }
 }
 
 fn value_text(v: &Value) -> String {

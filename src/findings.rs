@@ -1,0 +1,213 @@
+//! Findings: what the agent reported, in the two shapes reviewers use.
+//!
+//! The seed's shape is `{"ok": bool, "findings": [string]}`; structured reviews
+//! use objects with `severity`/`level`, `path`/`file`, `line`/`start_line`,
+//! `end_line`, `title`, `message`/`body`. Both read into one [`Finding`].
+
+use std::collections::BTreeMap;
+use std::fmt;
+
+use serde::Serialize;
+use serde_json::Value;
+
+/// Ordered from least to most severe.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    Info,
+    Low,
+    Medium,
+    High,
+    Critical,
+}
+
+impl Severity {
+    pub const ALL: [Severity; 5] = [
+        Severity::Info,
+        Severity::Low,
+        Severity::Medium,
+        Severity::High,
+        Severity::Critical,
+    ];
+
+    /// Reads the words reviewers and tools use for severity, case-insensitively.
+    pub fn parse(s: &str) -> Option<Severity> {
+        Some(match s.trim().to_ascii_lowercase().as_str() {
+            "info" | "informational" | "note" | "notice" | "nit" | "suggestion" | "none" => {
+                Severity::Info
+            }
+            "low" | "minor" => Severity::Low,
+            "medium" | "moderate" | "warning" | "warn" => Severity::Medium,
+            "high" | "major" | "error" | "failure" => Severity::High,
+            "critical" | "blocker" | "severe" | "fatal" => Severity::Critical,
+            _ => return None,
+        })
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Severity::Info => "info",
+            Severity::Low => "low",
+            Severity::Medium => "medium",
+            Severity::High => "high",
+            Severity::Critical => "critical",
+        }
+    }
+}
+
+impl fmt::Display for Severity {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Finding {
+    /// `None` when the review gave none, or a word we do not know.
+    pub severity: Option<Severity>,
+    pub path: Option<String>,
+    pub line: Option<u64>,
+    pub end_line: Option<u64>,
+    pub title: Option<String>,
+    pub message: String,
+}
+
+impl Finding {
+    /// Whether it can become an annotation on a file and line.
+    pub fn is_located(&self) -> bool {
+        self.path.is_some() && self.line.is_some()
+    }
+}
+
+/// The findings of a review, and its `ok` verdict when it has one.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Findings {
+    pub ok: Option<bool>,
+    pub list: Vec<Finding>,
+    /// Set when the pointer names something that is not a list.
+    pub problem: Option<String>,
+}
+
+impl Findings {
+    pub fn by_severity(&self) -> BTreeMap<String, usize> {
+        let mut counts = BTreeMap::new();
+        for f in &self.list {
+            let key = f.severity.map(Severity::as_str).unwrap_or("unknown");
+            *counts.entry(key.to_string()).or_insert(0) += 1;
+        }
+        counts
+    }
+}
+
+/// Reads findings at `pointer` (e.g. `/findings`) and `ok` at the top level.
+pub fn read(review: &Value, pointer: &str) -> Findings {
+    let ok = review.get("ok").and_then(Value::as_bool);
+    let (list, problem) = match review.pointer(pointer) {
+        None => (Vec::new(), None),
+        Some(Value::Array(items)) => (items.iter().map(finding).collect(), None),
+        Some(Value::Null) => (Vec::new(), None),
+        Some(other) => (
+            Vec::new(),
+            Some(format!(
+                "`{pointer}` holds {}, not a list of findings; set findings-pointer to the list",
+                crate::usage_file::kind(other)
+            )),
+        ),
+    };
+    Findings { ok, list, problem }
+}
+
+fn finding(item: &Value) -> Finding {
+    let Value::Object(o) = item else {
+        return Finding {
+            message: match item {
+                Value::String(s) => s.clone(),
+                other => other.to_string(),
+            },
+            ..Finding::default()
+        };
+    };
+    let text = |keys: &[&str]| {
+        keys.iter()
+            .find_map(|k| o.get(*k).and_then(Value::as_str))
+            .map(str::to_string)
+    };
+    let number = |keys: &[&str]| {
+        keys.iter().find_map(|k| match o.get(*k) {
+            Some(Value::Number(n)) => n.as_u64(),
+            Some(Value::String(s)) => s.trim().parse().ok(),
+            _ => None,
+        })
+    };
+    let line = number(&["line", "start_line"]).filter(|l| *l > 0);
+    Finding {
+        severity: text(&["severity", "level"]).and_then(|s| Severity::parse(&s)),
+        path: text(&["path", "file"]).filter(|p| !p.trim().is_empty()),
+        line,
+        end_line: number(&["end_line"]).filter(|e| line.is_some_and(|l| *e >= l)),
+        title: text(&["title"]),
+        message: text(&["message", "body", "description"])
+            .or_else(|| text(&["title"]))
+            .unwrap_or_default(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn the_seed_shape() {
+        let f = read(
+            &json!({"ok": false, "findings": ["adds left-pad", "no owner"]}),
+            "/findings",
+        );
+        assert_eq!(f.ok, Some(false));
+        assert_eq!(f.list.len(), 2);
+        assert_eq!(f.list[0].message, "adds left-pad");
+        assert_eq!(
+            f.by_severity(),
+            BTreeMap::from([("unknown".to_string(), 2)])
+        );
+    }
+
+    #[test]
+    fn the_structured_shape_with_aliases() {
+        let review = json!({"review": {"items": [
+            {"level": "Warning", "file": "a.rs", "start_line": 3, "end_line": 5, "body": "b"},
+            {"severity": "critical", "path": "b.rs", "line": "7", "title": "t", "message": "m"},
+            {"severity": "odd", "message": "no location"}
+        ]}});
+        let f = read(&review, "/review/items");
+        assert_eq!(f.ok, None);
+        let a = &f.list[0];
+        assert_eq!(
+            (
+                a.severity,
+                a.path.as_deref(),
+                a.line,
+                a.end_line,
+                a.message.as_str()
+            ),
+            (Some(Severity::Medium), Some("a.rs"), Some(3), Some(5), "b")
+        );
+        assert_eq!(
+            (f.list[1].severity, f.list[1].line),
+            (Some(Severity::Critical), Some(7))
+        );
+        assert!(!f.list[2].is_located());
+        assert_eq!(f.by_severity().get("unknown"), Some(&1));
+    }
+
+    #[test]
+    fn a_pointer_at_something_else_is_said() {
+        assert!(
+            read(&json!({"findings": 3}), "/findings")
+                .problem
+                .unwrap()
+                .contains("a number")
+        );
+        assert_eq!(read(&json!({}), "/findings").list.len(), 0);
+    }
+}

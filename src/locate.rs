@@ -1,0 +1,280 @@
+//! Where a value starts in a JSON text: JSON Pointer -> line and column.
+//!
+//! serde_json forgets positions once a document is parsed, and schema errors
+//! name values by JSON Pointer. One pass over the bytes maps the pointers asked
+//! for to the line and column where each value starts, so an annotation lands
+//! on the right line of `review.json` however it is formatted (minified,
+//! pretty, CRLF). Columns count characters, not bytes, as editors do.
+
+use std::collections::{HashMap, HashSet};
+
+/// A 1-based line and column (in characters).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Position {
+    pub line: u64,
+    pub column: u64,
+}
+
+/// Escapes one JSON Pointer reference token (RFC 6901).
+pub fn escape_token(token: &str) -> String {
+    token.replace('~', "~0").replace('/', "~1")
+}
+
+enum Frame {
+    Object,
+    Array(usize),
+}
+
+struct Cursor<'a> {
+    text: &'a [u8],
+    i: usize,
+    line: u64,
+    column: u64,
+}
+
+impl Cursor<'_> {
+    fn peek(&self) -> Option<u8> {
+        self.text.get(self.i).copied()
+    }
+
+    fn bump(&mut self) {
+        let b = self.text[self.i];
+        self.i += 1;
+        if b == b'\n' {
+            self.line += 1;
+            self.column = 0;
+        } else if b & 0xC0 != 0x80 && b != b'\r' {
+            // A byte that starts a character (not a UTF-8 continuation byte).
+            self.column += 1;
+        }
+    }
+
+    fn skip_ws(&mut self) {
+        while matches!(self.peek(), Some(b' ' | b'\t' | b'\n' | b'\r')) {
+            self.bump();
+        }
+    }
+
+    fn position(&self) -> Position {
+        Position {
+            line: self.line,
+            column: self.column + 1,
+        }
+    }
+
+    /// Skips a string starting at `"`; returns its raw bytes, quotes included.
+    fn string(&mut self) -> &[u8] {
+        let start = self.i;
+        self.bump();
+        while let Some(b) = self.peek() {
+            self.bump();
+            match b {
+                b'\\' if self.peek().is_some() => self.bump(),
+                b'"' => break,
+                _ => {}
+            }
+        }
+        &self.text[start..self.i]
+    }
+
+    fn scalar(&mut self) {
+        while let Some(b) = self.peek() {
+            if matches!(b, b',' | b']' | b'}' | b' ' | b'\t' | b'\n' | b'\r') {
+                break;
+            }
+            self.bump();
+        }
+    }
+}
+
+/// Finds where the values at `wanted` pointers start. Expects a valid JSON text
+/// (parse it first); on anything else it stops early and returns what it found.
+/// A duplicated key resolves to its last occurrence, as serde_json keeps the last.
+pub fn locate(text: &[u8], wanted: &HashSet<String>) -> HashMap<String, Position> {
+    let mut found = HashMap::new();
+    if wanted.is_empty() {
+        return found;
+    }
+    let mut cur = Cursor {
+        text,
+        i: 0,
+        line: 1,
+        column: 0,
+    };
+    if text.starts_with(crate::digest::UTF8_BOM) {
+        cur.i = 3;
+    }
+    let mut stack: Vec<Frame> = Vec::new();
+    // The pointer of the value about to start, and where each level's token begins.
+    let mut pointer = String::new();
+    let mut marks: Vec<usize> = Vec::new();
+
+    loop {
+        // A value starts here.
+        cur.skip_ws();
+        if wanted.contains(&pointer) {
+            found.insert(pointer.clone(), cur.position());
+        }
+        match cur.peek() {
+            Some(b'{') => {
+                cur.bump();
+                cur.skip_ws();
+                if cur.peek() == Some(b'}') {
+                    cur.bump();
+                } else if !enter_key(&mut cur, &mut stack, &mut pointer, &mut marks) {
+                    return found;
+                } else {
+                    continue;
+                }
+            }
+            Some(b'[') => {
+                cur.bump();
+                cur.skip_ws();
+                if cur.peek() == Some(b']') {
+                    cur.bump();
+                } else {
+                    stack.push(Frame::Array(0));
+                    marks.push(pointer.len());
+                    pointer.push_str("/0");
+                    continue;
+                }
+            }
+            Some(b'"') => {
+                cur.string();
+            }
+            Some(_) => cur.scalar(),
+            None => return found,
+        }
+        // After a value: close finished containers, move to the next member.
+        loop {
+            let Some(frame) = stack.last_mut() else {
+                return found;
+            };
+            cur.skip_ws();
+            let sep = cur.peek();
+            if let Some(b',' | b']' | b'}') = sep {
+                cur.bump();
+            } else {
+                return found;
+            }
+            pointer.truncate(*marks.last().expect("a mark per frame"));
+            match (frame, sep) {
+                (Frame::Array(n), Some(b',')) => {
+                    *n += 1;
+                    pointer.push('/');
+                    pointer.push_str(&n.to_string());
+                    break;
+                }
+                (Frame::Object, Some(b',')) => {
+                    stack.pop();
+                    marks.pop();
+                    cur.skip_ws();
+                    if !enter_key(&mut cur, &mut stack, &mut pointer, &mut marks) {
+                        return found;
+                    }
+                    break;
+                }
+                _ => {
+                    stack.pop();
+                    marks.pop();
+                }
+            }
+        }
+    }
+}
+
+/// Reads `"key":` and points at its value.
+fn enter_key(
+    cur: &mut Cursor,
+    stack: &mut Vec<Frame>,
+    pointer: &mut String,
+    marks: &mut Vec<usize>,
+) -> bool {
+    if cur.peek() != Some(b'"') {
+        return false;
+    }
+    let raw = cur.string();
+    let key = if raw.contains(&b'\\') {
+        match serde_json::from_slice::<String>(raw) {
+            Ok(k) => k,
+            Err(_) => return false,
+        }
+    } else {
+        String::from_utf8_lossy(&raw[1..raw.len().saturating_sub(1)]).into_owned()
+    };
+    cur.skip_ws();
+    if cur.peek() != Some(b':') {
+        return false;
+    }
+    cur.bump();
+    stack.push(Frame::Object);
+    marks.push(pointer.len());
+    pointer.push('/');
+    pointer.push_str(&escape_token(&key));
+    true
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn at(text: &str, pointers: &[&str]) -> Vec<Option<(u64, u64)>> {
+        let wanted: HashSet<String> = pointers.iter().map(|p| p.to_string()).collect();
+        let found = locate(text.as_bytes(), &wanted);
+        pointers
+            .iter()
+            .map(|p| found.get(*p).map(|pos| (pos.line, pos.column)))
+            .collect()
+    }
+
+    #[test]
+    fn minified() {
+        let t = r#"{"a":[1,{"b":"x"},[]],"c":{}}"#;
+        assert_eq!(
+            at(
+                t,
+                &["", "/a", "/a/0", "/a/1", "/a/1/b", "/a/2", "/c", "/zz"]
+            ),
+            vec![
+                Some((1, 1)),
+                Some((1, 6)),
+                Some((1, 7)),
+                Some((1, 9)),
+                Some((1, 14)),
+                Some((1, 19)),
+                Some((1, 27)),
+                None
+            ]
+        );
+    }
+
+    #[test]
+    fn pretty_crlf_and_unicode() {
+        let t = "{\r\n  \"é\": \"ü\",\r\n  \"k\": [\r\n    true,\r\n    \"ж\", 5\r\n  ]\r\n}";
+        assert_eq!(
+            at(t, &["/é", "/k", "/k/0", "/k/1", "/k/2"]),
+            vec![
+                Some((2, 8)),
+                Some((3, 8)),
+                Some((4, 5)),
+                Some((5, 5)),
+                Some((5, 10))
+            ]
+        );
+    }
+
+    #[test]
+    fn escaped_keys_and_pointer_tokens() {
+        let t = r#"{"a/b": 1, "t~": 2, "\u0041": 3, "q\"": [0]}"#;
+        assert_eq!(
+            at(t, &["/a~1b", "/t~0", "/A", "/q\"/0"]),
+            vec![Some((1, 9)), Some((1, 18)), Some((1, 31)), Some((1, 42))]
+        );
+    }
+
+    #[test]
+    fn last_duplicate_wins_and_strings_with_brackets_are_skipped() {
+        let t = r#"{"a": "}]{[,\"", "a": {"b": 2}}"#;
+        assert_eq!(at(t, &["/a", "/a/b"]), vec![Some((1, 23)), Some((1, 29))]);
+    }
+}

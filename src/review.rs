@@ -1,0 +1,344 @@
+//! The agent's review, checked against its schema: the primary gate.
+//!
+//! The output is untrusted. It is read only up to [`MAX_OUTPUT_BYTES`], parsed
+//! with serde_json's nesting limit, and every violation (up to
+//! [`MAX_VIOLATIONS`]) is located at the line and column where the offending
+//! value starts. Each limit, when hit, is named in the verdict.
+
+use std::collections::HashSet;
+use std::fs;
+
+use serde_json::Value;
+
+use crate::error::Error;
+use crate::findings::{self, Findings};
+use crate::locate::{self, Position};
+use crate::markdown::clip;
+use crate::schema::Schema;
+use crate::workspace::{self, Location, Presence};
+
+/// The largest agent output read. A review is kilobytes; 32 MiB is generous and
+/// keeps memory bounded whatever the agent wrote.
+pub const MAX_OUTPUT_BYTES: u64 = 32 * 1024 * 1024;
+/// serde_json's nesting limit, named here because it is one of ours.
+pub const MAX_DEPTH: usize = 128;
+/// Violations kept (and located); the rest are counted.
+pub const MAX_VIOLATIONS: usize = 10_000;
+/// A violation message quotes the offending value; longer messages are cut.
+pub const MAX_MESSAGE_CHARS: usize = 500;
+
+/// What the output file turned out to be. Each has its own message.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Verdict {
+    Missing,
+    Empty,
+    TooLarge { bytes: u64 },
+    NotJson { position: Position, message: String },
+    TooDeep { position: Position },
+    Invalid,
+    Valid,
+}
+
+impl Verdict {
+    /// One line for people, naming the file and what to do.
+    pub fn describe(&self, path: &str, errors: usize) -> String {
+        format!("`{path}` {}", self.explain(errors))
+    }
+
+    /// What the verdict means, without the file's name.
+    pub fn explain(&self, errors: usize) -> String {
+        match self {
+            Verdict::Missing => "does not exist: the agent wrote no output there; check the agent step's output-file".into(),
+            Verdict::Empty => "is empty: the agent produced no output".into(),
+            Verdict::TooLarge { bytes } => format!(
+                "is {bytes} bytes, over the {} MiB limit on agent output; it was not read",
+                MAX_OUTPUT_BYTES / (1024 * 1024)
+            ),
+            Verdict::NotJson { position, message } => format!(
+                "is not JSON: {message} at line {}, column {}",
+                position.line, position.column
+            ),
+            Verdict::TooDeep { position } => format!(
+                "nests deeper than the {MAX_DEPTH}-level limit (at line {}, column {}); it was not validated",
+                position.line, position.column
+            ),
+            Verdict::Invalid => format!("violates the output schema in {errors} place{}", if errors == 1 { "" } else { "s" }),
+            Verdict::Valid => "satisfies the output schema".into(),
+        }
+    }
+
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            Verdict::Missing => "missing",
+            Verdict::Empty => "empty",
+            Verdict::TooLarge { .. } => "too-large",
+            Verdict::NotJson { .. } => "not-json",
+            Verdict::TooDeep { .. } => "too-deep",
+            Verdict::Invalid => "invalid",
+            Verdict::Valid => "valid",
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Violation {
+    /// JSON Pointer to the offending value in the review.
+    pub instance_path: String,
+    /// JSON Pointer to the schema keyword that failed.
+    pub schema_path: String,
+    pub keyword: String,
+    pub message: String,
+    pub position: Option<Position>,
+}
+
+#[derive(Clone, Debug)]
+pub struct Review {
+    /// The output file, relative to the workspace.
+    pub path: String,
+    pub verdict: Verdict,
+    pub draft: &'static str,
+    /// Sorted by position in the file.
+    pub violations: Vec<Violation>,
+    /// All violations, including those past [`MAX_VIOLATIONS`].
+    pub violations_total: usize,
+    pub findings: Findings,
+}
+
+impl Review {
+    pub fn valid(&self) -> bool {
+        self.verdict == Verdict::Valid
+    }
+
+    pub fn summary(&self) -> String {
+        self.verdict.describe(&self.path, self.violations_total)
+    }
+}
+
+/// Reads the output file at `loc` and checks it.
+pub fn check_file(
+    loc: &Location,
+    schema: &Schema,
+    findings_pointer: &str,
+) -> Result<Review, Error> {
+    let verdict_only = |verdict| Review {
+        path: loc.shown.clone(),
+        verdict,
+        draft: schema.draft,
+        violations: Vec::new(),
+        violations_total: 0,
+        findings: Findings::default(),
+    };
+    if let Presence::Missing = workspace::presence("output-file", loc)? {
+        return Ok(verdict_only(Verdict::Missing));
+    }
+    let size = fs::metadata(&loc.path)
+        .map_err(|e| {
+            Error::io(
+                "input `output-file`: cannot read",
+                &loc.shown,
+                &loc.path,
+                &e,
+            )
+        })?
+        .len();
+    if size > MAX_OUTPUT_BYTES {
+        return Ok(verdict_only(Verdict::TooLarge { bytes: size }));
+    }
+    let bytes = workspace::read_required("output-file", loc)?;
+    Ok(check(&loc.shown, &bytes, schema, findings_pointer))
+}
+
+/// The pure core: bytes and a schema in, a review out.
+pub fn check(path: &str, bytes: &[u8], schema: &Schema, findings_pointer: &str) -> Review {
+    let mut review = Review {
+        path: path.to_string(),
+        verdict: Verdict::Valid,
+        draft: schema.draft,
+        violations: Vec::new(),
+        violations_total: 0,
+        findings: Findings::default(),
+    };
+    if bytes.len() as u64 > MAX_OUTPUT_BYTES {
+        review.verdict = Verdict::TooLarge {
+            bytes: bytes.len() as u64,
+        };
+        return review;
+    }
+    if bytes.iter().all(u8::is_ascii_whitespace) {
+        review.verdict = Verdict::Empty;
+        return review;
+    }
+    let value: Value = match serde_json::from_slice(bytes) {
+        Ok(v) => v,
+        Err(e) => {
+            let position = char_position(bytes, e.line(), e.column());
+            let text = e.to_string();
+            review.verdict = if text.contains("recursion limit exceeded") {
+                Verdict::TooDeep { position }
+            } else if bytes.starts_with(crate::digest::UTF8_BOM) {
+                Verdict::NotJson {
+                    position: Position { line: 1, column: 1 },
+                    message: "it starts with a UTF-8 byte order mark".into(),
+                }
+            } else {
+                Verdict::NotJson {
+                    position,
+                    message: text.split(" at line ").next().unwrap_or(&text).to_string(),
+                }
+            };
+            return review;
+        }
+    };
+
+    for error in schema.validator.iter_errors(&value) {
+        review.violations_total += 1;
+        if review.violations.len() < MAX_VIOLATIONS {
+            review.violations.push(Violation {
+                instance_path: error.instance_path().as_str().to_string(),
+                schema_path: error.schema_path().as_str().to_string(),
+                keyword: error.kind().keyword().to_string(),
+                message: clip(&error.to_string(), MAX_MESSAGE_CHARS),
+                position: None,
+            });
+        }
+    }
+    if review.violations_total > 0 {
+        review.verdict = Verdict::Invalid;
+        let wanted: HashSet<String> = review
+            .violations
+            .iter()
+            .map(|v| v.instance_path.clone())
+            .collect();
+        let found = locate::locate(bytes, &wanted);
+        for v in &mut review.violations {
+            v.position = found.get(&v.instance_path).copied();
+        }
+        review.violations.sort_by(|a, b| {
+            (a.position.is_none(), a.position, &a.instance_path).cmp(&(
+                b.position.is_none(),
+                b.position,
+                &b.instance_path,
+            ))
+        });
+    }
+    review.findings = findings::read(&value, findings_pointer);
+    review
+}
+
+/// serde_json counts columns in bytes; people count characters.
+fn char_position(bytes: &[u8], line: usize, byte_column: usize) -> Position {
+    let line = line.max(1);
+    let start = if line == 1 {
+        0
+    } else {
+        bytes
+            .iter()
+            .enumerate()
+            .filter(|(_, b)| **b == b'\n')
+            .nth(line - 2)
+            .map(|(i, _)| i + 1)
+            .unwrap_or(bytes.len())
+    };
+    let end = (start + byte_column).min(bytes.len());
+    let chars = String::from_utf8_lossy(&bytes[start..end])
+        .trim_end_matches('\r')
+        .chars()
+        .count();
+    Position {
+        line: line as u64,
+        column: chars.max(1) as u64,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::schema::compile;
+    use serde_json::json;
+
+    fn schema() -> Schema {
+        let s = json!({
+            "type": "object", "required": ["ok", "findings"], "additionalProperties": false,
+            "properties": {
+                "ok": {"type": "boolean"},
+                "findings": {"type": "array", "items": {
+                    "type": "object", "required": ["severity"],
+                    "properties": {"severity": {"enum": ["low", "high"]}, "line": {"type": "integer"}}
+                }}
+            }
+        });
+        let root = std::env::temp_dir();
+        compile(s.to_string().as_bytes(), "s.json", &root, &root).unwrap()
+    }
+
+    fn verdict(text: &str) -> Verdict {
+        check("r.json", text.as_bytes(), &schema(), "/findings").verdict
+    }
+
+    #[test]
+    fn each_failure_is_told_apart() {
+        assert_eq!(verdict(""), Verdict::Empty);
+        assert_eq!(verdict(" \n"), Verdict::Empty);
+        let v = verdict("{\"ok\": tru}");
+        assert!(
+            matches!(
+                v,
+                Verdict::NotJson {
+                    position: Position {
+                        line: 1,
+                        column: 11
+                    },
+                    ..
+                }
+            ),
+            "{v:?}"
+        );
+        assert!(matches!(verdict("\u{feff}{}"), Verdict::NotJson { .. }));
+        assert!(matches!(
+            verdict(&"[".repeat(10_000)),
+            Verdict::TooDeep { .. }
+        ));
+        assert_eq!(verdict(r#"{"ok": true, "findings": []}"#), Verdict::Valid);
+        assert_eq!(verdict(r#"{"ok": 1, "findings": []}"#), Verdict::Invalid);
+    }
+
+    #[test]
+    fn syntax_errors_count_characters() {
+        let Verdict::NotJson { position, .. } = verdict("{\n  \"é€\": x}") else {
+            panic!()
+        };
+        assert_eq!((position.line, position.column), (2, 9));
+    }
+
+    #[test]
+    fn every_violation_is_located_in_file_order() {
+        let text = "{\r\n  \"findings\": [\r\n    {\"severity\": \"mid\", \"line\": \"7\"},\r\n    {}\r\n  ],\r\n  \"extra\": 1\r\n}";
+        let r = check("r.json", text.as_bytes(), &schema(), "/findings");
+        assert_eq!(r.verdict, Verdict::Invalid);
+        let got: Vec<(String, Option<(u64, u64)>)> = r
+            .violations
+            .iter()
+            .map(|v| (v.keyword.clone(), v.position.map(|p| (p.line, p.column))))
+            .collect();
+        assert_eq!(
+            got,
+            vec![
+                ("required".to_string(), Some((1, 1))),
+                ("additionalProperties".to_string(), Some((1, 1))),
+                ("enum".to_string(), Some((3, 18))),
+                ("type".to_string(), Some((3, 33))),
+                ("required".to_string(), Some((4, 5))),
+            ]
+        );
+        assert_eq!(r.violations_total, 5);
+        assert_eq!(r.findings.list.len(), 2);
+    }
+
+    #[test]
+    fn hostile_messages_are_clipped() {
+        let long = "x".repeat(70_000);
+        let text = json!({"ok": true, "findings": [{"severity": long}]}).to_string();
+        let r = check("r.json", text.as_bytes(), &schema(), "/findings");
+        assert!(r.violations[0].message.chars().count() <= MAX_MESSAGE_CHARS);
+    }
+}

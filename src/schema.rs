@@ -1,0 +1,215 @@
+//! The output schema, compiled hermetically.
+//!
+//! The schema's bytes are the contract, not the network: a `$ref` to a remote
+//! URL is refused, and a relative `$ref` resolves to a file inside the workspace
+//! only. The draft follows `$schema` (2020-12 when absent). Formats are
+//! annotations, not assertions, as in Python's `jsonschema` without a format
+//! checker, so both validators agree.
+
+use std::path::{Path, PathBuf};
+
+use jsonschema::{Draft, Retrieve, Uri, Validator};
+use serde_json::Value;
+
+use crate::error::Error;
+
+pub struct Schema {
+    pub validator: Validator,
+    /// The draft's name as people write it: `2020-12`, `7`, ...
+    pub draft: &'static str,
+}
+
+pub fn draft_name(d: Draft) -> &'static str {
+    match d {
+        Draft::Draft4 => "4",
+        Draft::Draft6 => "6",
+        Draft::Draft7 => "7",
+        Draft::Draft201909 => "2019-09",
+        Draft::Draft202012 => "2020-12",
+        _ => "unknown",
+    }
+}
+
+/// Resolves `file://` references inside the workspace; refuses everything else.
+struct WorkspaceRetriever {
+    root: PathBuf,
+}
+
+impl Retrieve for WorkspaceRetriever {
+    fn retrieve(
+        &self,
+        uri: &Uri<String>,
+    ) -> Result<Value, Box<dyn std::error::Error + Send + Sync>> {
+        if uri.scheme().as_str() != "file" {
+            return Err(format!(
+                "remote $ref `{uri}` refused: the schema's bytes are the contract, not the network; \
+                 copy that schema into the repository and $ref it by relative path"
+            )
+            .into());
+        }
+        let path = PathBuf::from(percent_decode(uri.path().as_str()));
+        let real =
+            std::fs::canonicalize(&path).map_err(|e| format!("$ref `{}`: {e}", path.display()))?;
+        if !real.starts_with(&self.root) {
+            return Err(format!(
+                "$ref `{}` resolves outside the workspace; refused",
+                path.display()
+            )
+            .into());
+        }
+        let bytes = std::fs::read(&real).map_err(|e| format!("$ref `{}`: {e}", path.display()))?;
+        serde_json::from_slice(&bytes)
+            .map_err(|e| format!("$ref `{}` is not JSON: {e}", path.display()).into())
+    }
+}
+
+fn percent_decode(s: &str) -> String {
+    let bytes = s.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'%' && i + 2 < bytes.len() {
+            if let Ok(b) = u8::from_str_radix(&s[i + 1..i + 3], 16) {
+                out.push(b);
+                i += 3;
+                continue;
+            }
+        }
+        out.push(bytes[i]);
+        i += 1;
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+fn file_uri(path: &Path) -> String {
+    let mut uri = String::from("file://");
+    for b in path.to_string_lossy().bytes() {
+        if b.is_ascii_alphanumeric() || b"/-._~".contains(&b) {
+            uri.push(b as char);
+        } else {
+            uri.push_str(&format!("%{b:02X}"));
+        }
+    }
+    uri
+}
+
+/// Parses and compiles a schema. `shown` names it in errors; `location` is the
+/// schema file (relative `$ref`s resolve beside it), or the workspace root for
+/// an inline schema. An invalid schema is a configuration error.
+pub fn compile(
+    bytes: &[u8],
+    shown: &str,
+    location: &Path,
+    workspace: &Path,
+) -> Result<Schema, Error> {
+    let bad = |why: String| {
+        Error::in_file(
+            shown,
+            format!(
+                "output schema `{shown}` {why}; fix the schema (a broken schema is a configuration error, not a failed review)"
+            ),
+        )
+    };
+    let value: Value = serde_json::from_slice(bytes).map_err(|e| {
+        bad(format!(
+            "is not valid JSON (line {}, column {})",
+            e.line(),
+            e.column()
+        ))
+    })?;
+    if !value.is_object() && !value.is_boolean() {
+        return Err(bad(format!(
+            "holds {}, not a schema object",
+            crate::usage_file::kind(&value)
+        )));
+    }
+    let base = if location.is_dir() {
+        format!("{}/", file_uri(location).trim_end_matches('/'))
+    } else {
+        file_uri(location)
+    };
+    let validator = jsonschema::options()
+        .with_retriever(WorkspaceRetriever {
+            root: workspace.to_path_buf(),
+        })
+        .with_base_uri(base)
+        .should_validate_formats(false)
+        .build(&value)
+        .map_err(|e| {
+            bad(format!(
+                "cannot be used: {}",
+                crate::escape::one_line(&crate::markdown::clip(&e.to_string(), 400))
+            ))
+        })?;
+    let draft = draft_name(validator.draft());
+    Ok(Schema { validator, draft })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn compile_in(dir: &Path, schema: &Value) -> Result<Schema, Error> {
+        let file = dir.join("s.json");
+        std::fs::write(&file, schema.to_string()).unwrap();
+        compile(schema.to_string().as_bytes(), "s.json", &file, dir)
+    }
+
+    #[test]
+    fn drafts_follow_dollar_schema() {
+        let d = tempfile::tempdir().unwrap();
+        let root = std::fs::canonicalize(d.path()).unwrap();
+        assert_eq!(
+            compile_in(&root, &json!({"type": "object"})).unwrap().draft,
+            "2020-12"
+        );
+        assert_eq!(
+            compile_in(
+                &root,
+                &json!({"$schema": "http://json-schema.org/draft-07/schema#"})
+            )
+            .unwrap()
+            .draft,
+            "7"
+        );
+        assert_eq!(
+            compile_in(
+                &root,
+                &json!({"$schema": "https://json-schema.org/draft/2019-09/schema"})
+            )
+            .unwrap()
+            .draft,
+            "2019-09"
+        );
+    }
+
+    #[test]
+    fn remote_refs_are_refused_and_local_ones_stay_inside() {
+        let d = tempfile::tempdir().unwrap();
+        let root = std::fs::canonicalize(d.path()).unwrap();
+        let e = compile_in(&root, &json!({"$ref": "https://example.com/s.json"}))
+            .err()
+            .unwrap();
+        assert!(e.message().contains("remote $ref"), "{e}");
+        std::fs::write(root.join("defs.json"), r#"{"type": "string"}"#).unwrap();
+        let s = compile_in(&root, &json!({"properties": {"a": {"$ref": "defs.json"}}})).unwrap();
+        assert!(!s.validator.is_valid(&json!({"a": 1})));
+        let inner = root.join("inner");
+        std::fs::create_dir(&inner).unwrap();
+        let e = compile_in(&inner, &json!({"$ref": "../../outside.json"}))
+            .err()
+            .unwrap();
+        assert!(e.message().contains("cannot be used"), "{e}");
+    }
+
+    #[test]
+    fn an_invalid_schema_is_a_configuration_error() {
+        let d = tempfile::tempdir().unwrap();
+        let root = std::fs::canonicalize(d.path()).unwrap();
+        let e = compile_in(&root, &json!({"type": "objekt"})).err().unwrap();
+        assert!(e.message().contains("configuration error"), "{e}");
+        assert!(compile(b"[1]", "s.json", &root, &root).is_err());
+        assert!(compile(b"{", "s.json", &root, &root).is_err());
+    }
+}
