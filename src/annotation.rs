@@ -5,6 +5,7 @@
 
 use crate::findings::Severity;
 use crate::identities::Level as CaveatLevel;
+use crate::review::Verdict;
 use crate::run::RunResult;
 
 /// Ordered from least to most serious.
@@ -56,77 +57,121 @@ pub struct Annotation {
     pub message: String,
 }
 
-impl Annotation {
-    fn new(level: Level, message: impl Into<String>) -> Annotation {
-        Annotation {
-            level,
-            path: None,
-            line: None,
-            end_line: None,
-            column: None,
-            title: None,
-            message: message.into(),
+/// The annotations of a run, up to a number per level, and how many there were.
+#[derive(Clone, Debug, Default)]
+pub struct Annotations {
+    /// Most important first within each level.
+    pub list: Vec<Annotation>,
+    totals: [usize; 3],
+    kept: [usize; 3],
+    per_level: usize,
+}
+
+impl Annotations {
+    /// Counts an annotation, and builds it only while its level has room:
+    /// 10,000 findings should not cost 10,000 strings nobody is shown.
+    fn add(&mut self, level: Level, make: impl FnOnce() -> Annotation) {
+        let i = level as usize;
+        self.totals[i] += 1;
+        if self.kept[i] < self.per_level {
+            self.kept[i] += 1;
+            self.list.push(make());
         }
+    }
+
+    /// How many annotations of `level` the run had, kept or not.
+    pub fn total(&self, level: Level) -> usize {
+        self.totals[level as usize]
+    }
+
+    pub fn of_level(&self, level: Level) -> impl Iterator<Item = &Annotation> {
+        self.list.iter().filter(move |a| a.level == level)
     }
 }
 
-/// Every annotation of a run, most important first within each level.
-pub fn collect(result: &RunResult) -> Vec<Annotation> {
-    let mut out = Vec::new();
+fn note(level: Level, message: String) -> Annotation {
+    Annotation {
+        level,
+        path: None,
+        line: None,
+        end_line: None,
+        column: None,
+        title: None,
+        message,
+    }
+}
+
+/// Every annotation of a run, keeping at most `per_level` of each level.
+pub fn collect(result: &RunResult, per_level: usize) -> Annotations {
+    let mut out = Annotations {
+        per_level,
+        ..Annotations::default()
+    };
     if let Some(v) = &result.verification {
         for m in &v.mismatches {
-            let mut a = Annotation::new(
-                Level::Failure,
-                format!(
-                    "{} in `{}` is recorded as {} but is now {}; the input changed after it was recorded",
-                    m.field, result.usage_file, m.recorded, m.actual
-                ),
-            );
-            a.path = Some(result.usage_file.clone());
-            a.title = Some("Receipt verification failed".into());
-            out.push(a);
+            out.add(Level::Failure, || Annotation {
+                path: Some(result.usage_file.clone()),
+                title: Some("Receipt verification failed".into()),
+                ..note(
+                    Level::Failure,
+                    format!(
+                        "{} in `{}` is recorded as {} but is now {}; the input changed after it was recorded",
+                        m.field, result.usage_file, m.recorded, m.actual
+                    ),
+                )
+            });
         }
     }
     if let Some(review) = &result.review {
         if !review.valid() && review.violations.is_empty() {
-            let mut a = Annotation::new(Level::Failure, review.summary());
-            a.path = Some(review.path.clone());
-            if let crate::review::Verdict::NotJson { position, .. }
-            | crate::review::Verdict::TooDeep { position } = &review.verdict
-            {
-                a.line = Some(position.line);
-                a.column = Some(position.column);
-            }
-            a.title = Some("Agent output rejected".into());
-            out.push(a);
+            let position = match &review.verdict {
+                Verdict::NotJson { position, .. } | Verdict::TooDeep { position } => {
+                    Some(*position)
+                }
+                _ => None,
+            };
+            out.add(Level::Failure, || Annotation {
+                path: Some(review.path.clone()),
+                line: position.map(|p| p.line),
+                column: position.map(|p| p.column),
+                title: Some("Agent output rejected".into()),
+                ..note(Level::Failure, review.summary())
+            });
         }
         for v in &review.violations {
-            let at = if v.instance_path.is_empty() {
-                "the document".to_string()
-            } else {
-                format!("`{}`", v.instance_path)
-            };
-            let mut a = Annotation::new(
-                Level::Failure,
-                format!("{} (at {at}; schema {})", v.message, v.schema_path),
-            );
-            a.path = Some(review.path.clone());
-            a.line = v.position.map(|p| p.line);
-            a.column = v.position.map(|p| p.column);
-            a.title = Some(format!("Schema violation: {}", v.keyword));
-            out.push(a);
+            out.add(Level::Failure, || {
+                let at = if v.instance_path.is_empty() {
+                    "the document".to_string()
+                } else {
+                    format!("`{}`", v.instance_path)
+                };
+                Annotation {
+                    path: Some(review.path.clone()),
+                    line: v.position.map(|p| p.line),
+                    column: v.position.map(|p| p.column),
+                    title: Some(format!("Schema violation: {}", v.keyword)),
+                    ..note(
+                        Level::Failure,
+                        format!("{} (at {at}; schema {})", v.message, v.schema_path),
+                    )
+                }
+            });
         }
         for f in review.findings.list.iter().filter(|f| f.is_located()) {
-            let mut a = Annotation::new(Level::of_severity(f.severity), f.message.clone());
-            a.path = f.path.clone();
-            a.line = f.line;
-            a.end_line = f.end_line;
-            let sev = f.severity.map_or("finding".to_string(), |s| s.to_string());
-            a.title = Some(match &f.title {
-                Some(t) => format!("{sev}: {t}"),
-                None => sev,
+            let level = Level::of_severity(f.severity);
+            out.add(level, || {
+                let sev = f.severity.map_or("finding".to_string(), |s| s.to_string());
+                Annotation {
+                    path: f.path.clone(),
+                    line: f.line,
+                    end_line: f.end_line,
+                    title: Some(match &f.title {
+                        Some(t) => format!("{sev}: {t}"),
+                        None => sev,
+                    }),
+                    ..note(level, f.message.clone())
+                }
             });
-            out.push(a);
         }
     }
     for c in &result.caveats {
@@ -134,10 +179,11 @@ pub fn collect(result: &RunResult) -> Vec<Annotation> {
             CaveatLevel::Warning => Level::Warning,
             CaveatLevel::Notice => Level::Notice,
         };
-        let mut a = Annotation::new(level, c.message.clone());
-        a.path = c.file.clone();
-        out.push(a);
+        out.add(level, || Annotation {
+            path: c.file.clone(),
+            ..note(level, c.message.clone())
+        });
     }
-    out.sort_by_key(|a| std::cmp::Reverse(a.level));
+    out.list.sort_by_key(|a| std::cmp::Reverse(a.level));
     out
 }

@@ -7,12 +7,16 @@
 
 use std::borrow::Cow;
 
-/// Escapes the message part of a workflow command (`::error ...::MESSAGE`), as the
-/// toolkit does: `%`, CR and LF, so the message stays on one line.
+/// Escapes the message part of a workflow command (`::error ...::MESSAGE`): `%`,
+/// CR and LF as the toolkit does, so the message stays on one line and its line
+/// breaks survive; then, beyond the toolkit, every other control character (ANSI
+/// escapes, NUL) is made visible and the legacy `##[` marker broken up.
 pub fn command_data(s: &str) -> String {
-    s.replace('%', "%25")
+    let s = s
+        .replace('%', "%25")
         .replace('\r', "%0D")
-        .replace('\n', "%0A")
+        .replace('\n', "%0A");
+    one_line(&s).into_owned()
 }
 
 /// Escapes a property value of a workflow command (`file=VALUE`): as data, plus `:` and `,`.
@@ -74,6 +78,10 @@ mod tests {
     #[test]
     fn data_keeps_a_message_on_one_line() {
         assert_eq!(command_data("a%0A\r\nb"), "a%250A%0D%0Ab");
+        assert_eq!(
+            command_data("\u{1b}[31m\0##[x]"),
+            "\\u{1b}[31m\\u{0}##\\[x]"
+        );
     }
 
     #[test]

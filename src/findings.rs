@@ -90,12 +90,16 @@ pub struct Findings {
 
 impl Findings {
     pub fn by_severity(&self) -> BTreeMap<String, usize> {
-        let mut counts = BTreeMap::new();
+        let mut counts: BTreeMap<&str, usize> = BTreeMap::new();
         for f in &self.list {
-            let key = f.severity.map(Severity::as_str).unwrap_or("unknown");
-            *counts.entry(key.to_string()).or_insert(0) += 1;
+            *counts
+                .entry(f.severity.map_or("unknown", Severity::as_str))
+                .or_insert(0) += 1;
         }
         counts
+            .into_iter()
+            .map(|(k, v)| (k.to_string(), v))
+            .collect()
     }
 }
 

@@ -6,7 +6,7 @@
 //! scope, so the user's repository config is never edited. `core.fsmonitor` is
 //! turned off because it is the one config key a read-only command would execute.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 
 use crate::error::Error;
@@ -22,28 +22,62 @@ pub struct Checkout {
     pub shallow: bool,
 }
 
-pub fn identify(dir: &Path) -> Result<Checkout, Error> {
-    // Two spawns, run at once: process starts dominate this tool's run time.
-    let head_args = ["rev-parse", "--is-shallow-repository", "--verify", "HEAD"];
-    let describe_args = ["describe", "--tags", "--always", "--dirty"];
-    let head = spawn(dir, &head_args)?;
-    let describe = spawn(dir, &describe_args);
-    let both = finish(dir, &head_args, head)?;
-    let describe = finish(dir, &describe_args, describe?)?;
-    let mut lines = both.lines();
-    let shallow = lines.next() == Some("true");
-    let sha = lines.next().unwrap_or_default().trim().to_string();
-    Ok(Checkout {
-        describe,
-        sha,
-        shallow,
+/// Git queries already running: start them, do other work, then collect.
+/// Process starts dominate this tool's run time, so they overlap with hashing.
+pub struct Pending {
+    dir: PathBuf,
+    queries: Vec<(&'static [&'static str], Child)>,
+}
+
+const HEAD: &[&str] = &["rev-parse", "--is-shallow-repository", "--verify", "HEAD"];
+const DESCRIBE: &[&str] = &["describe", "--tags", "--always", "--dirty"];
+
+/// Starts asking for the checkout's identity.
+pub fn start_identify(dir: &Path) -> Result<Pending, Error> {
+    Ok(Pending {
+        dir: dir.to_path_buf(),
+        queries: vec![(HEAD, spawn(dir, HEAD)?), (DESCRIBE, spawn(dir, DESCRIBE)?)],
     })
 }
 
-/// `git rev-parse HEAD` alone, for verification.
-pub fn head(dir: &Path) -> Result<String, Error> {
-    let args = ["rev-parse", "--verify", "HEAD"];
-    finish(dir, &args, spawn(dir, &args)?)
+/// Starts asking for `HEAD` alone, for verification.
+pub fn start_head(dir: &Path) -> Result<Pending, Error> {
+    Ok(Pending {
+        dir: dir.to_path_buf(),
+        queries: vec![(HEAD, spawn(dir, HEAD)?)],
+    })
+}
+
+impl Pending {
+    fn answers(self) -> Result<Vec<String>, Error> {
+        let dir = self.dir;
+        self.queries
+            .into_iter()
+            .map(|(args, child)| finish(&dir, args, child))
+            .collect()
+    }
+
+    pub fn checkout(self) -> Result<Checkout, Error> {
+        let mut answers = self.answers()?.into_iter();
+        let head = answers.next().unwrap_or_default();
+        let describe = answers.next().unwrap_or_default();
+        let mut lines = head.lines();
+        let shallow = lines.next() == Some("true");
+        let sha = lines.next().unwrap_or_default().trim().to_string();
+        Ok(Checkout {
+            describe,
+            sha,
+            shallow,
+        })
+    }
+
+    pub fn head(self) -> Result<String, Error> {
+        Ok(self.checkout()?.sha)
+    }
+}
+
+pub fn identify(dir: &Path) -> Result<Checkout, Error> {
+    start_identify(dir)?.checkout()
 }
 
 fn spawn(dir: &Path, args: &[&str]) -> Result<Child, Error> {

@@ -123,6 +123,8 @@ pub fn required_sha(input: &str, loc: &Location) -> Result<String, Error> {
 
 pub fn collect(inputs: &Inputs, ws: &Workspace) -> Result<Collected, Error> {
     let mut caveats = Vec::new();
+    let workdir = working_directory(inputs, ws)?;
+    let git = git::start_identify(&workdir)?;
 
     let (prompt_path, prompt) = match inputs.prompt.as_ref() {
         Some(PromptSource::Inline(text)) => (None, PromptFacts::of(text.as_bytes())),
@@ -220,8 +222,7 @@ pub fn collect(inputs: &Inputs, ws: &Workspace) -> Result<Collected, Error> {
         ));
     }
 
-    let workdir = working_directory(inputs, ws)?;
-    let checkout = git::identify(&workdir)?;
+    let checkout = git.checkout()?;
     if checkout.shallow {
         caveats.push(Caveat::warning(format!(
             "the checkout is shallow, so `git describe` cannot see tags (it gave `{}`); set \

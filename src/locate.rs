@@ -17,7 +17,21 @@ pub struct Position {
 
 /// Escapes one JSON Pointer reference token (RFC 6901).
 pub fn escape_token(token: &str) -> String {
-    token.replace('~', "~0").replace('/', "~1")
+    let mut out = String::with_capacity(token.len());
+    push_token(&mut out, token);
+    out
+}
+
+/// Appends `/` and an escaped token to a pointer, without allocating.
+fn push_token(pointer: &mut String, token: &str) {
+    pointer.push('/');
+    for c in token.chars() {
+        match c {
+            '~' => pointer.push_str("~0"),
+            '/' => pointer.push_str("~1"),
+            c => pointer.push(c),
+        }
+    }
 }
 
 enum Frame {
@@ -25,11 +39,11 @@ enum Frame {
     Array(usize),
 }
 
+/// Scans by byte offset only; line and column are worked out afterwards for the
+/// few offsets that were asked for (see [`positions`]).
 struct Cursor<'a> {
     text: &'a [u8],
     i: usize,
-    line: u64,
-    column: u64,
 }
 
 impl Cursor<'_> {
@@ -37,44 +51,28 @@ impl Cursor<'_> {
         self.text.get(self.i).copied()
     }
 
-    fn bump(&mut self) {
-        let b = self.text[self.i];
-        self.i += 1;
-        if b == b'\n' {
-            self.line += 1;
-            self.column = 0;
-        } else if b & 0xC0 != 0x80 && b != b'\r' {
-            // A byte that starts a character (not a UTF-8 continuation byte).
-            self.column += 1;
-        }
-    }
-
     fn skip_ws(&mut self) {
         while matches!(self.peek(), Some(b' ' | b'\t' | b'\n' | b'\r')) {
-            self.bump();
+            self.i += 1;
         }
     }
 
-    fn position(&self) -> Position {
-        Position {
-            line: self.line,
-            column: self.column + 1,
-        }
-    }
-
-    /// Skips a string starting at `"`; returns its raw bytes, quotes included.
+    /// Skips a string starting at `"`, jumping to each quote or backslash;
+    /// returns its raw bytes, quotes included.
     fn string(&mut self) -> &[u8] {
         let start = self.i;
-        self.bump();
-        while let Some(b) = self.peek() {
-            self.bump();
-            match b {
-                b'\\' if self.peek().is_some() => self.bump(),
-                b'"' => break,
-                _ => {}
+        self.i += 1;
+        while let Some(n) = memchr::memchr2(b'"', b'\\', &self.text[self.i..]) {
+            self.i += n;
+            if self.text[self.i] == b'\\' {
+                self.i += 2;
+            } else {
+                self.i += 1;
+                return &self.text[start..self.i];
             }
         }
-        &self.text[start..self.i]
+        self.i = self.text.len();
+        &self.text[start..]
     }
 
     fn scalar(&mut self) {
@@ -82,7 +80,7 @@ impl Cursor<'_> {
             if matches!(b, b',' | b']' | b'}' | b' ' | b'\t' | b'\n' | b'\r') {
                 break;
             }
-            self.bump();
+            self.i += 1;
         }
     }
 }
@@ -91,16 +89,23 @@ impl Cursor<'_> {
 /// (parse it first); on anything else it stops early and returns what it found.
 /// A duplicated key resolves to its last occurrence, as serde_json keeps the last.
 pub fn locate(text: &[u8], wanted: &HashSet<String>) -> HashMap<String, Position> {
+    let offsets = offsets(text, wanted);
+    let at = positions(text, offsets.values().copied().collect());
+    offsets.into_iter().map(|(p, o)| (p, at[&o])).collect()
+}
+
+fn offsets(text: &[u8], wanted: &HashSet<String>) -> HashMap<String, usize> {
     let mut found = HashMap::new();
     if wanted.is_empty() {
         return found;
     }
-    let mut cur = Cursor {
-        text,
-        i: 0,
-        line: 1,
-        column: 0,
-    };
+    // Most values are not wanted; comparing lengths first spares a hash per value.
+    let longest = wanted.iter().map(String::len).max().unwrap_or(0);
+    let mut lengths = vec![false; longest + 1];
+    for w in wanted {
+        lengths[w.len()] = true;
+    }
+    let mut cur = Cursor { text, i: 0 };
     if text.starts_with(crate::digest::UTF8_BOM) {
         cur.i = 3;
     }
@@ -112,15 +117,15 @@ pub fn locate(text: &[u8], wanted: &HashSet<String>) -> HashMap<String, Position
     loop {
         // A value starts here.
         cur.skip_ws();
-        if wanted.contains(&pointer) {
-            found.insert(pointer.clone(), cur.position());
+        if lengths.get(pointer.len()) == Some(&true) && wanted.contains(&pointer) {
+            found.insert(pointer.clone(), cur.i);
         }
         match cur.peek() {
             Some(b'{') => {
-                cur.bump();
+                cur.i += 1;
                 cur.skip_ws();
                 if cur.peek() == Some(b'}') {
-                    cur.bump();
+                    cur.i += 1;
                 } else if !enter_key(&mut cur, &mut stack, &mut pointer, &mut marks) {
                     return found;
                 } else {
@@ -128,10 +133,10 @@ pub fn locate(text: &[u8], wanted: &HashSet<String>) -> HashMap<String, Position
                 }
             }
             Some(b'[') => {
-                cur.bump();
+                cur.i += 1;
                 cur.skip_ws();
                 if cur.peek() == Some(b']') {
-                    cur.bump();
+                    cur.i += 1;
                 } else {
                     stack.push(Frame::Array(0));
                     marks.push(pointer.len());
@@ -153,7 +158,7 @@ pub fn locate(text: &[u8], wanted: &HashSet<String>) -> HashMap<String, Position
             cur.skip_ws();
             let sep = cur.peek();
             if let Some(b',' | b']' | b'}') = sep {
-                cur.bump();
+                cur.i += 1;
             } else {
                 return found;
             }
@@ -161,8 +166,8 @@ pub fn locate(text: &[u8], wanted: &HashSet<String>) -> HashMap<String, Position
             match (frame, sep) {
                 (Frame::Array(n), Some(b',')) => {
                     *n += 1;
-                    pointer.push('/');
-                    pointer.push_str(&n.to_string());
+                    use std::fmt::Write;
+                    let _ = write!(pointer, "/{n}");
                     break;
                 }
                 (Frame::Object, Some(b',')) => {
@@ -183,6 +188,40 @@ pub fn locate(text: &[u8], wanted: &HashSet<String>) -> HashMap<String, Position
     }
 }
 
+/// Line and column of each byte offset, in one pass: offsets are visited in
+/// order and columns counted from the previous offset on the same line, so a
+/// single-line (minified) file costs no more than a pretty one.
+fn positions(text: &[u8], mut offsets: Vec<usize>) -> HashMap<usize, Position> {
+    offsets.sort_unstable();
+    offsets.dedup();
+    let mut out = HashMap::with_capacity(offsets.len());
+    let mut line = 1u64;
+    let (mut last, mut column) = (0usize, 0u64);
+    for off in offsets {
+        let off = off.min(text.len());
+        let newlines = memchr::memchr_iter(b'\n', &text[last..off]).count() as u64;
+        if newlines > 0 {
+            line += newlines;
+            last += memchr::memrchr(b'\n', &text[last..off]).expect("counted one") + 1;
+            column = 0;
+        }
+        // Characters start at every byte that is not a UTF-8 continuation byte.
+        column += text[last..off]
+            .iter()
+            .filter(|b| **b & 0xC0 != 0x80 && **b != b'\r')
+            .count() as u64;
+        last = off;
+        out.insert(
+            off,
+            Position {
+                line,
+                column: column + 1,
+            },
+        );
+    }
+    out
+}
+
 /// Reads `"key":` and points at its value.
 fn enter_key(
     cur: &mut Cursor,
@@ -194,23 +233,26 @@ fn enter_key(
         return false;
     }
     let raw = cur.string();
-    let key = if raw.contains(&b'\\') {
+    let mark = pointer.len();
+    if raw.contains(&b'\\') {
         match serde_json::from_slice::<String>(raw) {
-            Ok(k) => k,
+            Ok(k) => push_token(pointer, &k),
             Err(_) => return false,
         }
     } else {
-        String::from_utf8_lossy(&raw[1..raw.len().saturating_sub(1)]).into_owned()
-    };
+        push_token(
+            pointer,
+            &String::from_utf8_lossy(&raw[1..raw.len().saturating_sub(1)]),
+        );
+    }
     cur.skip_ws();
     if cur.peek() != Some(b':') {
+        pointer.truncate(mark);
         return false;
     }
-    cur.bump();
+    cur.i += 1;
     stack.push(Frame::Object);
-    marks.push(pointer.len());
-    pointer.push('/');
-    pointer.push_str(&escape_token(&key));
+    marks.push(mark);
     true
 }
 

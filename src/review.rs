@@ -168,6 +168,13 @@ pub fn check(path: &str, bytes: &[u8], schema: &Schema, findings_pointer: &str) 
         review.verdict = Verdict::Empty;
         return review;
     }
+    let clock = std::time::Instant::now();
+    let lap = |what: &str| {
+        tracing::debug!(
+            "review: {what} after {:.1} ms",
+            clock.elapsed().as_secs_f64() * 1e3
+        )
+    };
     let value: Value = match serde_json::from_slice(bytes) {
         Ok(v) => v,
         Err(e) => {
@@ -190,6 +197,7 @@ pub fn check(path: &str, bytes: &[u8], schema: &Schema, findings_pointer: &str) 
         }
     };
 
+    lap("parsed");
     for error in schema.validator.iter_errors(&value) {
         review.violations_total += 1;
         if review.violations.len() < MAX_VIOLATIONS {
@@ -202,6 +210,7 @@ pub fn check(path: &str, bytes: &[u8], schema: &Schema, findings_pointer: &str) 
             });
         }
     }
+    lap("validated");
     if review.violations_total > 0 {
         review.verdict = Verdict::Invalid;
         let wanted: HashSet<String> = review
@@ -221,7 +230,9 @@ pub fn check(path: &str, bytes: &[u8], schema: &Schema, findings_pointer: &str) 
             ))
         });
     }
+    lap("located");
     review.findings = findings::read(&value, findings_pointer);
+    lap("findings read");
     review
 }
 

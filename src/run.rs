@@ -93,11 +93,20 @@ pub fn execute(inputs: &Inputs, ws: &Workspace) -> Result<RunResult, Error> {
             _ => None,
         };
 
+    let clock = std::time::Instant::now();
+    let phase = |name: &str| {
+        tracing::debug!(
+            "{name} done after {:.1} ms",
+            clock.elapsed().as_secs_f64() * 1e3
+        )
+    };
     let collected = identities::collect(inputs, ws)?;
+    phase("identities");
     let mut receipt = collected.receipt;
     let mut checked = None;
     if inputs.mode == Mode::Run {
         let review = check_review(inputs, ws, &receipt)?;
+        phase("validation");
         receipt.validation = Some(ValidationRecord {
             valid: review.valid(),
             verdict: review.verdict.as_str().to_string(),
@@ -119,11 +128,13 @@ pub fn execute(inputs: &Inputs, ws: &Workspace) -> Result<RunResult, Error> {
     }
     let merged = usage_file::merge(existing, OWNED_KEYS, receipt.to_map());
     usage_file::write(&usage, &merged)?;
+    phase("write");
 
     let verification = if inputs.mode == Mode::Run {
         // Read back what was written: the receipt on disk is what gets uploaded.
         let written = usage_file::load(&usage)?.unwrap_or_default();
         let after = verify::verify(&written, &usage.shown, inputs, ws, Scope::All)?;
+        phase("verification");
         let mut all = before.unwrap_or_default();
         all.checked.extend(after.checked);
         all.mismatches.extend(after.mismatches);

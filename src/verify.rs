@@ -84,6 +84,12 @@ pub fn verify(
     }
     let field = |key: &str| text_field(recorded, usage_shown, key);
     let mut v = Verification::default();
+    let head = match recorded.get("git_sha") {
+        Some(_) => Some(git::start_head(&identities::working_directory(
+            inputs, ws,
+        )?)?),
+        None => None,
+    };
 
     let pairs = [
         Pair {
@@ -180,9 +186,8 @@ pub fn verify(
         v.compare(pair.sha_key, recorded_sha, actual);
     }
 
-    if let Some(recorded_sha) = recorded.get("git_sha") {
-        let dir = identities::working_directory(inputs, ws)?;
-        v.compare("git_sha", recorded_sha, Value::String(git::head(&dir)?));
+    if let (Some(recorded_sha), Some(head)) = (recorded.get("git_sha"), head) {
+        v.compare("git_sha", recorded_sha, Value::String(head.head()?));
     }
 
     // Inputs given to this step must describe the same run as the receipt.

@@ -11,6 +11,8 @@ use crate::run::RunResult;
 
 /// The runner records at most 10 annotations of each level per step.
 pub const ANNOTATIONS_PER_LEVEL: usize = 10;
+/// On a terminal, more fit; past this many the summary has the rest.
+pub const LINES_PER_LEVEL: usize = 50;
 
 pub struct Console {
     pub in_actions: bool,
@@ -19,10 +21,15 @@ pub struct Console {
 impl Report for Console {
     fn report(&mut self, result: &RunResult) -> Result<(), Error> {
         let mut lines = Vec::new();
-        let all = annotation::collect(result);
+        let limit = if self.in_actions {
+            ANNOTATIONS_PER_LEVEL
+        } else {
+            LINES_PER_LEVEL
+        };
+        let all = annotation::collect(result, limit);
         for level in [Level::Failure, Level::Warning, Level::Notice] {
-            let of_level: Vec<&Annotation> = all.iter().filter(|a| a.level == level).collect();
-            lines.extend(self.within_budget(level, &of_level));
+            let of_level: Vec<&Annotation> = all.of_level(level).collect();
+            lines.extend(self.within_budget(level, &of_level, all.total(level), limit));
         }
         if self.in_actions {
             lines.push(format!(
@@ -45,21 +52,29 @@ impl Report for Console {
 impl Console {
     /// Past the runner's limit an annotation is dropped silently, so the last
     /// slot says how many more there are and where to find them.
-    fn within_budget(&self, level: Level, list: &[&Annotation]) -> Vec<String> {
-        if !self.in_actions || list.len() <= ANNOTATIONS_PER_LEVEL {
+    fn within_budget(
+        &self,
+        level: Level,
+        list: &[&Annotation],
+        total: usize,
+        limit: usize,
+    ) -> Vec<String> {
+        if total <= limit {
             return list.iter().map(|a| self.line(a)).collect();
         }
-        let shown = ANNOTATIONS_PER_LEVEL - 1;
+        let shown = limit - 1;
         let mut lines: Vec<String> = list[..shown].iter().map(|a| self.line(a)).collect();
-        lines.push(workflow_command(
-            level.command(),
-            &[("title", "More annotations".to_string())],
-            &format!(
-                "{} more {} annotations did not fit the runner's limit of {ANNOTATIONS_PER_LEVEL} per step; see the job summary",
-                list.len() - shown,
-                level.command()
-            ),
-        ));
+        let rest = total - shown;
+        let name = level.command();
+        lines.push(if self.in_actions {
+            workflow_command(
+                name,
+                &[("title", "More annotations".to_string())],
+                &format!("{rest} more {name} annotations did not fit the runner's limit of {limit} per step; see the job summary"),
+            )
+        } else {
+            format!("{name}: ... and {rest} more; see the summary below and the receipt")
+        });
         lines
     }
 

@@ -1,0 +1,64 @@
+"""Shared helpers for the benchmarks: a git copy of the example, timing, peak memory."""
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+TIME = shutil.which("time", path="/usr/bin:/bin") or sys.exit("needs GNU time: apt-get install time")
+
+
+def binary(path=None):
+    """The release binary, built if missing."""
+    path = Path(path or ROOT / "target/release/prompt-receipt")
+    if not path.exists():
+        subprocess.run(["cargo", "build", "--release", "--locked"], cwd=ROOT, check=True)
+    return str(path)
+
+
+def example_repo():
+    """A committed, tagged copy of examples/agent-review in a temporary folder, and its env."""
+    work = Path(tempfile.mkdtemp(prefix="prompt-receipt-bench-"))
+    shutil.copytree(ROOT / "examples/agent-review", work, dirs_exist_ok=True)
+    git = ["git", "-c", "user.name=b", "-c", "user.email=b@example.com"]
+    env = dict(os.environ, HOME=str(work), GIT_CONFIG_NOSYSTEM="1")
+    for cmd in (["init", "-q"], ["add", "-A"], ["commit", "-qm", "bench"], ["tag", "v1.0.0"]):
+        subprocess.run(git + cmd, cwd=work, env=env, check=True)
+    return work, env
+
+
+def wall(cmd, cwd, env, ok=(0,)):
+    """Wall seconds of one command, spawned directly."""
+    start = time.perf_counter()
+    proc = subprocess.run(cmd, cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    elapsed = time.perf_counter() - start
+    if proc.returncode not in ok:
+        sys.exit(f"failed ({proc.returncode}): {cmd}: {proc.stderr.decode()[-2000:]}")
+    return elapsed
+
+
+def peak_kib(cmd, cwd, env):
+    """Peak RSS (KiB) of one command and its children, from GNU time.
+
+    Not from os.wait4 here: Linux carries the spawning process's high-water mark
+    across fork and exec, so a child of this Python process would report Python's
+    own ~13 MiB as its peak. GNU time is a small parent.
+    """
+    with tempfile.NamedTemporaryFile("r") as rss:
+        subprocess.run([TIME, "-f", "%M", "-o", rss.name, *cmd], cwd=cwd, env=env,
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        return int(rss.read().split()[-1])
+
+
+def table(title, rows, baseline):
+    """Prints median wall, ratio to `baseline` and peak memory per row."""
+    import statistics
+    base = statistics.median(rows[baseline][0])
+    print(title)
+    print(f"{'':28} {'median wall':>12} {'ratio':>7} {'peak RSS':>10}")
+    for name, (walls, peak) in rows.items():
+        med = statistics.median(walls)
+        print(f"{name:28} {med * 1000:9.2f} ms {med / base:7.3f} {peak / 1024:7.2f} MiB")

@@ -1,0 +1,75 @@
+#!/usr/bin/env python3
+"""Schema validation with every violation located, beside Python jsonschema.
+
+Two agent outputs against the example's review.schema.json:
+  - 10,000 structured findings (about 2 MB), all valid;
+  - 10,000 findings each with one violation (10,000 violations).
+prompt-receipt runs its whole `run` mode on them (hashing, git, validation,
+locating every violation's line and column, the receipt, the summary);
+Python runs `list(validator.iter_errors(doc))` on the same files. Same run,
+alternating.
+
+    python3 bench/validate.py [--runs N] [--bin target/release/prompt-receipt]
+
+Goal (issue 3): at most 0.05 of Python's wall time.
+"""
+import argparse
+import json
+import shutil
+import sys
+
+from common import binary, example_repo, peak_kib, table, wall
+
+PY = """
+import json, sys
+from jsonschema.validators import validator_for
+schema = json.load(open(sys.argv[1]))
+doc = json.load(open(sys.argv[2]))
+errors = list(validator_for(schema)(schema).iter_errors(doc))
+print(len(errors))
+"""
+
+
+def findings(n, broken):
+    out = []
+    for i in range(n):
+        f = {"severity": ["info", "low", "medium", "high", "critical"][i % 5], "path": f"src/module_{i % 97}/file_{i}.rs",
+             "line": i % 500 + 1, "title": f"Finding number {i} about something worth a look",
+             "message": "A description of the problem and what to do about it, long enough to be realistic. " * 2}
+        if broken:
+            f["severity"] = "urgent"  # one enum violation each
+        out.append(f)
+    return {"ok": False, "findings": out}
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--bin")
+    args = ap.parse_args()
+    exe = binary(args.bin)
+    work, env = example_repo()
+    try:
+        (work / "bench_py.py").write_text(PY)
+        for label, broken in (("10,000 valid findings", False), ("10,000 violations", True)):
+            out = work / "artifacts/review.json"
+            out.write_text(json.dumps(findings(10_000, broken), indent=2))
+            size = out.stat().st_size
+            ours = [exe, "--prompt-file", ".github/codex/prompts/review.md", "--codex-version", "0.169.0", "--fail-on", "never"]
+            theirs = [sys.executable, "bench_py.py", ".github/codex/review.schema.json", "artifacts/review.json"]
+            sides = {"prompt-receipt (run mode)": ours, "Python jsonschema iter_errors": theirs}
+            rows = {}
+            for name, cmd in sides.items():
+                rows[name] = ([], peak_kib(cmd, work, env))
+            for _ in range(args.runs):
+                for name, cmd in sides.items():
+                    (work / "usage.json").unlink(missing_ok=True)
+                    rows[name][0].append(wall(cmd, work, env))
+            table(f"{label}: review.json of {size / 1e6:.1f} MB, {args.runs} runs each", rows, "Python jsonschema iter_errors")
+            print()
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
