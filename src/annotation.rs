@@ -65,18 +65,25 @@ pub struct Annotations {
     totals: [usize; 3],
     kept: [usize; 3],
     per_level: usize,
+    located: usize,
 }
 
 impl Annotations {
     /// Counts an annotation, and builds it only while its level has room:
     /// 10,000 findings should not cost 10,000 strings nobody is shown.
-    fn add(&mut self, level: Level, make: impl FnOnce() -> Annotation) {
+    fn add(&mut self, level: Level, located: bool, make: impl FnOnce() -> Annotation) {
         let i = level as usize;
         self.totals[i] += 1;
+        self.located += usize::from(located);
         if self.kept[i] < self.per_level {
             self.kept[i] += 1;
             self.list.push(make());
         }
+    }
+
+    /// How many annotations had a file and a line, kept or not.
+    pub fn located(&self) -> usize {
+        self.located
     }
 
     /// How many annotations of `level` the run had, kept or not.
@@ -109,7 +116,7 @@ pub fn collect(result: &RunResult, per_level: usize) -> Annotations {
     };
     if let Some(v) = &result.verification {
         for m in &v.mismatches {
-            out.add(Level::Failure, || Annotation {
+            out.add(Level::Failure, false, || Annotation {
                 path: Some(result.usage_file.clone()),
                 title: Some("Receipt verification failed".into()),
                 ..note(
@@ -130,7 +137,7 @@ pub fn collect(result: &RunResult, per_level: usize) -> Annotations {
                 }
                 _ => None,
             };
-            out.add(Level::Failure, || Annotation {
+            out.add(Level::Failure, position.is_some(), || Annotation {
                 path: Some(review.path.clone()),
                 line: position.map(|p| p.line),
                 column: position.map(|p| p.column),
@@ -139,7 +146,7 @@ pub fn collect(result: &RunResult, per_level: usize) -> Annotations {
             });
         }
         for v in &review.violations {
-            out.add(Level::Failure, || {
+            out.add(Level::Failure, v.position.is_some(), || {
                 let at = if v.instance_path.is_empty() {
                     "the document".to_string()
                 } else {
@@ -159,7 +166,7 @@ pub fn collect(result: &RunResult, per_level: usize) -> Annotations {
         }
         for f in review.findings.list.iter().filter(|f| f.is_located()) {
             let level = Level::of_severity(f.severity);
-            out.add(level, || {
+            out.add(level, true, || {
                 let sev = f.severity.map_or("finding".to_string(), |s| s.to_string());
                 Annotation {
                     path: f.path.clone(),
@@ -179,7 +186,7 @@ pub fn collect(result: &RunResult, per_level: usize) -> Annotations {
             CaveatLevel::Warning => Level::Warning,
             CaveatLevel::Notice => Level::Notice,
         };
-        out.add(level, || Annotation {
+        out.add(level, false, || Annotation {
             path: c.file.clone(),
             ..note(level, c.message.clone())
         });

@@ -17,9 +17,30 @@ pub struct Context {
     pub summary_file: Option<PathBuf>,
     /// `RUNNER_DEBUG=1`: debug logging.
     pub debug: bool,
+    /// `GITHUB_REPOSITORY`: `owner/repo`.
+    pub repository: Option<String>,
+    /// `GITHUB_API_URL` (GitHub Enterprise Server has its own).
+    pub api_url: String,
+    /// `GITHUB_SERVER_URL`, for links to the run.
+    pub server_url: String,
+    pub run_id: Option<String>,
+    pub run_attempt: Option<String>,
+    pub event_name: String,
+    pub event_path: Option<PathBuf>,
+    /// `GITHUB_SHA`: on pull requests, the merge commit, not the head.
+    pub sha: Option<String>,
 }
 
 impl Context {
+    /// The link to this workflow run, for the check run's `details_url`.
+    pub fn run_url(&self) -> Option<String> {
+        let (repo, id) = (self.repository.as_ref()?, self.run_id.as_ref()?);
+        Some(match &self.run_attempt {
+            Some(a) => format!("{}/{repo}/actions/runs/{id}/attempts/{a}", self.server_url),
+            None => format!("{}/{repo}/actions/runs/{id}", self.server_url),
+        })
+    }
+
     pub fn from_env(env: &Env, workspace_flag: Option<PathBuf>) -> Context {
         let var = |k: &str| env.get(k).map(|v| v.trim()).filter(|v| !v.is_empty());
         let path = |k: &str| var(k).map(PathBuf::from);
@@ -32,6 +53,14 @@ impl Context {
             output_file: path("GITHUB_OUTPUT"),
             summary_file: path("GITHUB_STEP_SUMMARY"),
             debug: var("RUNNER_DEBUG") == Some("1"),
+            repository: var("GITHUB_REPOSITORY").map(str::to_string),
+            api_url: var("GITHUB_API_URL").unwrap_or("https://api.github.com").trim_end_matches('/').to_string(),
+            server_url: var("GITHUB_SERVER_URL").unwrap_or("https://github.com").trim_end_matches('/').to_string(),
+            run_id: var("GITHUB_RUN_ID").map(str::to_string),
+            run_attempt: var("GITHUB_RUN_ATTEMPT").map(str::to_string),
+            event_name: var("GITHUB_EVENT_NAME").unwrap_or_default().to_string(),
+            event_path: path("GITHUB_EVENT_PATH"),
+            sha: var("GITHUB_SHA").map(str::to_string),
         }
     }
 }

@@ -113,6 +113,19 @@ pub struct Cli {
     #[arg(long, value_name = "SEVERITY", default_value = "high", value_parser = parse_severity)]
     pub min_severity: Severity,
 
+    /// The check run's name on the pull request.
+    #[arg(long, value_name = "NAME", default_value = "Agent review")]
+    pub check_name: String,
+
+    /// The most annotations the check run carries (GitHub takes 50 a request).
+    #[arg(long, value_name = "N", default_value = "200", value_parser = clap::value_parser!(u32).range(0..=5000))]
+    pub max_annotations: u32,
+
+    /// Seconds the GitHub API calls may take in all, retries included; a single
+    /// request gets a third of it.
+    #[arg(long, value_name = "SECONDS", default_value = "60", value_parser = clap::value_parser!(u64).range(1..=600))]
+    pub api_timeout: u64,
+
     /// Token for the GitHub API (the action passes `github.token`). Never logged.
     #[arg(long, value_name = "TOKEN")]
     pub github_token: Option<String>,
@@ -160,6 +173,9 @@ pub struct Inputs {
     pub findings_pointer: String,
     pub fail_on: FailOn,
     pub min_severity: Severity,
+    pub check_name: String,
+    pub max_annotations: u32,
+    pub api_timeout: u64,
 }
 
 /// What the command line asked for.
@@ -285,6 +301,12 @@ impl Inputs {
             findings_pointer: findings_pointer(&cli.findings_pointer)?,
             fail_on: cli.fail_on,
             min_severity: cli.min_severity,
+            check_name: match cli.check_name.trim() {
+                "" => return Err(Error::new("input `check-name` is empty; name the check run, e.g. `Agent review`")),
+                name => name.to_string(),
+            },
+            max_annotations: cli.max_annotations,
+            api_timeout: cli.api_timeout,
         })
     }
 }

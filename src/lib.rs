@@ -11,6 +11,7 @@ pub mod context;
 pub mod digest;
 pub mod error;
 pub mod escape;
+pub mod event;
 pub mod findings;
 pub mod gate;
 pub mod git;
@@ -32,7 +33,7 @@ pub mod workspace;
 use context::Context;
 use error::Error;
 use inputs::Inputs;
-use report::{Console, JobSummary, Report, StepOutputs};
+use report::{CheckRun, Console, JobSummary, Report, StepOutputs};
 use run::RunResult;
 use workspace::Workspace;
 
@@ -40,10 +41,20 @@ use workspace::Workspace;
 pub fn run(inputs: &Inputs, ctx: &Context) -> Result<RunResult, Error> {
     let ws = Workspace::open(&ctx.workspace)?;
     tracing::debug!(workspace = %ws.root().display(), mode = ?inputs.mode, "starting");
-    let result = run::execute(inputs, &ws)?;
-    let mut reports: Vec<Box<dyn Report>> = vec![Box::new(Console {
+    let mut result = run::execute(inputs, &ws)?;
+    let mut reports: Vec<Box<dyn Report>> = Vec::new();
+    if inputs.mode == inputs::Mode::Run {
+        reports.push(Box::new(CheckRun {
+            ctx: ctx.clone(),
+            token: inputs.github_token.clone(),
+            name: inputs.check_name.clone(),
+            max_annotations: inputs.max_annotations as usize,
+            budget: std::time::Duration::from_secs(inputs.api_timeout),
+        }));
+    }
+    reports.push(Box::new(Console {
         in_actions: ctx.in_actions,
-    })];
+    }));
     if let Some(file) = &ctx.output_file {
         reports.push(Box::new(StepOutputs { file: file.clone() }));
     }
@@ -52,7 +63,7 @@ pub fn run(inputs: &Inputs, ctx: &Context) -> Result<RunResult, Error> {
     }
     let clock = std::time::Instant::now();
     for r in &mut reports {
-        r.report(&result)?;
+        r.report(&mut result)?;
     }
     tracing::debug!("reported in {:.1} ms", clock.elapsed().as_secs_f64() * 1e3);
     Ok(result)

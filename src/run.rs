@@ -28,6 +28,8 @@ pub struct RunResult {
     /// What the gate made of the review (`run` only).
     pub decision: Option<Decision>,
     pub caveats: Vec<Caveat>,
+    /// Filled in by the check-run report.
+    pub check_run: Option<crate::report::CheckRunOutcome>,
 }
 
 impl RunResult {
@@ -81,6 +83,7 @@ pub fn execute(inputs: &Inputs, ws: &Workspace) -> Result<RunResult, Error> {
             review: None,
             decision: None,
             caveats: Vec::new(),
+            check_run: None,
         });
     }
 
@@ -153,6 +156,7 @@ pub fn execute(inputs: &Inputs, ws: &Workspace) -> Result<RunResult, Error> {
         review,
         decision,
         caveats: collected.caveats,
+        check_run: None,
     })
 }
 

@@ -19,7 +19,7 @@ pub struct Console {
 }
 
 impl Report for Console {
-    fn report(&mut self, result: &RunResult) -> Result<(), Error> {
+    fn report(&mut self, result: &mut RunResult) -> Result<(), Error> {
         let mut lines = Vec::new();
         let limit = if self.in_actions {
             ANNOTATIONS_PER_LEVEL

@@ -26,6 +26,8 @@ pub const OTHER_OUTPUTS: &[&str] = &[
     "ok",
     "findings-count",
     "conclusion",
+    "check-run-id",
+    "check-run-url",
 ];
 
 pub struct StepOutputs {
@@ -33,7 +35,7 @@ pub struct StepOutputs {
 }
 
 impl Report for StepOutputs {
-    fn report(&mut self, result: &RunResult) -> Result<(), Error> {
+    fn report(&mut self, result: &mut RunResult) -> Result<(), Error> {
         let mut values: Vec<(&str, String)> = OUTPUTS
             .iter()
             .map(|(name, field)| (*name, result.field(field)))
@@ -51,6 +53,10 @@ impl Report for StepOutputs {
             values.push(("findings-count", r.findings.list.len().to_string()));
         }
         values.push(("conclusion", result.conclusion().as_str().to_string()));
+        if let Some(crate::report::CheckRunOutcome::Published { id, url, .. }) = &result.check_run {
+            values.push(("check-run-id", id.to_string()));
+            values.push(("check-run-url", url.clone()));
+        }
         let mut text = String::new();
         for (name, value) in values {
             text.push_str(&entry(name, &value, &delimiter()?)?);

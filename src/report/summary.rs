@@ -24,7 +24,7 @@ pub struct JobSummary {
 }
 
 impl Report for JobSummary {
-    fn report(&mut self, result: &RunResult) -> Result<(), Error> {
+    fn report(&mut self, result: &mut RunResult) -> Result<(), Error> {
         let md = fit(&render(result), MAX_SUMMARY_BYTES);
         let fail = |e: std::io::Error| {
             Error::new(format!(

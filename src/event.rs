@@ -1,0 +1,93 @@
+//! The commit a check run belongs on, from the workflow's event payload.
+//!
+//! On `pull_request` events `GITHUB_SHA` is the merge commit of
+//! `refs/pull/N/merge`, which the pull request page never shows: a check run
+//! must go on the pull request's head commit to appear there.
+
+use serde_json::Value;
+
+/// Where the check run goes, and why.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Target {
+    pub head_sha: String,
+    /// A pull request from a fork: its token is read-only.
+    pub from_fork: bool,
+    /// The pull request number, when there is one.
+    pub pull_request: Option<u64>,
+}
+
+/// Picks the head commit for `event_name` from the payload; falls back to
+/// `github_sha` when the payload does not say (or cannot be read).
+pub fn target(event_name: &str, payload: Option<&Value>, github_sha: &str) -> Target {
+    let fallback = Target {
+        head_sha: github_sha.to_string(),
+        from_fork: false,
+        pull_request: None,
+    };
+    let Some(payload) = payload else { return fallback };
+    let text = |v: &Value, p: &str| v.pointer(p).and_then(Value::as_str).map(str::to_string);
+    match event_name {
+        "pull_request" | "pull_request_target" | "pull_request_review" | "pull_request_review_comment" => {
+            let Some(head_sha) = text(payload, "/pull_request/head/sha").filter(|s| is_sha(s)) else {
+                return fallback;
+            };
+            let head_repo = text(payload, "/pull_request/head/repo/full_name");
+            let base_repo = text(payload, "/pull_request/base/repo/full_name");
+            Target {
+                head_sha,
+                from_fork: head_repo.is_some() && head_repo != base_repo,
+                pull_request: payload.pointer("/pull_request/number").and_then(Value::as_u64),
+            }
+        }
+        "workflow_run" => match text(payload, "/workflow_run/head_sha").filter(|s| is_sha(s)) {
+            Some(head_sha) => Target {
+                head_sha,
+                from_fork: text(payload, "/workflow_run/head_repository/full_name")
+                    != text(payload, "/workflow_run/repository/full_name"),
+                pull_request: payload.pointer("/workflow_run/pull_requests/0/number").and_then(Value::as_u64),
+            },
+            None => fallback,
+        },
+        _ => fallback,
+    }
+}
+
+/// A full commit SHA (SHA-1 or SHA-256 object format): anything else from a
+/// payload is not trusted into a URL.
+pub fn is_sha(s: &str) -> bool {
+    (s.len() == 40 || s.len() == 64) && s.bytes().all(|b| b.is_ascii_hexdigit())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    const HEAD: &str = "1111111111111111111111111111111111111111";
+    const MERGE: &str = "2222222222222222222222222222222222222222";
+
+    #[test]
+    fn pull_requests_use_the_head_commit() {
+        let p = json!({"pull_request": {"number": 7, "head": {"sha": HEAD, "repo": {"full_name": "fork/r"}}, "base": {"repo": {"full_name": "o/r"}}}});
+        for event in ["pull_request", "pull_request_target"] {
+            let t = target(event, Some(&p), MERGE);
+            assert_eq!((t.head_sha.as_str(), t.from_fork, t.pull_request), (HEAD, true, Some(7)));
+        }
+    }
+
+    #[test]
+    fn workflow_run_uses_its_head_sha_and_others_github_sha() {
+        let p = json!({"workflow_run": {"head_sha": HEAD, "head_repository": {"full_name": "o/r"}, "repository": {"full_name": "o/r"}}});
+        assert_eq!(target("workflow_run", Some(&p), MERGE).head_sha, HEAD);
+        assert!(!target("workflow_run", Some(&p), MERGE).from_fork);
+        assert_eq!(target("push", Some(&p), MERGE).head_sha, MERGE);
+        assert_eq!(target("pull_request", None, MERGE).head_sha, MERGE);
+    }
+
+    #[test]
+    fn a_hostile_payload_falls_back() {
+        let p = json!({"pull_request": {"head": {"sha": "../../evil?x=1"}}});
+        assert_eq!(target("pull_request", Some(&p), MERGE).head_sha, MERGE);
+        assert_eq!(target("pull_request", Some(&json!([1])), MERGE).head_sha, MERGE);
+    }
+}

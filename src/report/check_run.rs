@@ -1,0 +1,475 @@
+//! The check run on the pull request, through octocrab.
+//!
+//! One `POST` creates the run with the first 50 annotations (GitHub's limit per
+//! request); each further 50 go in a `PATCH`. Retries are ours, not octocrab's:
+//! a create that failed ambiguously (5xx, timeout) may have been made, so before
+//! creating again we look for the run by name and `external_id`. When the token
+//! cannot create checks (no token, fork pull requests, no `checks: write`), the
+//! run says why and how to fix it once, and the annotations in the log and the
+//! job summary carry the result; the gate alone decides the step's outcome.
+
+use std::time::{Duration, Instant};
+
+use octocrab::Octocrab;
+use octocrab::params::checks::{CheckRunOutput, CheckRunOutputAnnotation, CheckRunOutputAnnotationLevel};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use super::Report;
+use super::summary::{fit, headline, render};
+use crate::annotation::{self, Annotation, Level};
+use crate::context::Context;
+use crate::error::Error;
+use crate::escape::one_line;
+use crate::event;
+use crate::identities::Caveat;
+use crate::markdown::{clip, code};
+use crate::run::RunResult;
+
+/// GitHub's limits on a check run's output.
+pub const MAX_TEXT: usize = 65_535;
+pub const ANNOTATIONS_PER_REQUEST: usize = 50;
+const MAX_TITLE: usize = 255;
+const MAX_MESSAGE: usize = 16_000;
+
+/// What became of the check run.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum CheckRunOutcome {
+    Published {
+        id: u64,
+        url: String,
+        annotations: usize,
+        left_out: usize,
+        requests: usize,
+    },
+    /// Not published; the reason says how to fix it.
+    NotPublished { reason: String },
+}
+
+pub struct CheckRun {
+    pub ctx: Context,
+    pub token: Option<String>,
+    pub name: String,
+    pub max_annotations: usize,
+    pub budget: Duration,
+}
+
+impl Report for CheckRun {
+    fn report(&mut self, result: &mut RunResult) -> Result<(), Error> {
+        let Some(repo) = self.ctx.repository.clone().filter(|_| self.ctx.in_actions) else {
+            return Ok(()); // a local run: the terminal has the story
+        };
+        let outcome = match &self.token {
+            None => CheckRunOutcome::NotPublished {
+                reason: "no `github-token`: pass `github-token: ${{ github.token }}` (the default) and \
+                         `permissions: checks: write`"
+                    .into(),
+            },
+            Some(token) => {
+                let target = event::target(&self.ctx.event_name, read_event(&self.ctx).as_ref(), self.ctx.sha.as_deref().unwrap_or(""));
+                if !event::is_sha(&target.head_sha) {
+                    CheckRunOutcome::NotPublished {
+                        reason: "no commit to put the check run on (GITHUB_SHA is not set); run inside a workflow".into(),
+                    }
+                } else {
+                    let external_id = external_id(&self.ctx, result);
+                    let plan = plan(result, &self.name, &target.head_sha, self.ctx.run_url(), &external_id, self.max_annotations);
+                    let runtime = tokio::runtime::Builder::new_current_thread()
+                        .enable_all()
+                        .build()
+                        .map_err(|e| Error::new(format!("cannot start the HTTP runtime: {e}")))?;
+                    runtime.block_on(publish(&self.ctx.api_url, token, &repo, &plan, self.budget, target.from_fork))
+                }
+            }
+        };
+        if let CheckRunOutcome::NotPublished { reason } = &outcome {
+            result.caveats.push(Caveat::warning(format!(
+                "the check run was not created: {reason}. The annotations and the job summary carry the result."
+            )));
+        }
+        result.check_run = Some(outcome);
+        Ok(())
+    }
+}
+
+/// The event payload, when it can be read: a missing or broken one means
+/// `GITHUB_SHA` is used, not that the step fails.
+fn read_event(ctx: &Context) -> Option<Value> {
+    let path = ctx.event_path.as_ref()?;
+    let meta = std::fs::metadata(path).ok()?;
+    if meta.len() > 64 * 1024 * 1024 {
+        tracing::debug!("event payload over 64 MiB; using GITHUB_SHA");
+        return None;
+    }
+    let bytes = std::fs::read(path).ok()?;
+    serde_json::from_slice(&bytes).ok()
+}
+
+/// The receipt's identity and this run's, so a run created by a request that
+/// seemed to fail is found again, and not confused with another job's.
+pub fn external_id(ctx: &Context, result: &RunResult) -> String {
+    format!(
+        "prompt-receipt/{}/{}/{}",
+        ctx.run_id.as_deref().unwrap_or("local"),
+        ctx.run_attempt.as_deref().unwrap_or("1"),
+        result.field("prompt_sha")
+    )
+}
+
+#[derive(Serialize)]
+pub struct CreateBody {
+    pub name: String,
+    pub head_sha: String,
+    pub status: &'static str,
+    pub conclusion: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub details_url: Option<String>,
+    pub external_id: String,
+    pub output: CheckRunOutput,
+}
+
+#[derive(Serialize)]
+pub struct UpdateBody {
+    pub output: CheckRunOutput,
+}
+
+/// Everything to send, worked out before the first request.
+pub struct Plan {
+    pub create: CreateBody,
+    pub updates: Vec<UpdateBody>,
+    pub annotations: usize,
+    pub left_out: usize,
+}
+
+/// Builds the requests: summary and text within GitHub's limits, annotations
+/// with a file and line (at most `max`), 50 a request.
+pub fn plan(result: &RunResult, name: &str, head_sha: &str, details_url: Option<String>, external_id: &str, max: usize) -> Plan {
+    let all = annotation::collect(result, max);
+    let mut located: Vec<&Annotation> = all.list.iter().filter(|a| a.path.is_some() && a.line.is_some()).collect();
+    located.truncate(max);
+    let annotations: Vec<CheckRunOutputAnnotation> = located.iter().map(|a| to_check(a)).collect();
+    let count = annotations.len();
+    let left_out = all.located().saturating_sub(count);
+
+    let title = clip(&headline(result), MAX_TITLE);
+    let mut summary = render(result);
+    if left_out > 0 {
+        summary.push_str(&format!(
+            "{left_out} annotations were left out (input `max-annotations` is {max}); the job summary and the receipt have everything.\n"
+        ));
+    }
+    let summary = fit(&summary, MAX_TEXT);
+    let text = fit(&identities_text(result), MAX_TEXT);
+    let mut batches = batches(annotations, ANNOTATIONS_PER_REQUEST);
+    let first = if batches.is_empty() { Vec::new() } else { batches.remove(0) };
+    let output = |annotations| CheckRunOutput {
+        title: title.clone(),
+        summary: summary.clone(),
+        text: Some(text.clone()),
+        annotations,
+        images: Vec::new(),
+    };
+    Plan {
+        create: CreateBody {
+            name: name.to_string(),
+            head_sha: head_sha.to_string(),
+            status: "completed",
+            conclusion: result.conclusion().as_str(),
+            details_url,
+            external_id: external_id.to_string(),
+            output: output(first),
+        },
+        updates: batches.into_iter().map(|b| UpdateBody { output: output(b) }).collect(),
+        annotations: count,
+        left_out,
+    }
+}
+
+/// Splits `items` into groups of at most `n`, in order.
+fn batches<T>(items: Vec<T>, n: usize) -> Vec<Vec<T>> {
+    let mut out = Vec::new();
+    let mut it = items.into_iter().peekable();
+    while it.peek().is_some() {
+        out.push(it.by_ref().take(n).collect());
+    }
+    out
+}
+
+fn to_check(a: &Annotation) -> CheckRunOutputAnnotation {
+    let start = a.line.unwrap_or(1).clamp(1, u32::MAX as u64) as u32;
+    let end = a.end_line.map_or(start, |e| (e.min(u32::MAX as u64) as u32).max(start));
+    // Columns are only allowed on a single line.
+    let column = a.column.filter(|_| start == end).map(|c| c.min(u32::MAX as u64) as u32);
+    CheckRunOutputAnnotation {
+        path: a.path.clone().unwrap_or_default(),
+        start_line: start,
+        end_line: end,
+        start_column: column,
+        end_column: column,
+        annotation_level: match a.level {
+            Level::Failure => CheckRunOutputAnnotationLevel::Failure,
+            Level::Warning => CheckRunOutputAnnotationLevel::Warning,
+            Level::Notice => CheckRunOutputAnnotationLevel::Notice,
+        },
+        message: clip(&a.message, MAX_MESSAGE),
+        title: a.title.as_ref().map(|t| clip(t, MAX_TITLE)),
+        raw_details: None,
+    }
+}
+
+/// Every field of the receipt, in full: the check run's `text`.
+fn identities_text(result: &RunResult) -> String {
+    let mut md = String::from("### Receipt\n\n| Field | Value |\n| --- | --- |\n");
+    for (key, value) in &result.receipt {
+        let shown = match value {
+            Value::String(s) => s.clone(),
+            other => other.to_string(),
+        };
+        md.push_str(&format!("| {} | {} |\n", code(key), code(&clip(&shown, 2000))));
+    }
+    md
+}
+
+#[derive(Deserialize)]
+struct Created {
+    id: u64,
+    html_url: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct Listed {
+    check_runs: Vec<ListedRun>,
+}
+
+#[derive(Deserialize)]
+struct ListedRun {
+    id: u64,
+    name: String,
+    external_id: Option<String>,
+    html_url: Option<String>,
+}
+
+/// A response, classified.
+enum Reply {
+    Ok(String),
+    /// Worth another try: 5xx, 429, rate limits, timeouts, dropped connections.
+    /// `maybe_done` when the server may have acted on the request anyway.
+    Retry { after: Option<Duration>, why: String, maybe_done: bool },
+    /// Will not get better by trying again.
+    Refused(String),
+}
+
+enum Method {
+    Get,
+    Post,
+    Patch,
+}
+
+async fn send<B: Serialize>(crab: &Octocrab, method: Method, route: &str, body: Option<&B>) -> Reply {
+    let sent = match method {
+        Method::Get => crab._get(route).await,
+        Method::Post => crab._post(route, body).await,
+        Method::Patch => crab._patch(route, body).await,
+    };
+    let response = match sent {
+        Ok(r) => r,
+        Err(e) => {
+            return Reply::Retry {
+                after: None,
+                why: format!("the request failed ({})", one_line(&transport_reason(&e))),
+                maybe_done: true,
+            };
+        }
+    };
+    let status = response.status().as_u16();
+    let headers = response.headers().clone();
+    let body = match crab.body_to_string(response).await {
+        Ok(b) => b,
+        Err(e) => {
+            return Reply::Retry {
+                after: None,
+                why: format!("the response was cut off ({})", one_line(&transport_reason(&e))),
+                maybe_done: true,
+            };
+        }
+    };
+    let header = |name: &str| headers.get(name).and_then(|v| v.to_str().ok()).map(str::to_string);
+    let retry_after = header("retry-after").and_then(|v| v.trim().parse::<u64>().ok()).map(Duration::from_secs);
+    let reset_in = || {
+        let reset: u64 = header("x-ratelimit-reset")?.parse().ok()?;
+        let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).ok()?.as_secs();
+        Some(Duration::from_secs(reset.saturating_sub(now) + 1))
+    };
+    let message = serde_json::from_str::<Value>(&body)
+        .ok()
+        .and_then(|v| v.get("message").and_then(Value::as_str).map(str::to_string))
+        .unwrap_or_else(|| clip(body.trim(), 200));
+    let message = one_line(&clip(&message, 300)).into_owned();
+    match status {
+        200..=299 => Reply::Ok(body),
+        429 => Reply::Retry { after: retry_after.or_else(reset_in), why: format!("rate limited (429: {message})"), maybe_done: false },
+        403 if retry_after.is_some() || header("x-ratelimit-remaining").as_deref() == Some("0") => Reply::Retry {
+            after: retry_after.or_else(reset_in),
+            why: format!("rate limited (403: {message})"),
+            maybe_done: false,
+        },
+        500..=599 => Reply::Retry { after: retry_after, why: format!("GitHub answered {status} ({message})"), maybe_done: true },
+        _ => Reply::Refused(format!("{status} {message}")),
+    }
+}
+
+/// The cause of a transport error, without URLs or headers.
+fn transport_reason(e: &dyn std::error::Error) -> String {
+    let mut deepest = e.to_string();
+    let mut source = e.source();
+    while let Some(s) = source {
+        deepest = s.to_string();
+        source = s.source();
+    }
+    clip(&deepest, 200)
+}
+
+/// What to do about a refusal, in the user's terms.
+fn fix_for(refusal: &str, from_fork: bool) -> String {
+    let code = refusal.split_whitespace().next().unwrap_or("");
+    match code {
+        "401" => format!("GitHub refused the token ({refusal}); check the `github-token` input"),
+        "403" if from_fork => format!(
+            "GitHub refused ({refusal}): pull requests from forks get a read-only token; to report on forks, \
+             upload the receipt as an artifact and report from a `workflow_run` workflow"
+        ),
+        "403" => format!(
+            "GitHub refused ({refusal}): add `checks: write` to the job's `permissions:` (a classic personal \
+             token cannot create check runs; use `github.token`)"
+        ),
+        "404" => format!("GitHub answered {refusal}: the token cannot see this repository, or GITHUB_API_URL is wrong"),
+        _ => format!("GitHub refused the check run ({refusal})"),
+    }
+}
+
+struct Budget {
+    deadline: Instant,
+    backoff: Duration,
+}
+
+impl Budget {
+    /// Waits before the next try, or says the budget is spent.
+    async fn wait(&mut self, after: Option<Duration>) -> bool {
+        let wait = after.unwrap_or(self.backoff);
+        self.backoff = (self.backoff * 2).min(Duration::from_secs(16));
+        if Instant::now() + wait >= self.deadline {
+            return false;
+        }
+        tokio::time::sleep(wait).await;
+        true
+    }
+}
+
+async fn publish(api_url: &str, token: &str, repo: &str, plan: &Plan, budget: Duration, from_fork: bool) -> CheckRunOutcome {
+    let per_request = (budget / 3).max(Duration::from_millis(500));
+    let crab = Octocrab::builder()
+        .base_uri(api_url)
+        .map(|b| {
+            b.personal_token(token.to_string())
+                .set_connect_timeout(Some(per_request))
+                .set_read_timeout(Some(per_request))
+                .set_write_timeout(Some(per_request))
+                .build()
+        });
+    let crab = match crab {
+        Ok(Ok(c)) => c,
+        Ok(Err(e)) => return not_published(format!("the GitHub client could not start ({})", one_line(&transport_reason(&e)))),
+        Err(_) => return not_published(format!("GITHUB_API_URL `{}` is not a URL", one_line(api_url))),
+    };
+    let mut budget = Budget { deadline: Instant::now() + budget, backoff: Duration::from_secs(1) };
+    let mut requests = 0;
+
+    let created = match create(&crab, repo, plan, &mut budget, &mut requests).await {
+        Ok(c) => c,
+        Err(reason) => return not_published(if reason.starts_with("refused:") { fix_for(reason.trim_start_matches("refused: "), from_fork) } else { reason }),
+    };
+    let route = format!("/repos/{repo}/check-runs/{}", created.id);
+    for update in &plan.updates {
+        loop {
+            requests += 1;
+            match send(&crab, Method::Patch, &route, Some(update)).await {
+                Reply::Ok(_) => break,
+                Reply::Retry { after, why, .. } => {
+                    if !budget.wait(after).await {
+                        return not_published(format!("the check run was created but adding annotations gave up: {why}"));
+                    }
+                }
+                Reply::Refused(r) => return not_published(fix_for(&r, from_fork)),
+            }
+        }
+    }
+    CheckRunOutcome::Published {
+        id: created.id,
+        url: created.html_url.unwrap_or_default(),
+        annotations: plan.annotations,
+        left_out: plan.left_out,
+        requests,
+    }
+}
+
+fn not_published(reason: String) -> CheckRunOutcome {
+    CheckRunOutcome::NotPublished { reason }
+}
+
+/// Creates the run once: after a create that may have succeeded, it looks for
+/// the run by name and `external_id` before creating again.
+async fn create(crab: &Octocrab, repo: &str, plan: &Plan, budget: &mut Budget, requests: &mut usize) -> Result<Created, String> {
+    let mut maybe_created = false;
+    loop {
+        if maybe_created {
+            *requests += 1;
+            let route = format!(
+                "/repos/{repo}/commits/{}/check-runs?check_name={}&filter=all&per_page=100",
+                plan.create.head_sha,
+                url_encode(&plan.create.name)
+            );
+            match send::<()>(crab, Method::Get, &route, None).await {
+                Reply::Ok(body) => {
+                    let found = serde_json::from_str::<Listed>(&body).ok().and_then(|l| {
+                        l.check_runs
+                            .into_iter()
+                            .find(|r| r.name == plan.create.name && r.external_id.as_deref() == Some(plan.create.external_id.as_str()))
+                    });
+                    if let Some(run) = found {
+                        tracing::debug!("found the check run {} made by a request that seemed to fail", run.id);
+                        return Ok(Created { id: run.id, html_url: run.html_url });
+                    }
+                }
+                Reply::Retry { after, why, .. } => {
+                    if !budget.wait(after).await {
+                        return Err(format!("gave up looking for a check run that may exist: {why}"));
+                    }
+                    continue;
+                }
+                Reply::Refused(r) => return Err(format!("refused: {r}")),
+            }
+        }
+        *requests += 1;
+        match send(crab, Method::Post, &format!("/repos/{repo}/check-runs"), Some(&plan.create)).await {
+            Reply::Ok(body) => {
+                return serde_json::from_str::<Created>(&body).map_err(|e| format!("GitHub's answer to the create was not a check run ({e})"));
+            }
+            Reply::Retry { after, why, maybe_done } => {
+                maybe_created |= maybe_done;
+                if !budget.wait(after).await {
+                    return Err(format!("gave up within `api-timeout`: {why}"));
+                }
+            }
+            Reply::Refused(r) => return Err(format!("refused: {r}")),
+        }
+    }
+}
+
+fn url_encode(s: &str) -> String {
+    s.bytes()
+        .map(|b| match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => (b as char).to_string(),
+            _ => format!("%{b:02X}"),
+        })
+        .collect()
+}
