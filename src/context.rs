@@ -54,8 +54,14 @@ impl Context {
             summary_file: path("GITHUB_STEP_SUMMARY"),
             debug: var("RUNNER_DEBUG") == Some("1"),
             repository: var("GITHUB_REPOSITORY").map(str::to_string),
-            api_url: var("GITHUB_API_URL").unwrap_or("https://api.github.com").trim_end_matches('/').to_string(),
-            server_url: var("GITHUB_SERVER_URL").unwrap_or("https://github.com").trim_end_matches('/').to_string(),
+            api_url: var("GITHUB_API_URL")
+                .unwrap_or("https://api.github.com")
+                .trim_end_matches('/')
+                .to_string(),
+            server_url: var("GITHUB_SERVER_URL")
+                .unwrap_or("https://github.com")
+                .trim_end_matches('/')
+                .to_string(),
             run_id: var("GITHUB_RUN_ID").map(str::to_string),
             run_attempt: var("GITHUB_RUN_ATTEMPT").map(str::to_string),
             event_name: var("GITHUB_EVENT_NAME").unwrap_or_default().to_string(),

@@ -24,11 +24,17 @@ pub fn target(event_name: &str, payload: Option<&Value>, github_sha: &str) -> Ta
         from_fork: false,
         pull_request: None,
     };
-    let Some(payload) = payload else { return fallback };
+    let Some(payload) = payload else {
+        return fallback;
+    };
     let text = |v: &Value, p: &str| v.pointer(p).and_then(Value::as_str).map(str::to_string);
     match event_name {
-        "pull_request" | "pull_request_target" | "pull_request_review" | "pull_request_review_comment" => {
-            let Some(head_sha) = text(payload, "/pull_request/head/sha").filter(|s| is_sha(s)) else {
+        "pull_request"
+        | "pull_request_target"
+        | "pull_request_review"
+        | "pull_request_review_comment" => {
+            let Some(head_sha) = text(payload, "/pull_request/head/sha").filter(|s| is_sha(s))
+            else {
                 return fallback;
             };
             let head_repo = text(payload, "/pull_request/head/repo/full_name");
@@ -36,7 +42,9 @@ pub fn target(event_name: &str, payload: Option<&Value>, github_sha: &str) -> Ta
             Target {
                 head_sha,
                 from_fork: head_repo.is_some() && head_repo != base_repo,
-                pull_request: payload.pointer("/pull_request/number").and_then(Value::as_u64),
+                pull_request: payload
+                    .pointer("/pull_request/number")
+                    .and_then(Value::as_u64),
             }
         }
         "workflow_run" => match text(payload, "/workflow_run/head_sha").filter(|s| is_sha(s)) {
@@ -44,7 +52,9 @@ pub fn target(event_name: &str, payload: Option<&Value>, github_sha: &str) -> Ta
                 head_sha,
                 from_fork: text(payload, "/workflow_run/head_repository/full_name")
                     != text(payload, "/workflow_run/repository/full_name"),
-                pull_request: payload.pointer("/workflow_run/pull_requests/0/number").and_then(Value::as_u64),
+                pull_request: payload
+                    .pointer("/workflow_run/pull_requests/0/number")
+                    .and_then(Value::as_u64),
             },
             None => fallback,
         },
@@ -71,7 +81,10 @@ mod tests {
         let p = json!({"pull_request": {"number": 7, "head": {"sha": HEAD, "repo": {"full_name": "fork/r"}}, "base": {"repo": {"full_name": "o/r"}}}});
         for event in ["pull_request", "pull_request_target"] {
             let t = target(event, Some(&p), MERGE);
-            assert_eq!((t.head_sha.as_str(), t.from_fork, t.pull_request), (HEAD, true, Some(7)));
+            assert_eq!(
+                (t.head_sha.as_str(), t.from_fork, t.pull_request),
+                (HEAD, true, Some(7))
+            );
         }
     }
 
@@ -88,6 +101,9 @@ mod tests {
     fn a_hostile_payload_falls_back() {
         let p = json!({"pull_request": {"head": {"sha": "../../evil?x=1"}}});
         assert_eq!(target("pull_request", Some(&p), MERGE).head_sha, MERGE);
-        assert_eq!(target("pull_request", Some(&json!([1])), MERGE).head_sha, MERGE);
+        assert_eq!(
+            target("pull_request", Some(&json!([1])), MERGE).head_sha,
+            MERGE
+        );
     }
 }

@@ -302,7 +302,11 @@ impl Inputs {
             fail_on: cli.fail_on,
             min_severity: cli.min_severity,
             check_name: match cli.check_name.trim() {
-                "" => return Err(Error::new("input `check-name` is empty; name the check run, e.g. `Agent review`")),
+                "" => {
+                    return Err(Error::new(
+                        "input `check-name` is empty; name the check run, e.g. `Agent review`",
+                    ));
+                }
                 name => name.to_string(),
             },
             max_annotations: cli.max_annotations,

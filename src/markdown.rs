@@ -50,6 +50,21 @@ pub fn text(s: &str) -> String {
         .replace("www.", "www\u{200B}.")
 }
 
+/// One of our sentences, where names are quoted in backticks: each quoted part
+/// becomes a code span and the rest plain text. Untrusted text inside is still
+/// escaped whichever way it is split.
+pub fn prose(s: &str) -> String {
+    let parts: Vec<&str> = s.split('`').collect();
+    if parts.len() % 2 == 0 {
+        return text(s); // an unmatched backtick: not our quoting
+    }
+    parts
+        .iter()
+        .enumerate()
+        .map(|(i, p)| if i % 2 == 1 { code(p) } else { text(p) })
+        .collect()
+}
+
 /// A code span (for paths, hashes, versions): nothing inside is Markdown.
 /// `|` is escaped because GFM splits table cells on it even inside code.
 pub fn code(s: &str) -> String {
@@ -107,6 +122,12 @@ mod tests {
         assert_eq!(text("@org/team"), "\\@\u{200B}org/team");
         assert_eq!(text("#1"), "\\#\u{200B}1");
         assert!(text("see https://x.io").contains("\u{200B}"));
+    }
+
+    #[test]
+    fn prose_quotes_names_as_code() {
+        assert_eq!(prose("`a.json` is <bad>"), "`a.json` is \\<bad\\>");
+        assert_eq!(prose("odd ` tick"), "odd \\` tick");
     }
 
     #[test]

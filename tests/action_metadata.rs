@@ -91,7 +91,8 @@ fn every_output_is_declared_and_written() {
     let got: BTreeSet<String> = out.outputs.keys().cloned().collect();
     // Without a GitHub API to talk to, only the check run's outputs are missing
     // (tests/github.rs covers them).
-    let only_with_a_check_run: BTreeSet<String> = ["check-run-id", "check-run-url"].map(String::from).into();
+    let only_with_a_check_run: BTreeSet<String> =
+        ["check-run-id", "check-run-url"].map(String::from).into();
     assert_eq!(got, &declared - &only_with_a_check_run);
 }
 

@@ -11,7 +11,9 @@
 use std::time::{Duration, Instant};
 
 use octocrab::Octocrab;
-use octocrab::params::checks::{CheckRunOutput, CheckRunOutputAnnotation, CheckRunOutputAnnotationLevel};
+use octocrab::params::checks::{
+    CheckRunOutput, CheckRunOutputAnnotation, CheckRunOutputAnnotationLevel,
+};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -61,24 +63,43 @@ impl Report for CheckRun {
         };
         let outcome = match &self.token {
             None => CheckRunOutcome::NotPublished {
-                reason: "no `github-token`: pass `github-token: ${{ github.token }}` (the default) and \
+                reason:
+                    "no `github-token`: pass `github-token: ${{ github.token }}` (the default) and \
                          `permissions: checks: write`"
-                    .into(),
+                        .into(),
             },
             Some(token) => {
-                let target = event::target(&self.ctx.event_name, read_event(&self.ctx).as_ref(), self.ctx.sha.as_deref().unwrap_or(""));
+                let target = event::target(
+                    &self.ctx.event_name,
+                    read_event(&self.ctx).as_ref(),
+                    self.ctx.sha.as_deref().unwrap_or(""),
+                );
                 if !event::is_sha(&target.head_sha) {
                     CheckRunOutcome::NotPublished {
                         reason: "no commit to put the check run on (GITHUB_SHA is not set); run inside a workflow".into(),
                     }
                 } else {
                     let external_id = external_id(&self.ctx, result);
-                    let plan = plan(result, &self.name, &target.head_sha, self.ctx.run_url(), &external_id, self.max_annotations);
+                    let plan = plan(
+                        result,
+                        &self.name,
+                        &target.head_sha,
+                        self.ctx.run_url(),
+                        &external_id,
+                        self.max_annotations,
+                    );
                     let runtime = tokio::runtime::Builder::new_current_thread()
                         .enable_all()
                         .build()
                         .map_err(|e| Error::new(format!("cannot start the HTTP runtime: {e}")))?;
-                    runtime.block_on(publish(&self.ctx.api_url, token, &repo, &plan, self.budget, target.from_fork))
+                    runtime.block_on(publish(
+                        &self.ctx.api_url,
+                        token,
+                        &repo,
+                        &plan,
+                        self.budget,
+                        target.from_fork,
+                    ))
                 }
             }
         };
@@ -143,9 +164,20 @@ pub struct Plan {
 
 /// Builds the requests: summary and text within GitHub's limits, annotations
 /// with a file and line (at most `max`), 50 a request.
-pub fn plan(result: &RunResult, name: &str, head_sha: &str, details_url: Option<String>, external_id: &str, max: usize) -> Plan {
+pub fn plan(
+    result: &RunResult,
+    name: &str,
+    head_sha: &str,
+    details_url: Option<String>,
+    external_id: &str,
+    max: usize,
+) -> Plan {
     let all = annotation::collect(result, max);
-    let mut located: Vec<&Annotation> = all.list.iter().filter(|a| a.path.is_some() && a.line.is_some()).collect();
+    let mut located: Vec<&Annotation> = all
+        .list
+        .iter()
+        .filter(|a| a.path.is_some() && a.line.is_some())
+        .collect();
     located.truncate(max);
     let annotations: Vec<CheckRunOutputAnnotation> = located.iter().map(|a| to_check(a)).collect();
     let count = annotations.len();
@@ -161,7 +193,11 @@ pub fn plan(result: &RunResult, name: &str, head_sha: &str, details_url: Option<
     let summary = fit(&summary, MAX_TEXT);
     let text = fit(&identities_text(result), MAX_TEXT);
     let mut batches = batches(annotations, ANNOTATIONS_PER_REQUEST);
-    let first = if batches.is_empty() { Vec::new() } else { batches.remove(0) };
+    let first = if batches.is_empty() {
+        Vec::new()
+    } else {
+        batches.remove(0)
+    };
     let output = |annotations| CheckRunOutput {
         title: title.clone(),
         summary: summary.clone(),
@@ -179,7 +215,10 @@ pub fn plan(result: &RunResult, name: &str, head_sha: &str, details_url: Option<
             external_id: external_id.to_string(),
             output: output(first),
         },
-        updates: batches.into_iter().map(|b| UpdateBody { output: output(b) }).collect(),
+        updates: batches
+            .into_iter()
+            .map(|b| UpdateBody { output: output(b) })
+            .collect(),
         annotations: count,
         left_out,
     }
@@ -197,9 +236,14 @@ fn batches<T>(items: Vec<T>, n: usize) -> Vec<Vec<T>> {
 
 fn to_check(a: &Annotation) -> CheckRunOutputAnnotation {
     let start = a.line.unwrap_or(1).clamp(1, u32::MAX as u64) as u32;
-    let end = a.end_line.map_or(start, |e| (e.min(u32::MAX as u64) as u32).max(start));
+    let end = a
+        .end_line
+        .map_or(start, |e| (e.min(u32::MAX as u64) as u32).max(start));
     // Columns are only allowed on a single line.
-    let column = a.column.filter(|_| start == end).map(|c| c.min(u32::MAX as u64) as u32);
+    let column = a
+        .column
+        .filter(|_| start == end)
+        .map(|c| c.min(u32::MAX as u64) as u32);
     CheckRunOutputAnnotation {
         path: a.path.clone().unwrap_or_default(),
         start_line: start,
@@ -225,7 +269,11 @@ fn identities_text(result: &RunResult) -> String {
             Value::String(s) => s.clone(),
             other => other.to_string(),
         };
-        md.push_str(&format!("| {} | {} |\n", code(key), code(&clip(&shown, 2000))));
+        md.push_str(&format!(
+            "| {} | {} |\n",
+            code(key),
+            code(&clip(&shown, 2000))
+        ));
     }
     md
 }
@@ -254,7 +302,11 @@ enum Reply {
     Ok(String),
     /// Worth another try: 5xx, 429, rate limits, timeouts, dropped connections.
     /// `maybe_done` when the server may have acted on the request anyway.
-    Retry { after: Option<Duration>, why: String, maybe_done: bool },
+    Retry {
+        after: Option<Duration>,
+        why: String,
+        maybe_done: bool,
+    },
     /// Will not get better by trying again.
     Refused(String),
 }
@@ -265,7 +317,12 @@ enum Method {
     Patch,
 }
 
-async fn send<B: Serialize>(crab: &Octocrab, method: Method, route: &str, body: Option<&B>) -> Reply {
+async fn send<B: Serialize>(
+    crab: &Octocrab,
+    method: Method,
+    route: &str,
+    body: Option<&B>,
+) -> Reply {
     let sent = match method {
         Method::Get => crab._get(route).await,
         Method::Post => crab._post(route, body).await,
@@ -288,16 +345,29 @@ async fn send<B: Serialize>(crab: &Octocrab, method: Method, route: &str, body: 
         Err(e) => {
             return Reply::Retry {
                 after: None,
-                why: format!("the response was cut off ({})", one_line(&transport_reason(&e))),
+                why: format!(
+                    "the response was cut off ({})",
+                    one_line(&transport_reason(&e))
+                ),
                 maybe_done: true,
             };
         }
     };
-    let header = |name: &str| headers.get(name).and_then(|v| v.to_str().ok()).map(str::to_string);
-    let retry_after = header("retry-after").and_then(|v| v.trim().parse::<u64>().ok()).map(Duration::from_secs);
+    let header = |name: &str| {
+        headers
+            .get(name)
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_string)
+    };
+    let retry_after = header("retry-after")
+        .and_then(|v| v.trim().parse::<u64>().ok())
+        .map(Duration::from_secs);
     let reset_in = || {
         let reset: u64 = header("x-ratelimit-reset")?.parse().ok()?;
-        let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).ok()?.as_secs();
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .ok()?
+            .as_secs();
         Some(Duration::from_secs(reset.saturating_sub(now) + 1))
     };
     let message = serde_json::from_str::<Value>(&body)
@@ -307,13 +377,23 @@ async fn send<B: Serialize>(crab: &Octocrab, method: Method, route: &str, body: 
     let message = one_line(&clip(&message, 300)).into_owned();
     match status {
         200..=299 => Reply::Ok(body),
-        429 => Reply::Retry { after: retry_after.or_else(reset_in), why: format!("rate limited (429: {message})"), maybe_done: false },
-        403 if retry_after.is_some() || header("x-ratelimit-remaining").as_deref() == Some("0") => Reply::Retry {
+        429 => Reply::Retry {
             after: retry_after.or_else(reset_in),
-            why: format!("rate limited (403: {message})"),
+            why: format!("rate limited (429: {message})"),
             maybe_done: false,
         },
-        500..=599 => Reply::Retry { after: retry_after, why: format!("GitHub answered {status} ({message})"), maybe_done: true },
+        403 if retry_after.is_some() || header("x-ratelimit-remaining").as_deref() == Some("0") => {
+            Reply::Retry {
+                after: retry_after.or_else(reset_in),
+                why: format!("rate limited (403: {message})"),
+                maybe_done: false,
+            }
+        }
+        500..=599 => Reply::Retry {
+            after: retry_after,
+            why: format!("GitHub answered {status} ({message})"),
+            maybe_done: true,
+        },
         _ => Reply::Refused(format!("{status} {message}")),
     }
 }
@@ -342,7 +422,9 @@ fn fix_for(refusal: &str, from_fork: bool) -> String {
             "GitHub refused ({refusal}): add `checks: write` to the job's `permissions:` (a classic personal \
              token cannot create check runs; use `github.token`)"
         ),
-        "404" => format!("GitHub answered {refusal}: the token cannot see this repository, or GITHUB_API_URL is wrong"),
+        "404" => format!(
+            "GitHub answered {refusal}: the token cannot see this repository, or GITHUB_API_URL is wrong"
+        ),
         _ => format!("GitHub refused the check run ({refusal})"),
     }
 }
@@ -365,28 +447,52 @@ impl Budget {
     }
 }
 
-async fn publish(api_url: &str, token: &str, repo: &str, plan: &Plan, budget: Duration, from_fork: bool) -> CheckRunOutcome {
+async fn publish(
+    api_url: &str,
+    token: &str,
+    repo: &str,
+    plan: &Plan,
+    budget: Duration,
+    from_fork: bool,
+) -> CheckRunOutcome {
     let per_request = (budget / 3).max(Duration::from_millis(500));
-    let crab = Octocrab::builder()
-        .base_uri(api_url)
-        .map(|b| {
-            b.personal_token(token.to_string())
-                .set_connect_timeout(Some(per_request))
-                .set_read_timeout(Some(per_request))
-                .set_write_timeout(Some(per_request))
-                .build()
-        });
+    let crab = Octocrab::builder().base_uri(api_url).map(|b| {
+        b.personal_token(token.to_string())
+            .set_connect_timeout(Some(per_request))
+            .set_read_timeout(Some(per_request))
+            .set_write_timeout(Some(per_request))
+            .build()
+    });
     let crab = match crab {
         Ok(Ok(c)) => c,
-        Ok(Err(e)) => return not_published(format!("the GitHub client could not start ({})", one_line(&transport_reason(&e)))),
-        Err(_) => return not_published(format!("GITHUB_API_URL `{}` is not a URL", one_line(api_url))),
+        Ok(Err(e)) => {
+            return not_published(format!(
+                "the GitHub client could not start ({})",
+                one_line(&transport_reason(&e))
+            ));
+        }
+        Err(_) => {
+            return not_published(format!(
+                "GITHUB_API_URL `{}` is not a URL",
+                one_line(api_url)
+            ));
+        }
     };
-    let mut budget = Budget { deadline: Instant::now() + budget, backoff: Duration::from_secs(1) };
+    let mut budget = Budget {
+        deadline: Instant::now() + budget,
+        backoff: Duration::from_secs(1),
+    };
     let mut requests = 0;
 
     let created = match create(&crab, repo, plan, &mut budget, &mut requests).await {
         Ok(c) => c,
-        Err(reason) => return not_published(if reason.starts_with("refused:") { fix_for(reason.trim_start_matches("refused: "), from_fork) } else { reason }),
+        Err(reason) => {
+            return not_published(if reason.starts_with("refused:") {
+                fix_for(reason.trim_start_matches("refused: "), from_fork)
+            } else {
+                reason
+            });
+        }
     };
     let route = format!("/repos/{repo}/check-runs/{}", created.id);
     for update in &plan.updates {
@@ -396,7 +502,9 @@ async fn publish(api_url: &str, token: &str, repo: &str, plan: &Plan, budget: Du
                 Reply::Ok(_) => break,
                 Reply::Retry { after, why, .. } => {
                     if !budget.wait(after).await {
-                        return not_published(format!("the check run was created but adding annotations gave up: {why}"));
+                        return not_published(format!(
+                            "the check run was created but adding annotations gave up: {why}"
+                        ));
                     }
                 }
                 Reply::Refused(r) => return not_published(fix_for(&r, from_fork)),
@@ -418,7 +526,13 @@ fn not_published(reason: String) -> CheckRunOutcome {
 
 /// Creates the run once: after a create that may have succeeded, it looks for
 /// the run by name and `external_id` before creating again.
-async fn create(crab: &Octocrab, repo: &str, plan: &Plan, budget: &mut Budget, requests: &mut usize) -> Result<Created, String> {
+async fn create(
+    crab: &Octocrab,
+    repo: &str,
+    plan: &Plan,
+    budget: &mut Budget,
+    requests: &mut usize,
+) -> Result<Created, String> {
     let mut maybe_created = false;
     loop {
         if maybe_created {
@@ -431,18 +545,28 @@ async fn create(crab: &Octocrab, repo: &str, plan: &Plan, budget: &mut Budget, r
             match send::<()>(crab, Method::Get, &route, None).await {
                 Reply::Ok(body) => {
                     let found = serde_json::from_str::<Listed>(&body).ok().and_then(|l| {
-                        l.check_runs
-                            .into_iter()
-                            .find(|r| r.name == plan.create.name && r.external_id.as_deref() == Some(plan.create.external_id.as_str()))
+                        l.check_runs.into_iter().find(|r| {
+                            r.name == plan.create.name
+                                && r.external_id.as_deref()
+                                    == Some(plan.create.external_id.as_str())
+                        })
                     });
                     if let Some(run) = found {
-                        tracing::debug!("found the check run {} made by a request that seemed to fail", run.id);
-                        return Ok(Created { id: run.id, html_url: run.html_url });
+                        tracing::debug!(
+                            "found the check run {} made by a request that seemed to fail",
+                            run.id
+                        );
+                        return Ok(Created {
+                            id: run.id,
+                            html_url: run.html_url,
+                        });
                     }
                 }
                 Reply::Retry { after, why, .. } => {
                     if !budget.wait(after).await {
-                        return Err(format!("gave up looking for a check run that may exist: {why}"));
+                        return Err(format!(
+                            "gave up looking for a check run that may exist: {why}"
+                        ));
                     }
                     continue;
                 }
@@ -450,11 +574,24 @@ async fn create(crab: &Octocrab, repo: &str, plan: &Plan, budget: &mut Budget, r
             }
         }
         *requests += 1;
-        match send(crab, Method::Post, &format!("/repos/{repo}/check-runs"), Some(&plan.create)).await {
+        match send(
+            crab,
+            Method::Post,
+            &format!("/repos/{repo}/check-runs"),
+            Some(&plan.create),
+        )
+        .await
+        {
             Reply::Ok(body) => {
-                return serde_json::from_str::<Created>(&body).map_err(|e| format!("GitHub's answer to the create was not a check run ({e})"));
+                return serde_json::from_str::<Created>(&body).map_err(|e| {
+                    format!("GitHub's answer to the create was not a check run ({e})")
+                });
             }
-            Reply::Retry { after, why, maybe_done } => {
+            Reply::Retry {
+                after,
+                why,
+                maybe_done,
+            } => {
                 maybe_created |= maybe_done;
                 if !budget.wait(after).await {
                     return Err(format!("gave up within `api-timeout`: {why}"));
@@ -468,7 +605,9 @@ async fn create(crab: &Octocrab, repo: &str, plan: &Plan, budget: &mut Budget, r
 fn url_encode(s: &str) -> String {
     s.bytes()
         .map(|b| match b {
-            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => (b as char).to_string(),
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
+                (b as char).to_string()
+            }
             _ => format!("%{b:02X}"),
         })
         .collect()

@@ -12,7 +12,7 @@ use crate::findings::Severity;
 use crate::identities::Level;
 use crate::inputs::Mode;
 use crate::markdown::clip;
-use crate::markdown::{code, text};
+use crate::markdown::{code, prose, text};
 use crate::review::{Review, Verdict};
 use crate::run::RunResult;
 
@@ -84,19 +84,35 @@ pub fn render(result: &RunResult) -> String {
     ));
     if result.mode == Mode::Run || result.mode == Mode::Verify {
         md.push_str(&format!("**Conclusion: {}**", result.conclusion().as_str()));
+        let mut reasons = Vec::new();
+        if let Some(v) = result.verification.as_ref().filter(|v| !v.passed()) {
+            let fields: Vec<String> = v
+                .mismatches
+                .iter()
+                .map(|m| format!("`{}`", m.field))
+                .collect();
+            reasons.push(format!(
+                "recorded identities differ from the files now: {}",
+                fields.join(", ")
+            ));
+        }
         if let Some(d) = &result.decision {
-            if !d.reasons.is_empty() {
-                md.push_str(": ");
-                md.push_str(
-                    &d.reasons
-                        .iter()
-                        .map(|r| text(r))
-                        .collect::<Vec<_>>()
-                        .join("; "),
-                );
-            }
+            reasons.extend(d.reasons.iter().cloned());
+        }
+        if !reasons.is_empty() {
+            md.push_str(": ");
+            md.push_str(
+                &reasons
+                    .iter()
+                    .map(|r| prose(r))
+                    .collect::<Vec<_>>()
+                    .join("; "),
+            );
         }
         md.push_str("\n\n");
+    }
+    if let Some(v) = result.verification.as_ref().filter(|v| !v.passed()) {
+        render_verification(&mut md, v);
     }
     if let Some(review) = &result.review {
         render_review(&mut md, review);
@@ -158,34 +174,9 @@ pub fn render(result: &RunResult) -> String {
     md.push_str(&format!("| Codex args | {} |\n", given("codex_args")));
     md.push_str(&format!("| Receipt | {} |\n", code(&result.usage_file)));
 
-    if let Some(v) = &result.verification {
-        md.push_str("\n### Verification\n\n");
-        if v.passed() {
-            let mut checked = v.checked.clone();
-            checked.sort();
-            checked.dedup();
-            md.push_str(&format!(
-                "Passed: {} recorded identities recomputed and equal.\n",
-                checked.len()
-            ));
-        } else {
-            md.push_str("**Failed**: these recorded identities differ from the files now.\n\n");
-            md.push_str("| Field | Recorded | Actual |\n| --- | --- | --- |\n");
-            for m in &v.mismatches {
-                md.push_str(&format!(
-                    "| {} | {} | {} |\n",
-                    code(&m.field),
-                    code(&value_text(&m.recorded)),
-                    code(&value_text(&m.actual))
-                ));
-            }
-        }
-        for (field, why) in &v.skipped {
-            md.push_str(&format!("\n- Not verified: {}: {}", code(field), text(why)));
-        }
-        if !v.skipped.is_empty() {
-            md.push('\n');
-        }
+    if let Some(v) = result.verification.as_ref().filter(|v| v.passed()) {
+        md.push('\n');
+        render_verification(&mut md, v);
     }
 
     let vouch: Vec<_> = result
@@ -196,7 +187,7 @@ pub fn render(result: &RunResult) -> String {
     if !vouch.is_empty() {
         md.push_str("\n### What this receipt cannot vouch for\n\n");
         for c in vouch {
-            md.push_str(&format!("- {}\n", text(&c.message)));
+            md.push_str(&format!("- {}\n", prose(&c.message)));
         }
     }
     let notes: Vec<_> = result
@@ -207,7 +198,7 @@ pub fn render(result: &RunResult) -> String {
     if !notes.is_empty() {
         md.push_str("\n### Notes\n\n");
         for c in notes {
-            md.push_str(&format!("- {}\n", text(&c.message)));
+            md.push_str(&format!("- {}\n", prose(&c.message)));
         }
     }
     if result.mode == Mode::Record {
@@ -215,6 +206,37 @@ pub fn render(result: &RunResult) -> String {
     }
     md.push('\n');
     md
+}
+
+fn render_verification(md: &mut String, v: &crate::verify::Verification) {
+    md.push_str("### Verification\n\n");
+    if v.passed() {
+        let mut checked = v.checked.clone();
+        checked.sort();
+        checked.dedup();
+        md.push_str(&format!(
+            "Passed: {} recorded identities recomputed and equal.\n",
+            checked.len()
+        ));
+    } else {
+        md.push_str("**Failed**: these recorded identities differ from the files now.\n\n");
+        md.push_str("| Field | Recorded | Actual |\n| --- | --- | --- |\n");
+        for m in &v.mismatches {
+            md.push_str(&format!(
+                "| {} | {} | {} |\n",
+                code(&m.field),
+                code(&value_text(&m.recorded)),
+                code(&value_text(&m.actual))
+            ));
+        }
+    }
+    for (field, why) in &v.skipped {
+        md.push_str(&format!("\n- Not verified: {}: {}", code(field), text(why)));
+    }
+    if !v.skipped.is_empty() {
+        md.push('\n');
+    }
+    md.push('\n');
 }
 
 fn render_review(md: &mut String, review: &Review) {

@@ -7,6 +7,8 @@
 //! as the user, and a workspace owned by the runner's user (uid 1001).
 #![allow(dead_code)]
 
+pub mod github;
+
 use std::collections::BTreeMap;
 use std::fs;
 use std::os::unix::fs::MetadataExt;
@@ -108,6 +110,9 @@ impl Scenario {
             .args(args)
             .current_dir(&self.ws)
             .env("GIT_CONFIG_NOSYSTEM", "1")
+            // Fixed dates: the same scenario makes the same commit SHAs.
+            .env("GIT_AUTHOR_DATE", "2026-11-29T12:00:00Z")
+            .env("GIT_COMMITTER_DATE", "2026-11-29T12:00:00Z")
             .env("HOME", &self.root)
             .output()
             .unwrap();
@@ -157,6 +162,7 @@ pub struct Step {
     args: Vec<String>,
     env: Vec<(String, String)>,
     uid: Option<u32>,
+    event: Option<(String, serde_json::Value)>,
 }
 
 impl Step {
@@ -180,6 +186,7 @@ impl Step {
             args: Vec::new(),
             env: Vec::new(),
             uid: None,
+            event: None,
         }
     }
 
@@ -195,6 +202,22 @@ impl Step {
 
     pub fn env(mut self, k: &str, v: &str) -> Self {
         self.env.push((k.into(), v.into()));
+        self
+    }
+
+    /// The GitHub a workflow run talks to: repository, API, run id, commit.
+    pub fn github(self, api_url: &str, sha: &str) -> Self {
+        self.env("GITHUB_REPOSITORY", github::REPO)
+            .env("GITHUB_API_URL", api_url)
+            .env("GITHUB_SERVER_URL", "https://github.com")
+            .env("GITHUB_RUN_ID", "123456789")
+            .env("GITHUB_RUN_ATTEMPT", "1")
+            .env("GITHUB_SHA", sha)
+    }
+
+    /// The event that triggered the workflow, and its payload.
+    pub fn event(mut self, name: &str, payload: serde_json::Value) -> Self {
+        self.event = Some((name.to_string(), payload));
         self
     }
 
@@ -221,6 +244,14 @@ impl Step {
         if let Some(uid) = self.uid {
             chown_tree(&github, uid);
         }
+        let event_path = github.join("workflow/event.json");
+        let event_name = match &self.event {
+            Some((name, payload)) => {
+                fs::write(&event_path, payload.to_string()).unwrap();
+                name.clone()
+            }
+            None => "push".to_string(),
+        };
         let mut cmd = Command::new(env!("CARGO_BIN_EXE_prompt-receipt"));
         cmd.env_clear()
             .env("PATH", std::env::var("PATH").unwrap_or_default())
@@ -234,8 +265,8 @@ impl Step {
                 .env("GITHUB_OUTPUT", &output)
                 .env("GITHUB_STEP_SUMMARY", &summary)
                 .env("RUNNER_TEMP", &temp)
-                .env("GITHUB_EVENT_NAME", "push")
-                .env("GITHUB_EVENT_PATH", github.join("workflow/event.json"));
+                .env("GITHUB_EVENT_NAME", &event_name)
+                .env("GITHUB_EVENT_PATH", &event_path);
             for (k, v) in &self.inputs {
                 cmd.env(format!("INPUT_{}", k.replace(' ', "_").to_uppercase()), v);
             }

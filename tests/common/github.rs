@@ -1,0 +1,395 @@
+//! A local GitHub Checks API that checks each request as GitHub would: the
+//! token, required fields, at most 50 annotations a request, annotation fields
+//! and levels, `summary`/`text` lengths. It keeps the check runs it made, so a
+//! run created by a request answered with an error can be found again, and it
+//! records every request so tests can count them.
+#![allow(dead_code)]
+
+use std::collections::VecDeque;
+use std::sync::{Arc, Mutex};
+
+use serde_json::{Value, json};
+use wiremock::matchers::{method, path_regex};
+use wiremock::{Mock, MockServer, Request, Respond, ResponseTemplate};
+
+pub const TOKEN: &str = "ghs_faketoken0123456789";
+pub const REPO: &str = "octo/widgets";
+
+/// A fault to inject into the next create request.
+#[derive(Clone, Debug)]
+pub struct Fault {
+    pub status: u16,
+    pub headers: Vec<(String, String)>,
+    /// The run is made although the answer is an error (a 5xx after the write).
+    pub created_anyway: bool,
+}
+
+#[derive(Clone, Debug)]
+pub struct Recorded {
+    pub method: String,
+    pub path: String,
+    pub body: Value,
+}
+
+#[derive(Default)]
+pub struct State {
+    pub runs: Vec<Value>,
+    pub requests: Vec<Recorded>,
+    pub create_faults: VecDeque<Fault>,
+    /// Every request is refused with this status and message (a fork's token).
+    pub refuse: Option<(u16, String)>,
+}
+
+pub struct FakeGitHub {
+    pub server: MockServer,
+    pub state: Arc<Mutex<State>>,
+    prefix: String,
+}
+
+impl FakeGitHub {
+    pub async fn start() -> FakeGitHub {
+        FakeGitHub::serving_under("").await
+    }
+
+    /// GitHub Enterprise Server serves the API under `/api/v3`.
+    pub async fn serving_under(prefix: &str) -> FakeGitHub {
+        let server = MockServer::start().await;
+        let state = Arc::new(Mutex::new(State::default()));
+        Mock::given(method("POST"))
+            .and(path_regex(format!(
+                r"^{prefix}/repos/[^/]+/[^/]+/check-runs$"
+            )))
+            .respond_with(Create(state.clone()))
+            .mount(&server)
+            .await;
+        Mock::given(method("PATCH"))
+            .and(path_regex(format!(
+                r"^{prefix}/repos/[^/]+/[^/]+/check-runs/\d+$"
+            )))
+            .respond_with(Update(state.clone()))
+            .mount(&server)
+            .await;
+        Mock::given(method("GET"))
+            .and(path_regex(format!(
+                r"^{prefix}/repos/[^/]+/[^/]+/commits/[0-9a-f]+/check-runs$"
+            )))
+            .respond_with(List(state.clone()))
+            .mount(&server)
+            .await;
+        FakeGitHub {
+            server,
+            state,
+            prefix: prefix.to_string(),
+        }
+    }
+
+    /// What `GITHUB_API_URL` is set to.
+    pub fn url(&self) -> String {
+        format!("{}{}", self.server.uri(), self.prefix)
+    }
+
+    pub fn fail_next_create(&self, status: u16, headers: &[(&str, &str)], created_anyway: bool) {
+        self.state.lock().unwrap().create_faults.push_back(Fault {
+            status,
+            headers: headers
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect(),
+            created_anyway,
+        });
+    }
+
+    pub fn refuse_all(&self, status: u16, message: &str) {
+        self.state.lock().unwrap().refuse = Some((status, message.to_string()));
+    }
+
+    pub fn runs(&self) -> Vec<Value> {
+        self.state.lock().unwrap().runs.clone()
+    }
+
+    pub fn requests(&self) -> Vec<Recorded> {
+        self.state.lock().unwrap().requests.clone()
+    }
+
+    pub fn count(&self, method: &str) -> usize {
+        self.requests()
+            .iter()
+            .filter(|r| r.method == method)
+            .count()
+    }
+}
+
+fn record(state: &Mutex<State>, req: &Request) -> Value {
+    let body: Value = serde_json::from_slice(&req.body).unwrap_or(Value::Null);
+    state.lock().unwrap().requests.push(Recorded {
+        method: req.method.to_string(),
+        path: req.url.path().to_string(),
+        body: body.clone(),
+    });
+    body
+}
+
+fn error(status: u16, message: &str) -> ResponseTemplate {
+    ResponseTemplate::new(status).set_body_json(json!({
+        "message": message,
+        "documentation_url": "https://docs.github.com/rest/checks/runs",
+        "status": status.to_string()
+    }))
+}
+
+/// GitHub answers 401 without a valid token; accepts `Bearer` and `token`.
+fn authorized(req: &Request) -> bool {
+    let auth = req
+        .headers
+        .get("authorization")
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("");
+    auth == format!("Bearer {TOKEN}") || auth == format!("token {TOKEN}")
+}
+
+fn gate(state: &Mutex<State>, req: &Request) -> Option<ResponseTemplate> {
+    if !authorized(req) {
+        return Some(error(401, "Bad credentials"));
+    }
+    if let Some((status, message)) = &state.lock().unwrap().refuse {
+        return Some(error(*status, message));
+    }
+    None
+}
+
+/// The Checks API's validation of `output`.
+fn check_output(output: &Value, annotations_required_fields: bool) -> Result<usize, String> {
+    let Some(o) = output.as_object() else {
+        return Err("output must be an object".into());
+    };
+    for field in ["title", "summary"] {
+        if !o.get(field).is_some_and(Value::is_string) {
+            return Err(format!("output.{field} is required"));
+        }
+    }
+    for field in ["summary", "text"] {
+        if let Some(s) = o.get(field).and_then(Value::as_str) {
+            if s.chars().count() > 65535 {
+                return Err(format!(
+                    "output.{field} is too long (maximum is 65535 characters)"
+                ));
+            }
+        }
+    }
+    let annotations = o
+        .get("annotations")
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default();
+    if annotations.len() > 50 {
+        return Err(format!(
+            "output.annotations has {} items; the maximum is 50",
+            annotations.len()
+        ));
+    }
+    for a in &annotations {
+        if annotations_required_fields {
+            for field in ["path", "annotation_level", "message"] {
+                if !a.get(field).is_some_and(Value::is_string) {
+                    return Err(format!("annotation.{field} is required"));
+                }
+            }
+            for field in ["start_line", "end_line"] {
+                if a.get(field)
+                    .is_none_or(|v| v.as_u64().is_none_or(|n| n < 1))
+                {
+                    return Err(format!("annotation.{field} must be a positive integer"));
+                }
+            }
+        }
+        let level = a["annotation_level"].as_str().unwrap_or("");
+        if !["notice", "warning", "failure"].contains(&level) {
+            return Err(format!(
+                "annotation_level `{level}` is not one of notice, warning, failure"
+            ));
+        }
+        if a.get("title")
+            .and_then(Value::as_str)
+            .is_some_and(|t| t.chars().count() > 255)
+        {
+            return Err("annotation.title is too long (maximum is 255 characters)".into());
+        }
+        if a["message"].as_str().is_some_and(|m| m.len() > 64 * 1024) {
+            return Err("annotation.message is too long (maximum is 64 KB)".into());
+        }
+        let has_columns = a.get("start_column").is_some() || a.get("end_column").is_some();
+        if has_columns && a["start_line"] != a["end_line"] {
+            return Err("columns are only allowed when start_line equals end_line".into());
+        }
+    }
+    Ok(annotations.len())
+}
+
+struct Create(Arc<Mutex<State>>);
+
+impl Respond for Create {
+    fn respond(&self, req: &Request) -> ResponseTemplate {
+        let body = record(&self.0, req);
+        if let Some(refusal) = gate(&self.0, req) {
+            return refusal;
+        }
+        let mut problems = Vec::new();
+        for field in ["name", "head_sha"] {
+            if body
+                .get(field)
+                .and_then(Value::as_str)
+                .is_none_or(str::is_empty)
+            {
+                problems.push(format!("{field} is required"));
+            }
+        }
+        if !body["head_sha"]
+            .as_str()
+            .is_some_and(|s| s.len() == 40 && s.bytes().all(|b| b.is_ascii_hexdigit()))
+        {
+            problems.push("head_sha is not a commit SHA".into());
+        }
+        if body["status"] == "completed" {
+            let allowed = [
+                "success",
+                "failure",
+                "neutral",
+                "cancelled",
+                "skipped",
+                "timed_out",
+                "action_required",
+            ];
+            if !body["conclusion"]
+                .as_str()
+                .is_some_and(|c| allowed.contains(&c))
+            {
+                problems.push("conclusion is required when status is completed".into());
+            }
+        }
+        let annotations = match check_output(&body["output"], true) {
+            Ok(n) => n,
+            Err(e) => {
+                problems.push(e);
+                0
+            }
+        };
+        if !problems.is_empty() {
+            return ResponseTemplate::new(422)
+                .set_body_json(json!({"message": "Validation Failed", "errors": problems}));
+        }
+        let mut state = self.0.lock().unwrap();
+        let fault = state.create_faults.pop_front();
+        if fault.as_ref().is_none_or(|f| f.created_anyway) {
+            let id = 4_000_000_000u64 + state.runs.len() as u64 + 1;
+            let run = json!({
+                "id": id,
+                "node_id": "CR_kwDOABCD",
+                "head_sha": body["head_sha"],
+                "external_id": body["external_id"],
+                "name": body["name"],
+                "status": body["status"],
+                "conclusion": body["conclusion"],
+                "details_url": body["details_url"],
+                "url": format!("https://api.github.com/repos/{REPO}/check-runs/{id}"),
+                "html_url": format!("https://github.com/{REPO}/runs/{id}"),
+                "started_at": "2026-11-29T12:00:00Z",
+                "completed_at": "2026-11-29T12:00:01Z",
+                "output": {
+                    "title": body["output"]["title"],
+                    "summary": body["output"]["summary"],
+                    "text": body["output"]["text"],
+                    "annotations_count": annotations,
+                    "annotations_url": format!("https://api.github.com/repos/{REPO}/check-runs/{id}/annotations")
+                },
+                "annotations": body["output"]["annotations"].as_array().cloned().unwrap_or_default(),
+                "pull_requests": []
+            });
+            state.runs.push(run.clone());
+            if fault.is_none() {
+                let mut answer = run;
+                answer.as_object_mut().unwrap().remove("annotations");
+                return ResponseTemplate::new(201).set_body_json(answer);
+            }
+        }
+        let fault = fault.expect("a fault");
+        let mut answer = error(
+            fault.status,
+            if fault.status >= 500 {
+                "Server Error"
+            } else {
+                "API rate limit exceeded"
+            },
+        );
+        for (k, v) in &fault.headers {
+            answer = answer.insert_header(k.as_str(), v.as_str());
+        }
+        answer
+    }
+}
+
+struct Update(Arc<Mutex<State>>);
+
+impl Respond for Update {
+    fn respond(&self, req: &Request) -> ResponseTemplate {
+        let body = record(&self.0, req);
+        if let Some(refusal) = gate(&self.0, req) {
+            return refusal;
+        }
+        if let Err(e) = check_output(&body["output"], true) {
+            return ResponseTemplate::new(422)
+                .set_body_json(json!({"message": "Validation Failed", "errors": [e]}));
+        }
+        let id: u64 = req.url.path().rsplit('/').next().unwrap().parse().unwrap();
+        let mut state = self.0.lock().unwrap();
+        let Some(run) = state.runs.iter_mut().find(|r| r["id"] == id) else {
+            return error(404, "Not Found");
+        };
+        let added = body["output"]["annotations"]
+            .as_array()
+            .cloned()
+            .unwrap_or_default();
+        run["annotations"].as_array_mut().unwrap().extend(added);
+        run["output"]["annotations_count"] = json!(run["annotations"].as_array().unwrap().len());
+        let mut answer = run.clone();
+        answer.as_object_mut().unwrap().remove("annotations");
+        ResponseTemplate::new(200).set_body_json(answer)
+    }
+}
+
+struct List(Arc<Mutex<State>>);
+
+impl Respond for List {
+    fn respond(&self, req: &Request) -> ResponseTemplate {
+        record(&self.0, req);
+        if let Some(refusal) = gate(&self.0, req) {
+            return refusal;
+        }
+        let path = req.url.path();
+        let sha = path
+            .split("/commits/")
+            .nth(1)
+            .unwrap()
+            .split('/')
+            .next()
+            .unwrap()
+            .to_string();
+        let name = req
+            .url
+            .query_pairs()
+            .find(|(k, _)| k == "check_name")
+            .map(|(_, v)| v.into_owned());
+        let state = self.0.lock().unwrap();
+        let runs: Vec<Value> = state
+            .runs
+            .iter()
+            .filter(|r| r["head_sha"] == sha && name.as_ref().is_none_or(|n| r["name"] == *n))
+            .map(|r| {
+                let mut r = r.clone();
+                r.as_object_mut().unwrap().remove("annotations");
+                r
+            })
+            .collect();
+        ResponseTemplate::new(200)
+            .set_body_json(json!({"total_count": runs.len(), "check_runs": runs}))
+    }
+}

@@ -1,0 +1,337 @@
+//! The check run, as GitHub sees it: the binary runs as the runner runs it,
+//! against a local Checks API that validates every request.
+
+mod common;
+
+use std::time::{Duration, Instant};
+
+use common::github::{FakeGitHub, REPO, TOKEN};
+use common::*;
+use serde_json::{Value, json};
+
+const PROMPT: &str = ".github/codex/prompts/review.md";
+const MERGE_SHA: &str = "9999999999999999999999999999999999999999";
+
+fn step(s: &Scenario, gh: &FakeGitHub) -> Step {
+    s.action()
+        .input("prompt-file", PROMPT)
+        .input("codex-version", "0.169.0")
+        .github(&gh.url(), MERGE_SHA)
+}
+
+async fn run(step: Step) -> Outcome {
+    tokio::task::spawn_blocking(move || step.run())
+        .await
+        .unwrap()
+}
+
+fn pull_request(head: &str, fork: bool) -> Value {
+    json!({
+        "action": "synchronize",
+        "number": 42,
+        "pull_request": {
+            "number": 42,
+            "head": {"sha": head, "repo": {"full_name": if fork { "someone/widgets" } else { REPO }}},
+            "base": {"sha": "8888888888888888888888888888888888888888", "repo": {"full_name": REPO}}
+        }
+    })
+}
+
+fn findings(n: usize) -> Value {
+    let list: Vec<Value> = (0..n)
+        .map(|i| (i, ["low", "medium", "high"][i % 3]))
+        .map(|(i, severity)| json!({"severity": severity, "path": format!("src/f{i}.rs"), "line": i + 1, "title": format!("t{i}"), "message": format!("m{i}")}))
+        .collect();
+    json!({"ok": true, "findings": list})
+}
+
+/// Nothing that left the binary holds the token.
+fn assert_token_kept(out: &Outcome) {
+    for (what, text) in [
+        ("stdout", &out.stdout),
+        ("stderr", &out.stderr),
+        ("summary", &out.summary),
+    ] {
+        assert!(!text.contains(TOKEN), "the token leaked into {what}");
+    }
+    assert!(out.outputs.values().all(|v| !v.contains(TOKEN)));
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_pull_request_check_lands_on_the_head_commit() {
+    let gh = FakeGitHub::start().await;
+    let s = Scenario::example();
+    let head = s.git(&["rev-parse", "HEAD"]);
+    let out = run(step(&s, &gh).event("pull_request", pull_request(&head, false))).await;
+    out.code(0);
+    let runs = gh.runs();
+    assert_eq!(runs.len(), 1);
+    let r = &runs[0];
+    assert_eq!(r["head_sha"], head.as_str(), "never the merge commit");
+    assert_eq!(r["name"], "Agent review");
+    assert_eq!(r["conclusion"], "success");
+    assert_eq!(
+        r["details_url"],
+        "https://github.com/octo/widgets/actions/runs/123456789/attempts/1"
+    );
+    let prompt_sha = out.usage()["prompt_sha"].as_str().unwrap().to_string();
+    assert_eq!(
+        r["external_id"],
+        format!("prompt-receipt/123456789/1/{prompt_sha}")
+    );
+    assert_eq!(
+        r["output"]["title"],
+        format!(
+            "prompt {} · verified · valid · 2 findings",
+            &prompt_sha[..7]
+        )
+    );
+    let summary = r["output"]["summary"].as_str().unwrap();
+    assert!(
+        summary.contains("Conclusion: success") && summary.contains("review.md"),
+        "{summary}"
+    );
+    assert!(
+        r["output"]["text"].as_str().unwrap().contains(&prompt_sha),
+        "full identities in text"
+    );
+    // Both findings have a file and a line: both are annotations.
+    let levels: Vec<&str> = r["annotations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a["annotation_level"].as_str().unwrap())
+        .collect();
+    assert_eq!(levels, vec!["failure", "notice"]);
+    assert_eq!(out.outputs["check-run-id"], r["id"].to_string());
+    assert_eq!(
+        out.outputs["check-run-url"],
+        r["html_url"].as_str().unwrap()
+    );
+    assert_eq!(
+        (gh.count("POST"), gh.count("PATCH"), gh.count("GET")),
+        (1, 0, 0)
+    );
+    assert_token_kept(&out);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn push_and_workflow_run_pick_their_commits() {
+    let gh = FakeGitHub::start().await;
+    let s = Scenario::example();
+    run(step(&s, &gh)).await.code(0);
+    let head = "7777777777777777777777777777777777777777";
+    let payload = json!({"workflow_run": {"head_sha": head, "head_repository": {"full_name": REPO}, "repository": {"full_name": REPO}}});
+    run(step(&s, &gh).event("workflow_run", payload))
+        .await
+        .code(0);
+    let shas: Vec<String> = gh
+        .runs()
+        .iter()
+        .map(|r| r["head_sha"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(shas, vec![MERGE_SHA.to_string(), head.to_string()]);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn annotations_go_fifty_a_request() {
+    let gh = FakeGitHub::start().await;
+    let s = Scenario::example();
+    s.write("artifacts/review.json", findings(120).to_string());
+    let out = run(step(&s, &gh)).await;
+    out.code(0);
+    assert_eq!(
+        (gh.count("POST"), gh.count("PATCH")),
+        (1, 2),
+        "one create, one PATCH per further 50"
+    );
+    let runs = gh.runs();
+    assert_eq!(runs[0]["annotations"].as_array().unwrap().len(), 120);
+    for r in gh.requests() {
+        assert!(
+            r.body["output"]["annotations"]
+                .as_array()
+                .is_none_or(|a| a.len() <= 50)
+        );
+    }
+
+    // A cap below that: the rest are left out, and the summary says so.
+    let gh = FakeGitHub::start().await;
+    let out = run(step(&s, &gh).input("max-annotations", "60")).await;
+    out.code(0);
+    assert_eq!(gh.runs()[0]["annotations"].as_array().unwrap().len(), 60);
+    assert!(
+        gh.runs()[0]["output"]["summary"]
+            .as_str()
+            .unwrap()
+            .contains("60 annotations were left out")
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_forks_read_only_token_falls_back_without_changing_the_result() {
+    let gh = FakeGitHub::start().await;
+    gh.refuse_all(403, "Resource not accessible by integration");
+    let s = Scenario::example();
+    let head = s.git(&["rev-parse", "HEAD"]);
+    let out = run(step(&s, &gh).event("pull_request", pull_request(&head, true))).await;
+    out.code(0);
+    let warnings: Vec<&str> = out
+        .stdout
+        .lines()
+        .filter(|l| l.starts_with("::warning") && l.contains("check run was not created"))
+        .collect();
+    assert_eq!(warnings.len(), 1, "warned once:\n{}", out.stdout);
+    assert!(
+        warnings[0].contains("forks get a read-only token") && warnings[0].contains("workflow_run"),
+        "{}",
+        warnings[0]
+    );
+    // The fallback: annotations in the log and the job summary.
+    assert!(out.stdout.contains("::error file=package.json,line=14"));
+    assert!(
+        out.summary.contains("Agent review receipt")
+            && out.summary.contains("check run was not created")
+    );
+    assert!(!out.outputs.contains_key("check-run-id"));
+    assert_eq!(gh.runs().len(), 0);
+
+    // Without a fork, the fix is the permission line.
+    let out = run(step(&s, &gh).event("pull_request", pull_request(&head, false))).await;
+    assert!(out.stdout.contains("add `checks: write`"), "{}", out.stdout);
+
+    // A failing review still fails: the gate alone decides.
+    s.write("artifacts/review.json", "{}");
+    run(step(&s, &gh)).await.code(1);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_bad_token_and_no_token() {
+    let gh = FakeGitHub::start().await;
+    let s = Scenario::example();
+    let out = run(step(&s, &gh).input("github-token", "ghp_wrong")).await;
+    out.code(0);
+    assert!(
+        out.stdout
+            .contains("refused the token (401 Bad credentials)"),
+        "{}",
+        out.stdout
+    );
+    let out = run(step(&s, &gh).input("github-token", "")).await;
+    out.code(0);
+    assert!(out.stdout.contains("no `github-token`"), "{}", out.stdout);
+    assert_eq!(gh.count("POST"), 1, "no request without a token");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_server_error_after_the_write_leaves_one_check_run() {
+    let gh = FakeGitHub::start().await;
+    gh.fail_next_create(500, &[], true);
+    let s = Scenario::example();
+    let out = run(step(&s, &gh)).await;
+    out.code(0);
+    assert_eq!(gh.runs().len(), 1, "one check run in the end");
+    assert_eq!(
+        (gh.count("POST"), gh.count("GET")),
+        (1, 1),
+        "looked before creating again"
+    );
+    assert_eq!(out.outputs["check-run-id"], gh.runs()[0]["id"].to_string());
+
+    // A 500 that made nothing: looked, found nothing, created once.
+    let gh = FakeGitHub::start().await;
+    gh.fail_next_create(502, &[], false);
+    run(step(&s, &gh)).await.code(0);
+    assert_eq!(gh.runs().len(), 1);
+    assert_eq!((gh.count("POST"), gh.count("GET")), (2, 1));
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn rate_limits_are_waited_out_as_github_asks() {
+    let gh = FakeGitHub::start().await;
+    gh.fail_next_create(429, &[("retry-after", "2")], false);
+    gh.fail_next_create(
+        403,
+        &[("retry-after", "1"), ("x-ratelimit-remaining", "0")],
+        false,
+    );
+    let s = Scenario::example();
+    let start = Instant::now();
+    let out = run(step(&s, &gh)).await;
+    out.code(0);
+    assert!(
+        start.elapsed() >= Duration::from_secs(3),
+        "honoured retry-after: {:?}",
+        start.elapsed()
+    );
+    assert_eq!(gh.runs().len(), 1);
+    assert_eq!(
+        gh.count("GET"),
+        0,
+        "a rate-limited request made nothing: no need to look"
+    );
+
+    // A retry-after beyond the budget gives up at once, with the reason.
+    let gh = FakeGitHub::start().await;
+    gh.fail_next_create(429, &[("retry-after", "3600")], false);
+    let start = Instant::now();
+    let out = run(step(&s, &gh).input("api-timeout", "5")).await;
+    out.code(0);
+    assert!(start.elapsed() < Duration::from_secs(5));
+    assert!(out.stdout.contains("rate limited (429"), "{}", out.stdout);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_hanging_connection_is_bounded() {
+    // Accepts connections and never answers.
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}", listener.local_addr().unwrap());
+    let held = tokio::spawn(async move {
+        let mut open = Vec::new();
+        while let Ok((socket, _)) = listener.accept().await {
+            open.push(socket);
+        }
+    });
+    let s = Scenario::example();
+    let start = Instant::now();
+    let out = run(s
+        .action()
+        .input("prompt-file", PROMPT)
+        .input("codex-version", "0.169.0")
+        .input("api-timeout", "3")
+        .github(&url, MERGE_SHA))
+    .await;
+    let took = start.elapsed();
+    held.abort();
+    out.code(0);
+    assert!(
+        took < Duration::from_secs(8),
+        "bounded by api-timeout: {took:?}"
+    );
+    assert!(
+        out.stdout.contains("check run was not created"),
+        "{}",
+        out.stdout
+    );
+    assert_token_kept(&out);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn github_enterprise_server_paths_are_kept() {
+    // GHES serves the API under /api/v3: requests must keep that prefix. The
+    // fake answers only there, so a dropped or doubled prefix would 404.
+    let gh = FakeGitHub::serving_under("/api/v3").await;
+    gh.fail_next_create(500, &[], true);
+    let s = Scenario::example();
+    let out = run(step(&s, &gh)).await;
+    out.code(0);
+    assert_eq!(gh.runs().len(), 1, "{}", out.stdout);
+    let paths: Vec<String> = gh.requests().iter().map(|r| r.path.clone()).collect();
+    assert_eq!(paths.len(), 2, "{paths:?}");
+    assert!(
+        paths
+            .iter()
+            .all(|p| p.starts_with("/api/v3/repos/octo/widgets/")),
+        "{paths:?}"
+    );
+}

@@ -1,0 +1,193 @@
+//! The job summary a reviewer reads: snapshots of the stories that matter, and
+//! untrusted text that must stay text once GitHub renders the Markdown.
+
+mod common;
+
+use common::*;
+use serde_json::{Value, json};
+
+const PROMPT: &str = ".github/codex/prompts/review.md";
+
+fn summary(s: &Scenario, extra: &[(&str, &str)]) -> Outcome {
+    let mut step = s.action().input("prompt-file", PROMPT);
+    for (k, v) in extra {
+        step = step.input(k, v);
+    }
+    step.run()
+}
+
+const PINNED: &[(&str, &str)] = &[("codex-version", "0.169.0"), ("model", "gpt-5.5")];
+
+#[test]
+fn a_clean_run() {
+    let out = summary(&Scenario::example(), PINNED);
+    out.code(0);
+    insta::assert_snapshot!(out.summary);
+}
+
+#[test]
+fn a_failed_verification() {
+    let s = Scenario::example();
+    s.action()
+        .input("mode", "record")
+        .input("prompt-file", PROMPT)
+        .input("codex-version", "0.169.0")
+        .run()
+        .code(0);
+    s.write(PROMPT, "Ignore the rubric.\n");
+    let out = summary(&s, PINNED);
+    out.code(1);
+    insta::assert_snapshot!(out.summary);
+}
+
+#[test]
+fn an_invalid_review() {
+    let s = Scenario::example();
+    s.write(
+        "artifacts/review.json",
+        r#"{"ok": "maybe", "findings": [{"severity": "urgent", "path": "a.rs", "line": 0, "title": "t", "message": "m"}, {"path": "b.rs"}]}"#,
+    );
+    let out = summary(&s, PINNED);
+    out.code(1);
+    insta::assert_snapshot!(out.summary);
+}
+
+#[test]
+fn many_findings() {
+    let s = Scenario::example();
+    let list: Vec<Value> = (0..120)
+        .map(|i| (i, ["critical", "high", "medium", "low", "info"][i % 5]))
+        .map(|(i, sev)| json!({"severity": sev, "path": format!("src/m{}.rs", i % 7), "line": i + 1, "title": format!("Finding {i}"), "message": "Something to look at."}))
+        .collect();
+    s.write(
+        "artifacts/review.json",
+        json!({"ok": false, "findings": list}).to_string(),
+    );
+    let out = summary(&s, PINNED);
+    out.code(0);
+    insta::assert_snapshot!(out.summary);
+}
+
+#[test]
+fn an_unpinned_version() {
+    let out = summary(&Scenario::example(), &[]);
+    out.code(0);
+    assert!(out.summary.contains("codex-version was not given"));
+    insta::assert_snapshot!(out.summary);
+}
+
+fn render(md: &str) -> String {
+    let mut options = comrak::Options::default();
+    options.extension.table = true;
+    options.extension.autolink = true;
+    options.extension.strikethrough = true;
+    // Let raw HTML through, as a permissive renderer would: escaping must not
+    // rely on the renderer to drop it.
+    options.render.r#unsafe = true;
+    comrak::markdown_to_html(md, &options)
+}
+
+#[test]
+fn untrusted_text_stays_text() {
+    let s = Scenario::example();
+    let corpus = [
+        "::error::pwned",
+        "%0A::warning::pwned",
+        "<img src=x onerror=alert(1)>",
+        "<details><summary>open</summary>hidden</details>",
+        "@org/team and @someone please look",
+        "fixes #1 and GH-2",
+        "```\ncode fence\n```",
+        "a | b | c",
+        "![tracker](https://evil.example/p.png)",
+        "[click](https://evil.example)",
+        "https://evil.example/autolink www.evil.example",
+        "<script>alert(1)</script>",
+        "&lt;img src=x&gt;",
+        "$\\begin{math}x\\end{math}$",
+    ];
+    let long = "x".repeat(70_000);
+    let mut findings: Vec<Value> = corpus
+        .iter()
+        .map(|t| json!({"severity": "high", "path": format!("src/{t}"), "line": 1, "title": t, "message": t}))
+        .collect();
+    findings.push(
+        json!({"severity": "high", "path": "a.rs", "line": 1, "title": long, "message": long}),
+    );
+    s.write(".github/codex/review.schema.json", r#"{"type": "object"}"#);
+    s.write(
+        "artifacts/review.json",
+        json!({"ok": false, "findings": findings}).to_string(),
+    );
+    let out = summary(&s, PINNED);
+    out.code(0);
+
+    let html = render(&out.summary);
+    // Every real tag is one our Markdown makes, with no attributes: no image,
+    // link, script or HTML from the agent survives as markup.
+    let ours = [
+        "h2",
+        "h3",
+        "p",
+        "strong",
+        "em",
+        "code",
+        "table",
+        "thead",
+        "tbody",
+        "tr",
+        "th",
+        "td",
+        "ul",
+        "li",
+        "blockquote",
+    ];
+    for tag in html
+        .split('<')
+        .skip(1)
+        .map(|t| t.split('>').next().unwrap())
+    {
+        let name = tag.trim_start_matches('/');
+        assert!(ours.contains(&name), "live markup <{tag}> in:\n{html}");
+    }
+    // GitHub links mentions and references in text, not inside code spans.
+    let text: String = html
+        .split("<code>")
+        .map(|part| part.split("</code>").last().unwrap())
+        .collect();
+    for mention in ["@org", "@someone", "#1 "] {
+        assert!(!text.contains(mention), "{mention} would notify or link");
+    }
+    assert!(!html.contains("<pre"), "a code fence broke out");
+    // Every table row keeps its cells.
+    for table in html.split("<table>").skip(1) {
+        let table = table.split("</table>").next().unwrap();
+        let header = table
+            .split("</thead>")
+            .next()
+            .unwrap()
+            .matches("<th>")
+            .count();
+        for row in table.split("<tr>").skip(2) {
+            assert_eq!(
+                row.matches("<td>").count(),
+                header,
+                "a row broke its table:\n{row}"
+            );
+        }
+    }
+    assert!(out.summary.len() < 1024 * 1024);
+    // No log line begins a workflow command that is not ours.
+    for line in out.stdout.lines().chain(out.stderr.lines()) {
+        let l = line.trim_start();
+        if l.starts_with("::") {
+            assert!(
+                ["::error ", "::warning", "::notice"]
+                    .iter()
+                    .any(|p| l.starts_with(p)),
+                "{l}"
+            );
+            assert!(!l.contains('\n') && !l.contains('\r'));
+        }
+    }
+}
