@@ -181,6 +181,17 @@ pub fn collect(result: &RunResult, per_level: usize) -> Annotations {
             });
         }
     }
+    if let Some(agent) = &result.agent {
+        for p in &agent.problems {
+            out.add(Level::Failure, false, || Annotation {
+                title: Some("What reached the agent".into()),
+                ..note(Level::Failure, p.clone())
+            });
+        }
+        for n in &agent.notes {
+            out.add(Level::Notice, false, || note(Level::Notice, n.clone()));
+        }
+    }
     for c in &result.caveats {
         let level = match c.level {
             CaveatLevel::Warning => Level::Warning,

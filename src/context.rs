@@ -29,6 +29,8 @@ pub struct Context {
     pub event_path: Option<PathBuf>,
     /// `GITHUB_SHA`: on pull requests, the merge commit, not the head.
     pub sha: Option<String>,
+    /// `RUNNER_TEMP`: in the container, where the runner's temp folder is mounted.
+    pub runner_temp: Option<PathBuf>,
 }
 
 impl Context {
@@ -67,6 +69,7 @@ impl Context {
             event_name: var("GITHUB_EVENT_NAME").unwrap_or_default().to_string(),
             event_path: path("GITHUB_EVENT_PATH"),
             sha: var("GITHUB_SHA").map(str::to_string),
+            runner_temp: path("RUNNER_TEMP"),
         }
     }
 }

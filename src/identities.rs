@@ -2,8 +2,9 @@
 //! the workspace, asks git, and turns it all into a [`Receipt`] plus the caveats
 //! the receipt cannot vouch for.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
+use crate::agents;
 use crate::digest::{self, LineEndings};
 use crate::error::Error;
 use crate::git;
@@ -50,6 +51,17 @@ impl Caveat {
 pub struct Collected {
     pub receipt: Receipt,
     pub caveats: Vec<Caveat>,
+    /// The prompt's bytes, to compare with what the agent received.
+    pub prompt_bytes: Vec<u8>,
+}
+
+/// How Codex was set up to read the AGENTS.md chain.
+pub fn chain_options(inputs: &Inputs, codex_home: Option<&Path>) -> agents::Options {
+    agents::Options {
+        fallback_names: inputs.agents_fallback_filenames.clone(),
+        max_bytes: inputs.project_doc_max_bytes,
+        codex_home: codex_home.map(Path::to_path_buf),
+    }
 }
 
 /// The facts about a prompt's bytes that change its identity without changing how it looks.
@@ -121,17 +133,21 @@ pub fn required_sha(input: &str, loc: &Location) -> Result<String, Error> {
     optional_sha(input, loc)?.ok_or_else(|| workspace::missing(input, loc))
 }
 
-pub fn collect(inputs: &Inputs, ws: &Workspace) -> Result<Collected, Error> {
+pub fn collect(
+    inputs: &Inputs,
+    ws: &Workspace,
+    codex_home: Option<&Path>,
+) -> Result<Collected, Error> {
     let mut caveats = Vec::new();
     let workdir = working_directory(inputs, ws)?;
     let git = git::start_identify(&workdir)?;
 
-    let (prompt_path, prompt) = match inputs.prompt.as_ref() {
-        Some(PromptSource::Inline(text)) => (None, PromptFacts::of(text.as_bytes())),
+    let (prompt_path, prompt_bytes) = match inputs.prompt.as_ref() {
+        Some(PromptSource::Inline(text)) => (None, text.as_bytes().to_vec()),
         Some(PromptSource::File(given)) => {
             let loc = ws.resolve("prompt-file", given)?;
             let bytes = read_prompt("prompt-file", &loc)?;
-            (Some(loc.shown), PromptFacts::of(&bytes))
+            (Some(loc.shown), bytes)
         }
         None => {
             return Err(Error::new(
@@ -139,6 +155,7 @@ pub fn collect(inputs: &Inputs, ws: &Workspace) -> Result<Collected, Error> {
             ));
         }
     };
+    let prompt = PromptFacts::of(&prompt_bytes);
     let prompt_shown = prompt_path
         .clone()
         .unwrap_or_else(|| "input `prompt`".into());
@@ -222,6 +239,12 @@ pub fn collect(inputs: &Inputs, ws: &Workspace) -> Result<Collected, Error> {
         ));
     }
 
+    let chain = agents::load(&workdir, ws, &chain_options(inputs, codex_home))?;
+    for w in &chain.warnings {
+        caveats.push(Caveat::warning(format!("AGENTS.md chain: {w}")));
+    }
+    let chain_sha = chain.sha();
+
     let checkout = git.checkout()?;
     if checkout.shallow {
         caveats.push(Caveat::warning(format!(
@@ -255,9 +278,19 @@ pub fn collect(inputs: &Inputs, ws: &Workspace) -> Result<Collected, Error> {
         findings_count: None,
         ok: None,
         findings_by_severity: None,
+        agents: Some(chain.files),
+        agents_sha: Some(chain_sha),
+        prompt_sent_sha: None,
+        transcript: None,
+        tokens: None,
+        session: None,
         verification: None,
     };
-    Ok(Collected { receipt, caveats })
+    Ok(Collected {
+        receipt,
+        caveats,
+        prompt_bytes,
+    })
 }
 
 impl Caveat {

@@ -113,6 +113,28 @@ pub struct Cli {
     #[arg(long, value_name = "SEVERITY", default_value = "high", value_parser = parse_severity)]
     pub min_severity: Severity,
 
+    /// The `codex-home` given to codex-action: its session record shows what
+    /// reached the agent, and its AGENTS.md is part of the chain.
+    #[arg(long, value_name = "PATH")]
+    pub codex_home: Option<String>,
+
+    /// The Codex session to read, when codex-home holds several.
+    #[arg(long, value_name = "ID")]
+    pub session_id: Option<String>,
+
+    /// Extra AGENTS.md file names Codex is configured to try (project_doc_fallback_filenames),
+    /// comma- or newline-separated.
+    #[arg(long, value_name = "NAMES")]
+    pub agents_fallback_filenames: Option<String>,
+
+    /// Codex's project_doc_max_bytes: the budget of the AGENTS.md chain.
+    #[arg(long, value_name = "BYTES", default_value = "32768")]
+    pub project_doc_max_bytes: u64,
+
+    /// Fail when the session used more tokens than this (input plus output).
+    #[arg(long, value_name = "TOKENS")]
+    pub max_total_tokens: Option<u64>,
+
     /// The check run's name on the pull request.
     #[arg(long, value_name = "NAME", default_value = "Agent review")]
     pub check_name: String,
@@ -176,6 +198,11 @@ pub struct Inputs {
     pub check_name: String,
     pub max_annotations: u32,
     pub api_timeout: u64,
+    pub codex_home: Option<String>,
+    pub session_id: Option<String>,
+    pub agents_fallback_filenames: Vec<String>,
+    pub project_doc_max_bytes: u64,
+    pub max_total_tokens: Option<u64>,
 }
 
 /// What the command line asked for.
@@ -311,6 +338,18 @@ impl Inputs {
             },
             max_annotations: cli.max_annotations,
             api_timeout: cli.api_timeout,
+            codex_home: given(cli.codex_home),
+            session_id: given(cli.session_id),
+            agents_fallback_filenames: given(cli.agents_fallback_filenames)
+                .map(|s| {
+                    s.split([',', '\n'])
+                        .map(|n| n.trim().to_string())
+                        .filter(|n| !n.is_empty())
+                        .collect()
+                })
+                .unwrap_or_default(),
+            project_doc_max_bytes: cli.project_doc_max_bytes,
+            max_total_tokens: cli.max_total_tokens,
         })
     }
 }

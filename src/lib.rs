@@ -6,6 +6,7 @@
 //! git, [`receipt`] and [`usage_file`] keep the record, [`verify`] recomputes it,
 //! and [`report`] tells the story to step outputs, the job summary and the log.
 
+pub mod agents;
 pub mod annotation;
 pub mod context;
 pub mod digest;
@@ -26,6 +27,8 @@ pub mod report;
 pub mod review;
 pub mod run;
 pub mod schema;
+pub mod sent;
+pub mod transcript;
 pub mod usage_file;
 pub mod verify;
 pub mod workspace;
@@ -41,7 +44,15 @@ use workspace::Workspace;
 pub fn run(inputs: &Inputs, ctx: &Context) -> Result<RunResult, Error> {
     let ws = Workspace::open(&ctx.workspace)?;
     tracing::debug!(workspace = %ws.root().display(), mode = ?inputs.mode, "starting");
-    let mut result = run::execute(inputs, &ws)?;
+    let codex_home = match &inputs.codex_home {
+        Some(given) => Some(sent::resolve_codex_home(
+            given,
+            &ws,
+            ctx.runner_temp.as_deref(),
+        )?),
+        None => None,
+    };
+    let mut result = run::execute(inputs, &ws, codex_home.as_deref())?;
     let mut reports: Vec<Box<dyn Report>> = Vec::new();
     if inputs.mode == inputs::Mode::Run {
         reports.push(Box::new(CheckRun {

@@ -54,6 +54,24 @@ pub struct Receipt {
     /// Findings counted by severity (`unknown` for none or an unknown word).
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub findings_by_severity: Option<BTreeMap<String, usize>>,
+    /// The AGENTS.md chain as Codex reads it, file by file.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub agents: Option<Vec<crate::agents::AgentsFile>>,
+    /// SHA-256 of the instruction body Codex sends; `null` when the chain is empty.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub agents_sha: Option<Option<String>>,
+    /// SHA-256 of the prompt as the agent received it (with `codex-home`).
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub prompt_sent_sha: Option<String>,
+    /// Codex's session record of this run.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub transcript: Option<crate::sent::TranscriptRecord>,
+    /// Tokens the session used.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub tokens: Option<crate::transcript::Tokens>,
+    /// The session's settings as Codex recorded them.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub session: Option<crate::sent::SessionRecord>,
     /// The result of verifying identities recorded earlier (`run` mode only).
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub verification: Option<VerificationRecord>,
@@ -109,6 +127,12 @@ pub const OWNED_KEYS: &[&str] = &[
     "git_describe",
     "git_sha",
     "git_shallow",
+    "agents",
+    "agents_sha",
+    "prompt_sent_sha",
+    "transcript",
+    "tokens",
+    "session",
     "validation",
     "findings_count",
     "ok",
@@ -165,6 +189,23 @@ mod tests {
             findings_count: Some(0),
             ok: Some(true),
             findings_by_severity: Some(BTreeMap::new()),
+            agents: Some(vec![]),
+            agents_sha: Some(None),
+            prompt_sent_sha: Some("s".into()),
+            transcript: Some(crate::sent::TranscriptRecord {
+                path: "t".into(),
+                session_id: None,
+                sha256: "t".into(),
+            }),
+            tokens: Some(Default::default()),
+            session: Some(crate::sent::SessionRecord {
+                cli_version: None,
+                originator: None,
+                model: None,
+                approval_policy: None,
+                sandbox: None,
+                duration_ms: None,
+            }),
             verification: Some(VerificationRecord {
                 verified: true,
                 mismatches: vec![],

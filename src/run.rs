@@ -3,6 +3,8 @@
 
 use serde_json::{Map, Value};
 
+use std::path::Path;
+
 use crate::error::Error;
 use crate::gate::{self, Conclusion, Decision};
 use crate::identities::{self, Caveat};
@@ -10,6 +12,7 @@ use crate::inputs::{Inputs, Mode, SchemaSource};
 use crate::receipt::{OWNED_KEYS, Receipt, ValidationRecord, VerificationRecord};
 use crate::review::{self, Review};
 use crate::schema;
+use crate::sent::{self, AgentCheck, Expected};
 use crate::usage_file;
 use crate::verify::{self, Scope, Verification};
 use crate::workspace::Workspace;
@@ -28,6 +31,8 @@ pub struct RunResult {
     /// What the gate made of the review (`run` only).
     pub decision: Option<Decision>,
     pub caveats: Vec<Caveat>,
+    /// What reached the agent, from Codex's record (`run` with codex-home).
+    pub agent: Option<AgentCheck>,
     /// Filled in by the check-run report.
     pub check_run: Option<crate::report::CheckRunOutcome>,
 }
@@ -42,6 +47,10 @@ impl RunResult {
     /// receipt's integrity, not the review's content.
     pub fn conclusion(&self) -> Conclusion {
         if self.verification.as_ref().is_some_and(|v| !v.passed()) {
+            return Conclusion::Failure;
+        }
+        // What reached the agent is integrity too: `fail-on` does not silence it.
+        if self.agent.as_ref().is_some_and(|a| !a.problems.is_empty()) {
             return Conclusion::Failure;
         }
         self.decision
@@ -59,7 +68,11 @@ impl RunResult {
     }
 }
 
-pub fn execute(inputs: &Inputs, ws: &Workspace) -> Result<RunResult, Error> {
+pub fn execute(
+    inputs: &Inputs,
+    ws: &Workspace,
+    codex_home: Option<&Path>,
+) -> Result<RunResult, Error> {
     let usage = ws.resolve("usage-file", &inputs.usage_file)?;
     let existing = usage_file::load(&usage)?;
 
@@ -74,7 +87,8 @@ pub fn execute(inputs: &Inputs, ws: &Workspace) -> Result<RunResult, Error> {
                 ),
             )
         })?;
-        let verification = verify::verify(&recorded, &usage.shown, inputs, ws, Scope::All)?;
+        let verification =
+            verify::verify(&recorded, &usage.shown, inputs, ws, Scope::All, codex_home)?;
         return Ok(RunResult {
             mode: inputs.mode,
             usage_file: usage.shown,
@@ -83,18 +97,23 @@ pub fn execute(inputs: &Inputs, ws: &Workspace) -> Result<RunResult, Error> {
             review: None,
             decision: None,
             caveats: Vec::new(),
+            agent: None,
             check_run: None,
         });
     }
 
     // A receipt recorded before the agent ran is checked before it is replaced.
-    let before =
-        match (&existing, inputs.mode) {
-            (Some(recorded), Mode::Run) if verify::has_identities(recorded) => Some(
-                verify::verify(recorded, &usage.shown, inputs, ws, Scope::BeforeAgent)?,
-            ),
-            _ => None,
-        };
+    let before = match (&existing, inputs.mode) {
+        (Some(recorded), Mode::Run) if verify::has_identities(recorded) => Some(verify::verify(
+            recorded,
+            &usage.shown,
+            inputs,
+            ws,
+            Scope::BeforeAgent,
+            codex_home,
+        )?),
+        _ => None,
+    };
 
     let clock = std::time::Instant::now();
     let phase = |name: &str| {
@@ -103,10 +122,12 @@ pub fn execute(inputs: &Inputs, ws: &Workspace) -> Result<RunResult, Error> {
             clock.elapsed().as_secs_f64() * 1e3
         )
     };
-    let collected = identities::collect(inputs, ws)?;
+    let collected = identities::collect(inputs, ws, codex_home)?;
     phase("identities");
     let mut receipt = collected.receipt;
     let mut checked = None;
+    let mut agent = None;
+    let mut caveats = collected.caveats;
     if inputs.mode == Mode::Run {
         let review = check_review(inputs, ws, &receipt)?;
         phase("validation");
@@ -121,6 +142,24 @@ pub fn execute(inputs: &Inputs, ws: &Workspace) -> Result<RunResult, Error> {
         receipt.findings_by_severity = Some(review.findings.by_severity());
         let decision = gate::decide(&review, inputs.fail_on, inputs.min_severity);
         checked = Some((review, decision));
+        agent = match codex_home {
+            Some(home) => {
+                let check = check_agent(inputs, ws, home, &receipt, &collected.prompt_bytes)?;
+                receipt.prompt_sent_sha = check.prompt_sent_sha.clone();
+                receipt.transcript = check.transcript.clone();
+                receipt.tokens = check.session.tokens.clone();
+                receipt.session = check.transcript.as_ref().map(|_| check.session_record());
+                Some(check)
+            }
+            None => {
+                caveats.push(Caveat::notice(
+                    "no codex-home: the receipt cannot vouch for what reached the agent (the prompt and \
+                     AGENTS.md as sent, the CLI version, the tokens); give this step the same codex-home as \
+                     openai/codex-action",
+                ));
+                None
+            }
+        };
         receipt.verification = Some(VerificationRecord {
             verified: before.as_ref().is_none_or(Verification::passed),
             mismatches: before
@@ -136,7 +175,7 @@ pub fn execute(inputs: &Inputs, ws: &Workspace) -> Result<RunResult, Error> {
     let verification = if inputs.mode == Mode::Run {
         // Read back what was written: the receipt on disk is what gets uploaded.
         let written = usage_file::load(&usage)?.unwrap_or_default();
-        let after = verify::verify(&written, &usage.shown, inputs, ws, Scope::All)?;
+        let after = verify::verify(&written, &usage.shown, inputs, ws, Scope::All, codex_home)?;
         phase("verification");
         let mut all = before.unwrap_or_default();
         all.checked.extend(after.checked);
@@ -155,9 +194,62 @@ pub fn execute(inputs: &Inputs, ws: &Workspace) -> Result<RunResult, Error> {
         verification,
         review,
         decision,
-        caveats: collected.caveats,
+        caveats,
+        agent,
         check_run: None,
     })
+}
+
+/// Reads Codex's record of this run and checks it against the checkout.
+fn check_agent(
+    inputs: &Inputs,
+    ws: &Workspace,
+    home: &Path,
+    receipt: &Receipt,
+    prompt: &[u8],
+) -> Result<AgentCheck, Error> {
+    let workdir = identities::working_directory(inputs, ws)?;
+    let relative = ws.relative(&workdir);
+    let (session, note) = match sent::load(home, inputs.session_id.as_deref(), &workdir, &relative)
+    {
+        Ok(found) => found,
+        Err(why) => {
+            return Ok(AgentCheck {
+                problems: vec![format!(
+                    "{why}; give this step the same codex-home as openai/codex-action, and do not run Codex with --ephemeral"
+                )],
+                ..AgentCheck::default()
+            });
+        }
+    };
+    let shown = if session.path.starts_with(ws.root()) {
+        ws.relative(&session.path)
+    } else {
+        session
+            .path
+            .strip_prefix(home)
+            .map(|p| format!("$CODEX_HOME/{}", p.display()))
+            .unwrap_or_else(|_| session.path.display().to_string())
+    };
+    let output = ws.resolve("output-file", &receipt.output_path)?;
+    let output_bytes = std::fs::metadata(&output.path)
+        .ok()
+        .filter(|m| m.is_file() && m.len() <= review::MAX_OUTPUT_BYTES)
+        .and_then(|_| std::fs::read(&output.path).ok());
+    let agents_sha = receipt.agents_sha.clone().flatten();
+    let expected = Expected {
+        prompt_path: receipt.prompt_path.as_deref(),
+        prompt_bytes: prompt,
+        agents_sha: agents_sha.as_deref(),
+        codex_version: inputs.codex_version.as_deref(),
+        model: inputs.model.as_deref(),
+        output_path: &receipt.output_path,
+        output: output_bytes.as_deref(),
+        max_total_tokens: inputs.max_total_tokens,
+    };
+    let mut check = sent::check(session, shown, &expected);
+    check.notes.extend(note);
+    Ok(check)
 }
 
 /// Compiles the schema the receipt names (a broken schema is a configuration

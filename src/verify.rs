@@ -72,6 +72,7 @@ pub fn verify(
     inputs: &Inputs,
     ws: &Workspace,
     scope: Scope,
+    codex_home: Option<&std::path::Path>,
 ) -> Result<Verification, Error> {
     if !has_identities(recorded) {
         return Err(Error::in_file(
@@ -184,6 +185,16 @@ pub fn verify(
             Presence::File => Value::String(identities::required_sha(pair.input, &loc)?),
         };
         v.compare(pair.sha_key, recorded_sha, actual);
+    }
+
+    if let Some(recorded_sha) = recorded.get("agents_sha") {
+        let dir = identities::working_directory(inputs, ws)?;
+        let chain = crate::agents::load(&dir, ws, &identities::chain_options(inputs, codex_home))?;
+        v.compare(
+            "agents_sha",
+            recorded_sha,
+            chain.sha().map_or(Value::Null, Value::String),
+        );
     }
 
     if let (Some(recorded_sha), Some(head)) = (recorded.get("git_sha"), head) {

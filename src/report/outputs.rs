@@ -28,6 +28,9 @@ pub const OTHER_OUTPUTS: &[&str] = &[
     "conclusion",
     "check-run-id",
     "check-run-url",
+    "prompt-sent-sha",
+    "agents-sha",
+    "total-tokens",
 ];
 
 pub struct StepOutputs {
@@ -53,6 +56,23 @@ impl Report for StepOutputs {
             values.push(("findings-count", r.findings.list.len().to_string()));
         }
         values.push(("conclusion", result.conclusion().as_str().to_string()));
+        if result.receipt.contains_key("agents_sha") {
+            values.push(("agents-sha", result.field("agents_sha")));
+        }
+        if let Some(a) = &result.agent {
+            values.push((
+                "prompt-sent-sha",
+                a.prompt_sent_sha.clone().unwrap_or_default(),
+            ));
+            values.push((
+                "total-tokens",
+                a.session
+                    .tokens
+                    .as_ref()
+                    .map(|t| t.total.to_string())
+                    .unwrap_or_default(),
+            ));
+        }
         if let Some(crate::report::CheckRunOutcome::Published { id, url, .. }) = &result.check_run {
             values.push(("check-run-id", id.to_string()));
             values.push(("check-run-url", url.clone()));

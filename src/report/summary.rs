@@ -96,6 +96,9 @@ pub fn render(result: &RunResult) -> String {
                 fields.join(", ")
             ));
         }
+        if let Some(a) = &result.agent {
+            reasons.extend(a.problems.iter().cloned());
+        }
         if let Some(d) = &result.decision {
             reasons.extend(d.reasons.iter().cloned());
         }
@@ -116,6 +119,9 @@ pub fn render(result: &RunResult) -> String {
     }
     if let Some(review) = &result.review {
         render_review(&mut md, review);
+    }
+    if let Some(agent) = &result.agent {
+        render_agent(&mut md, agent, result);
     }
 
     md.push_str("| Input | Path | SHA-256 |\n| --- | --- | --- |\n");
@@ -154,6 +160,19 @@ pub fn render(result: &RunResult) -> String {
         md.push_str(&format!("| {label} | {path} | {sha} |\n"));
     }
 
+    if let Some(Value::Array(files)) = result.receipt.get("agents") {
+        let used: Vec<&str> = files.iter().filter_map(|f| f["path"].as_str()).collect();
+        let paths = match used.as_slice() {
+            [] => "—".to_string(),
+            [one] => code(one),
+            [first, rest @ ..] => format!("{} and {} more", code(first), rest.len()),
+        };
+        let sha = match result.receipt.get("agents_sha") {
+            Some(Value::String(s)) => code(s),
+            _ => "*empty*".to_string(),
+        };
+        md.push_str(&format!("| AGENTS.md chain | {paths} | {sha} |\n"));
+    }
     md.push_str("\n| Run | |\n| --- | --- |\n");
     let given = |key: &str| match result.receipt.get(key) {
         Some(Value::String(s)) => code(s),
@@ -205,6 +224,10 @@ pub fn render(result: &RunResult) -> String {
         md.push_str("\nRecorded only: run the action with mode `verify` or `run` to check it.\n");
     }
     md.push('\n');
+    // Sections end and start with blank lines; one is enough.
+    while md.contains("\n\n\n") {
+        md = md.replace("\n\n\n", "\n\n");
+    }
     md
 }
 
@@ -237,6 +260,71 @@ fn render_verification(md: &mut String, v: &crate::verify::Verification) {
         md.push('\n');
     }
     md.push('\n');
+}
+
+fn render_agent(md: &mut String, agent: &crate::sent::AgentCheck, result: &RunResult) {
+    md.push_str("### What reached the agent\n\n");
+    let Some(t) = &agent.transcript else {
+        for p in &agent.problems {
+            md.push_str(&format!("- {}\n", prose(p)));
+        }
+        md.push('\n');
+        return;
+    };
+    let s = &agent.session;
+    let or_none = |v: &Option<String>| v.as_deref().map_or("*not recorded*".to_string(), code);
+    md.push_str("| | |\n| --- | --- |\n");
+    md.push_str(&format!(
+        "| Session record | {} ({}) |\n",
+        code(&t.path),
+        or_none(&t.session_id)
+    ));
+    md.push_str(&format!(
+        "| Prompt as sent | {} |\n",
+        or_none(&agent.prompt_sent_sha)
+    ));
+    let agents = result.field("agents_sha");
+    md.push_str(&format!(
+        "| AGENTS.md body | {} |\n",
+        if agents.is_empty() {
+            "*none*".to_string()
+        } else {
+            code(&agents)
+        }
+    ));
+    md.push_str(&format!(
+        "| Codex CLI | {} ({}) |\n",
+        or_none(&s.cli_version),
+        or_none(&s.originator)
+    ));
+    md.push_str(&format!("| Model | {} |\n", or_none(&s.model)));
+    md.push_str(&format!(
+        "| Approval, sandbox | {}, {} |\n",
+        or_none(&s.approval_policy),
+        or_none(&s.sandbox)
+    ));
+    if let Some(tk) = &s.tokens {
+        md.push_str(&format!(
+            "| Tokens | {} total: {} input ({} cached), {} output ({} reasoning) |\n",
+            tk.total, tk.input, tk.cached_input, tk.output, tk.reasoning
+        ));
+    }
+    if let Some(ms) = s.duration_ms {
+        md.push_str(&format!("| Duration | {:.1} s |\n", ms as f64 / 1000.0));
+    }
+    md.push('\n');
+    if agent.problems.is_empty() {
+        md.push_str("The prompt, the AGENTS.md chain, the CLI version, the model and the review agree with the checkout.\n\n");
+    }
+    for p in &agent.problems {
+        md.push_str(&format!("- **Mismatch**: {}\n", prose(p)));
+    }
+    for n in &agent.notes {
+        md.push_str(&format!("- {}\n", prose(n)));
+    }
+    if !agent.problems.is_empty() || !agent.notes.is_empty() {
+        md.push('\n');
+    }
 }
 
 fn render_review(md: &mut String, review: &Review) {

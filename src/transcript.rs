@@ -1,0 +1,582 @@
+//! Codex's own record of the run (the rollout), read as a stream.
+//!
+//! `$CODEX_HOME/sessions/YYYY/MM/DD/rollout-<time>-<id>.jsonl` holds one JSON
+//! object a line: the session's metadata, the messages exactly as sent, the
+//! turn's settings, token counts, and the last agent message. Rollouts of long
+//! sessions reach hundreds of megabytes (tool outputs), so lines are read with
+//! a bounded buffer, hashed as they pass, and only the few kinds we need are
+//! parsed; the rest are recognised from their first bytes and skipped.
+
+use std::fs::{self, File};
+use std::io::{self, BufRead, BufReader, Read};
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use sha2::{Digest, Sha256};
+
+use crate::error::Error;
+
+/// A line longer than this is skipped (hashed, not parsed): memory stays bounded.
+pub const MAX_LINE_BYTES: usize = 32 * 1024 * 1024;
+/// The newest Codex CLI whose record format this was checked against.
+pub const KNOWN_CLI: (u64, u64) = (0, 169);
+
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Tokens {
+    pub input: u64,
+    pub cached_input: u64,
+    pub output: u64,
+    pub reasoning: u64,
+    pub total: u64,
+}
+
+/// What the record says about the run.
+#[derive(Clone, Debug, Default)]
+pub struct Session {
+    pub path: PathBuf,
+    pub sha256: String,
+    pub bytes: u64,
+    pub id: Option<String>,
+    pub cwd: Option<String>,
+    pub cli_version: Option<String>,
+    pub originator: Option<String>,
+    pub model: Option<String>,
+    pub approval_policy: Option<String>,
+    pub sandbox: Option<String>,
+    /// The user prompt exactly as sent.
+    pub prompt: Option<String>,
+    /// The AGENTS.md block as sent (`# AGENTS.md instructions for ...`).
+    pub agents_block: Option<String>,
+    /// 0.169's `world_state.agents_md.text`: the body alone.
+    pub agents_text: Option<String>,
+    pub tokens: Option<Tokens>,
+    pub duration_ms: Option<u64>,
+    pub last_agent_message: Option<String>,
+    /// Odd things met on the way, said once each.
+    pub warnings: Vec<String>,
+}
+
+/// Hashes every byte read through it.
+struct Hashing<R> {
+    inner: R,
+    hasher: Sha256,
+    bytes: u64,
+}
+
+impl<R: Read> Read for Hashing<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.hasher.update(&buf[..n]);
+        self.bytes += n as u64;
+        Ok(n)
+    }
+}
+
+/// Reads one line into `line` (without the newline), keeping at most `max`
+/// bytes; returns whether there was a line and whether it was cut.
+fn read_line(
+    reader: &mut impl BufRead,
+    line: &mut Vec<u8>,
+    max: usize,
+) -> io::Result<Option<(bool, bool)>> {
+    line.clear();
+    let (mut any, mut cut, mut ended) = (false, false, false);
+    loop {
+        let buf = reader.fill_buf()?;
+        if buf.is_empty() {
+            break;
+        }
+        any = true;
+        let (chunk, done) = match memchr::memchr(b'\n', buf) {
+            Some(i) => (&buf[..i], Some(i + 1)),
+            None => (buf, None),
+        };
+        let room = max.saturating_sub(line.len());
+        if chunk.len() > room {
+            cut = true;
+        }
+        line.extend_from_slice(&chunk[..chunk.len().min(room)]);
+        let used = done.unwrap_or(buf.len());
+        reader.consume(used);
+        if done.is_some() {
+            ended = true;
+            break;
+        }
+    }
+    Ok(any.then_some((cut, ended)))
+}
+
+/// The line's `type` and its payload's `type`, from the first bytes when the
+/// line has the usual layout; `None` when it does not (then it is parsed).
+fn classify(line: &[u8]) -> Option<(&str, Option<&str>)> {
+    let head = &line[..line.len().min(512)];
+    let text = std::str::from_utf8(head).ok().or_else(|| {
+        let valid = std::str::from_utf8(head).err()?.valid_up_to();
+        std::str::from_utf8(&head[..valid]).ok()
+    })?;
+    let key = "\"type\":\"";
+    let at = text.find(key)? + key.len();
+    let kind = &text[at..at + text[at..].find('"')?];
+    let after = &text[at + kind.len()..];
+    let payload = after
+        .strip_prefix("\",\"payload\":{\"type\":\"")
+        .and_then(|p| p.find('"').map(|e| &p[..e]));
+    Some((kind, payload))
+}
+
+fn wanted(kind: &str, payload: Option<&str>) -> bool {
+    match kind {
+        "session_meta" | "turn_context" | "world_state" => true,
+        "response_item" => payload == Some("message"),
+        "event_msg" => matches!(payload, Some("token_count" | "task_complete")),
+        _ => false,
+    }
+}
+
+/// Reads a rollout: bounded memory whatever its size.
+pub fn read(path: &Path) -> Result<Session, Error> {
+    let shown = path.display().to_string();
+    let file = File::open(path)
+        .map_err(|e| Error::io("cannot read the Codex session record", &shown, path, &e))?;
+    let mut reader = BufReader::with_capacity(
+        1 << 20,
+        Hashing {
+            inner: file,
+            hasher: Sha256::new(),
+            bytes: 0,
+        },
+    );
+    let mut session = Session {
+        path: path.to_path_buf(),
+        ..Session::default()
+    };
+    let mut line = Vec::new();
+    let mut number = 0usize;
+    let (mut skipped_long, mut unparsable, mut unknown) = (0usize, 0usize, 0usize);
+    let mut cut_last = false;
+    let fail = |e: io::Error| Error::io("cannot read the Codex session record", &shown, path, &e);
+    while let Some((cut, ended)) =
+        read_line(&mut reader, &mut line, MAX_LINE_BYTES).map_err(fail)?
+    {
+        number += 1;
+        if line.iter().all(u8::is_ascii_whitespace) {
+            continue;
+        }
+        if cut {
+            skipped_long += 1;
+            continue;
+        }
+        // A line without its newline may be cut off: parse it to find out.
+        if let Some((kind, payload)) = classify(&line).filter(|_| ended) {
+            if !wanted(kind, payload) {
+                if !matches!(
+                    kind,
+                    "response_item" | "event_msg" | "token_usage_record" | "compacted"
+                ) {
+                    unknown += 1;
+                }
+                continue;
+            }
+        }
+        match serde_json::from_slice::<Value>(&line) {
+            Ok(v) => absorb(&mut session, &v, &mut unknown),
+            Err(_) if !ended => cut_last = true,
+            Err(_) => unparsable += 1,
+        }
+    }
+    let hashing = reader.into_inner();
+    session.sha256 = hex::encode(hashing.hasher.finalize());
+    session.bytes = hashing.bytes;
+    if cut_last {
+        session.warnings.push("the record's last line is cut off (Codex may not have finished writing it); it was ignored".into());
+    }
+    if unparsable > 0 {
+        session.warnings.push(format!(
+            "{unparsable} line(s) of the record are not JSON; they were ignored"
+        ));
+    }
+    if skipped_long > 0 {
+        session.warnings.push(format!(
+            "{skipped_long} line(s) over {} MiB were skipped unread",
+            MAX_LINE_BYTES >> 20
+        ));
+    }
+    if unknown > 0 {
+        tracing::debug!("{unknown} record lines of kinds this version does not read were ignored");
+    }
+    if let Some(v) = session.cli_version.as_deref().and_then(parse_version) {
+        if v > KNOWN_CLI {
+            session.warnings.push(format!(
+                "the record was written by Codex {}, newer than the {}.{} this action was checked against; what it cannot find is reported missing",
+                session.cli_version.as_deref().unwrap_or("?"),
+                KNOWN_CLI.0,
+                KNOWN_CLI.1
+            ));
+        }
+    }
+    if number == 0 {
+        session.warnings.push("the record is empty".into());
+    }
+    Ok(session)
+}
+
+fn parse_version(v: &str) -> Option<(u64, u64)> {
+    let mut parts = v.split(['.', '-']);
+    Some((parts.next()?.parse().ok()?, parts.next()?.parse().ok()?))
+}
+
+fn text_at(v: &Value, pointer: &str) -> Option<String> {
+    v.pointer(pointer)
+        .and_then(Value::as_str)
+        .map(str::to_string)
+}
+
+/// Takes what matters from one parsed line; anything unknown is ignored.
+fn absorb(s: &mut Session, v: &Value, unknown: &mut usize) {
+    let p = &v["payload"];
+    match v["type"].as_str().unwrap_or("") {
+        "session_meta" => {
+            s.id = text_at(p, "/id").or_else(|| text_at(p, "/session_id"));
+            s.cwd = text_at(p, "/cwd");
+            s.cli_version = text_at(p, "/cli_version");
+            s.originator = text_at(p, "/originator");
+        }
+        "turn_context" => {
+            s.model = text_at(p, "/model").or(s.model.take());
+            s.approval_policy = text_at(p, "/approval_policy").or(s.approval_policy.take());
+            s.sandbox = text_at(p, "/sandbox_policy/type")
+                .or_else(|| text_at(p, "/sandbox_policy/mode"))
+                .or_else(|| text_at(p, "/sandbox_policy"))
+                .or(s.sandbox.take());
+        }
+        "world_state" => {
+            if let Some(t) = text_at(p, "/state/agents_md/text") {
+                s.agents_text = Some(t);
+            }
+            if s.model.is_none() {
+                s.model = text_at(p, "/state/model");
+            }
+        }
+        "response_item" if p["type"] == "message" => {
+            let texts: Vec<&str> = p["content"]
+                .as_array()
+                .map(|c| c.iter().filter_map(|i| i["text"].as_str()).collect())
+                .unwrap_or_default();
+            match p["role"].as_str() {
+                Some("user") => {
+                    if let Some(block) = texts
+                        .iter()
+                        .find(|t| t.starts_with("# AGENTS.md instructions for "))
+                    {
+                        s.agents_block = Some(block.to_string());
+                    } else if !texts.iter().all(|t| t.starts_with("<environment_context>"))
+                        && s.prompt.is_none()
+                    {
+                        s.prompt = Some(texts.concat());
+                    }
+                }
+                Some("assistant") => s.last_agent_message = Some(texts.concat()),
+                _ => {}
+            }
+        }
+        "event_msg" => match p["type"].as_str() {
+            Some("token_count") => {
+                let u = &p["info"]["total_token_usage"];
+                if u.is_object() {
+                    let n = |k: &str| u[k].as_u64().unwrap_or(0);
+                    s.tokens = Some(Tokens {
+                        input: n("input_tokens"),
+                        cached_input: n("cached_input_tokens"),
+                        output: n("output_tokens"),
+                        reasoning: n("reasoning_output_tokens"),
+                        total: n("total_tokens"),
+                    });
+                }
+            }
+            Some("task_complete") => {
+                if let Some(m) = text_at(p, "/last_agent_message") {
+                    s.last_agent_message = Some(m);
+                }
+                s.duration_ms = p["duration_ms"].as_u64();
+            }
+            _ => {}
+        },
+        _ => *unknown += 1,
+    }
+}
+
+/// A rollout file and the first facts of its `session_meta` line.
+#[derive(Clone, Debug)]
+pub struct Candidate {
+    pub path: PathBuf,
+    pub id: Option<String>,
+    pub cwd: Option<String>,
+}
+
+/// Every rollout under `$CODEX_HOME/sessions`, oldest first (names sort by time).
+pub fn rollouts(codex_home: &Path) -> Vec<Candidate> {
+    let mut files = Vec::new();
+    let mut stack = vec![codex_home.join("sessions")];
+    while let Some(dir) = stack.pop() {
+        let Ok(entries) = fs::read_dir(&dir) else {
+            continue;
+        };
+        for e in entries.flatten() {
+            let p = e.path();
+            match e.file_type() {
+                Ok(t) if t.is_dir() => stack.push(p),
+                Ok(t)
+                    if t.is_file()
+                        && p.file_name().and_then(|n| n.to_str()).is_some_and(|n| {
+                            n.starts_with("rollout-") && n.ends_with(".jsonl")
+                        }) =>
+                {
+                    files.push(p)
+                }
+                _ => {}
+            }
+        }
+    }
+    files.sort_by(|a, b| a.file_name().cmp(&b.file_name()));
+    files.into_iter().map(first_facts).collect()
+}
+
+fn first_facts(path: PathBuf) -> Candidate {
+    let mut line = Vec::new();
+    let meta = File::open(&path)
+        .ok()
+        .and_then(|f| {
+            read_line(&mut BufReader::new(f), &mut line, 1 << 20)
+                .ok()
+                .flatten()
+        })
+        .and_then(|_| serde_json::from_slice::<Value>(&line).ok());
+    let p = meta
+        .as_ref()
+        .filter(|m| m["type"] == "session_meta")
+        .map(|m| &m["payload"]);
+    Candidate {
+        id: p.and_then(|p| text_at(p, "/id").or_else(|| text_at(p, "/session_id"))),
+        cwd: p.and_then(|p| text_at(p, "/cwd")),
+        path,
+    }
+}
+
+/// Picks this run's rollout: the one with `session_id`, else the newest whose
+/// `cwd` is the working directory. In the container the record's `cwd` is a
+/// runner path, so a record whose `cwd` ends with the working directory's path
+/// inside the workspace also matches. Returns the pick and a note when the
+/// choice was not obvious.
+pub fn pick(
+    candidates: &[Candidate],
+    session_id: Option<&str>,
+    cwd: &Path,
+    relative: &str,
+) -> Result<(Candidate, Option<String>), String> {
+    if candidates.is_empty() {
+        return Err(
+            "there is no session record (`sessions/**/rollout-*.jsonl`) in codex-home".into(),
+        );
+    }
+    if let Some(id) = session_id {
+        return candidates
+            .iter()
+            .find(|c| c.id.as_deref() == Some(id))
+            .cloned()
+            .map(|c| (c, None))
+            .ok_or_else(|| {
+                format!(
+                    "no session record has id `{id}` (there are {})",
+                    candidates.len()
+                )
+            });
+    }
+    let exact: Vec<&Candidate> = candidates
+        .iter()
+        .filter(|c| c.cwd.as_deref().map(Path::new) == Some(cwd))
+        .collect();
+    let suffix = |c: &&Candidate| {
+        c.cwd.as_deref().is_some_and(|w| {
+            relative.is_empty()
+                || relative == "."
+                || w.trim_end_matches('/').ends_with(&format!("/{relative}"))
+        })
+    };
+    let matching: Vec<&Candidate> = if exact.is_empty() {
+        candidates.iter().filter(suffix).collect()
+    } else {
+        exact
+    };
+    let Some(newest) = matching.last() else {
+        return Err(format!(
+            "none of the {} session records ran in the working directory `{}`; set session-id to the run's session",
+            candidates.len(),
+            cwd.display()
+        ));
+    };
+    let note = (matching.len() > 1).then(|| {
+        format!(
+            "{} session records match the working directory; the newest was used (set session-id to choose another)",
+            matching.len()
+        )
+    });
+    Ok(((*newest).clone(), note))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn write(dir: &Path, name: &str, lines: &[&str]) -> PathBuf {
+        let p = dir.join(name);
+        fs::create_dir_all(p.parent().unwrap()).unwrap();
+        fs::write(&p, lines.join("\n")).unwrap();
+        p
+    }
+
+    const META: &str = r#"{"timestamp":"t","ordinal":0,"type":"session_meta","payload":{"id":"s1","cwd":"/w","cli_version":"0.169.0","originator":"codex_exec"}}"#;
+
+    #[test]
+    fn reads_what_matters_and_hashes_everything() {
+        let d = tempfile::tempdir().unwrap();
+        let lines = [
+            META,
+            r##"{"timestamp":"t","ordinal":1,"type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"# AGENTS.md instructions for /w\n\n<INSTRUCTIONS>\nbody\n</INSTRUCTIONS>"},{"type":"input_text","text":"<environment_context>x</environment_context>"}]}}"##,
+            r#"{"timestamp":"t","ordinal":2,"type":"turn_context","payload":{"model":"gpt-5.5","approval_policy":"never","sandbox_policy":{"type":"read-only"}}}"#,
+            r#"{"timestamp":"t","ordinal":3,"type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"Review.\r\n"}]}}"#,
+            r#"{"timestamp":"t","ordinal":4,"type":"response_item","payload":{"type":"function_call_output","output":"huge"}}"#,
+            r#"{"timestamp":"t","ordinal":5,"type":"brand_new_kind","payload":{}}"#,
+            r#"{"timestamp":"t","ordinal":6,"type":"event_msg","payload":{"type":"token_count","info":{"total_token_usage":{"input_tokens":10,"cached_input_tokens":2,"output_tokens":3,"reasoning_output_tokens":1,"total_tokens":13,"new_field":1}}}}"#,
+            r#"{"timestamp":"t","ordinal":7,"type":"event_msg","payload":{"type":"task_complete","last_agent_message":"{}","duration_ms":125}}"#,
+        ];
+        let p = write(d.path(), "r.jsonl", &lines);
+        let s = read(&p).unwrap();
+        assert_eq!(s.sha256, crate::digest::sha256_file(&p).unwrap());
+        assert_eq!(
+            (
+                s.id.as_deref(),
+                s.cli_version.as_deref(),
+                s.model.as_deref()
+            ),
+            (Some("s1"), Some("0.169.0"), Some("gpt-5.5"))
+        );
+        assert_eq!(
+            (s.approval_policy.as_deref(), s.sandbox.as_deref()),
+            (Some("never"), Some("read-only"))
+        );
+        assert_eq!(s.prompt.as_deref(), Some("Review.\r\n"));
+        assert!(s.agents_block.unwrap().contains("<INSTRUCTIONS>\nbody"));
+        assert_eq!(
+            s.tokens,
+            Some(Tokens {
+                input: 10,
+                cached_input: 2,
+                output: 3,
+                reasoning: 1,
+                total: 13
+            })
+        );
+        assert_eq!(
+            (s.last_agent_message.as_deref(), s.duration_ms),
+            (Some("{}"), Some(125))
+        );
+        assert!(s.warnings.is_empty(), "{:?}", s.warnings);
+    }
+
+    #[test]
+    fn odd_records_are_said_not_fatal() {
+        let d = tempfile::tempdir().unwrap();
+        let newer = META.replace("0.169.0", "0.250.1");
+        let p = write(
+            d.path(),
+            "r.jsonl",
+            &[
+                &newer,
+                "not json",
+                r#"{"timestamp":"t","type":"event_msg","payload":{"type":"task_compl"#,
+            ],
+        );
+        let s = read(&p).unwrap();
+        let all = s.warnings.join("\n");
+        assert!(
+            all.contains("last line is cut off")
+                && all.contains("not JSON")
+                && all.contains("newer than"),
+            "{all}"
+        );
+        assert!(
+            read(&write(d.path(), "e.jsonl", &[]))
+                .unwrap()
+                .warnings
+                .iter()
+                .any(|w| w.contains("empty"))
+        );
+    }
+
+    #[test]
+    fn a_long_line_is_skipped_with_memory_bounded() {
+        let mut r = io::Cursor::new(b"short\nlonger line\nend".to_vec());
+        let mut line = Vec::new();
+        assert_eq!(
+            read_line(&mut r, &mut line, 5).unwrap(),
+            Some((false, true))
+        );
+        assert_eq!(read_line(&mut r, &mut line, 5).unwrap(), Some((true, true)));
+        assert_eq!(line, b"longe");
+        assert_eq!(
+            read_line(&mut r, &mut line, 5).unwrap(),
+            Some((false, false))
+        );
+        assert_eq!(read_line(&mut r, &mut line, 5).unwrap(), None);
+    }
+
+    #[test]
+    fn picks_by_id_then_by_working_directory() {
+        let d = tempfile::tempdir().unwrap();
+        let mk = |name: &str, id: &str, cwd: &str| {
+            write(
+                &d.path().join("sessions/2026/11/29"),
+                name,
+                &[&format!(
+                    r#"{{"type":"session_meta","payload":{{"id":"{id}","cwd":"{cwd}"}}}}"#
+                )],
+            );
+        };
+        mk(
+            "rollout-2026-11-29T10-00-00-a.jsonl",
+            "a",
+            "/home/runner/work/r/r/sub",
+        );
+        mk("rollout-2026-11-29T11-00-00-b.jsonl", "b", "/elsewhere");
+        mk(
+            "rollout-2026-11-29T12-00-00-c.jsonl",
+            "c",
+            "/home/runner/work/r/r/sub",
+        );
+        let all = rollouts(d.path());
+        assert_eq!(all.len(), 3);
+        let (c, note) = pick(&all, None, Path::new("/github/workspace/sub"), "sub").unwrap();
+        assert_eq!(c.id.as_deref(), Some("c"));
+        assert!(note.unwrap().contains("2 session records"));
+        assert_eq!(
+            pick(&all, Some("a"), Path::new("/x"), "")
+                .unwrap()
+                .0
+                .id
+                .as_deref(),
+            Some("a")
+        );
+        assert!(pick(&all, Some("zz"), Path::new("/x"), "").is_err());
+        assert!(
+            pick(&all, None, Path::new("/github/workspace/other"), "other")
+                .unwrap_err()
+                .contains("none of the 3")
+        );
+        assert!(
+            pick(&[], None, Path::new("/x"), "")
+                .unwrap_err()
+                .contains("no session record")
+        );
+    }
+}

@@ -1,0 +1,558 @@
+//! What reached the agent, proven with the real Codex CLI.
+//!
+//! `.ci/run` installs `@openai/codex` at a pinned version. Each case runs
+//! `codex exec` as openai/codex-action does (prompt on stdin, `--cd`,
+//! `--output-last-message`, `--output-schema`, `--sandbox read-only`) against a
+//! Responses API on loopback that records what it was sent, then runs the
+//! action, and compares the receipt's hashes with what the server received.
+
+mod common;
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::{Command, Stdio};
+use std::sync::{Arc, Mutex};
+
+use common::*;
+use prompt_receipt::digest::sha256_hex;
+use serde_json::{Value, json};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+pub const CODEX_VERSION: &str = "0.169.0";
+const REVIEW: &str = r#"{"ok":true,"findings":[]}"#;
+
+/// The Codex CLI installed by `.ci/run` (or `PROMPT_RECEIPT_CODEX`).
+fn codex() -> PathBuf {
+    let path = std::env::var_os("PROMPT_RECEIPT_CODEX")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| repo_root().join("target/codex/node_modules/.bin/codex"));
+    assert!(
+        path.exists(),
+        "the Codex CLI is not installed at {}: run `npm install --prefix target/codex @openai/codex@{CODEX_VERSION}` (.ci/run does)",
+        path.display()
+    );
+    path
+}
+
+/// A Responses API that records each request body and streams back a review.
+struct FakeResponses {
+    url: String,
+    bodies: Arc<Mutex<Vec<Value>>>,
+    _task: tokio::task::JoinHandle<()>,
+}
+
+impl FakeResponses {
+    async fn start(reply: &str) -> FakeResponses {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let url = format!("http://{}/v1", listener.local_addr().unwrap());
+        let bodies = Arc::new(Mutex::new(Vec::new()));
+        let (seen, reply) = (bodies.clone(), reply.to_string());
+        let task = tokio::spawn(async move {
+            while let Ok((mut socket, _)) = listener.accept().await {
+                let (seen, reply) = (seen.clone(), reply.clone());
+                tokio::spawn(async move {
+                    let mut buf = Vec::new();
+                    let mut chunk = [0u8; 65536];
+                    let header_end = loop {
+                        let n = socket.read(&mut chunk).await.unwrap_or(0);
+                        if n == 0 {
+                            return;
+                        }
+                        buf.extend_from_slice(&chunk[..n]);
+                        if let Some(i) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
+                            break i + 4;
+                        }
+                    };
+                    let head = String::from_utf8_lossy(&buf[..header_end]).to_lowercase();
+                    let length: usize = head
+                        .lines()
+                        .find_map(|l| {
+                            l.strip_prefix("content-length:")
+                                .map(|v| v.trim().parse().unwrap_or(0))
+                        })
+                        .unwrap_or(0);
+                    while buf.len() < header_end + length {
+                        let n = socket.read(&mut chunk).await.unwrap_or(0);
+                        if n == 0 {
+                            break;
+                        }
+                        buf.extend_from_slice(&chunk[..n]);
+                    }
+                    if !head.starts_with("post ") || !head.contains("/responses") {
+                        let _ = socket.write_all(b"HTTP/1.1 404 Not Found\r\ncontent-length: 0\r\nconnection: close\r\n\r\n").await;
+                        return;
+                    }
+                    let body: Value = serde_json::from_slice(&buf[header_end..header_end + length])
+                        .unwrap_or(Value::Null);
+                    seen.lock().unwrap().push(body);
+                    let _ = socket.write_all(sse(&reply).as_bytes()).await;
+                });
+            }
+        });
+        FakeResponses {
+            url,
+            bodies,
+            _task: task,
+        }
+    }
+
+    fn only_request(&self) -> Value {
+        let bodies = self.bodies.lock().unwrap();
+        assert_eq!(bodies.len(), 1, "one request per run");
+        bodies[0].clone()
+    }
+}
+
+fn sse(text: &str) -> String {
+    let item = json!({"type": "message", "role": "assistant", "id": "msg_1", "content": [{"type": "output_text", "text": text}]});
+    let events = [
+        (
+            "response.created",
+            json!({"type": "response.created", "response": {"id": "resp_1"}}),
+        ),
+        (
+            "response.in_progress",
+            json!({"type": "response.in_progress", "response": {"id": "resp_1"}}),
+        ),
+        (
+            "response.output_item.added",
+            json!({"type": "response.output_item.added", "output_index": 0, "item": {"type": "message", "role": "assistant", "id": "msg_1", "content": []}}),
+        ),
+        (
+            "response.content_part.added",
+            json!({"type": "response.content_part.added", "item_id": "msg_1", "output_index": 0, "content_index": 0, "part": {"type": "output_text", "text": ""}}),
+        ),
+        (
+            "response.output_text.delta",
+            json!({"type": "response.output_text.delta", "item_id": "msg_1", "output_index": 0, "content_index": 0, "delta": text}),
+        ),
+        (
+            "response.output_text.done",
+            json!({"type": "response.output_text.done", "item_id": "msg_1", "output_index": 0, "content_index": 0, "text": text}),
+        ),
+        (
+            "response.content_part.done",
+            json!({"type": "response.content_part.done", "item_id": "msg_1", "output_index": 0, "content_index": 0, "part": {"type": "output_text", "text": text}}),
+        ),
+        (
+            "response.output_item.done",
+            json!({"type": "response.output_item.done", "output_index": 0, "item": item}),
+        ),
+        (
+            "response.completed",
+            json!({"type": "response.completed", "response": {"id": "resp_1", "usage": {"input_tokens": 1200, "input_tokens_details": {"cached_tokens": 200}, "output_tokens": 50, "output_tokens_details": {"reasoning_tokens": 10}, "total_tokens": 1250}}}),
+        ),
+    ];
+    let mut out = String::from(
+        "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\nconnection: close\r\n\r\n",
+    );
+    for (kind, data) in events {
+        out.push_str(&format!("event: {kind}\ndata: {data}\n\n"));
+    }
+    out
+}
+
+/// The text of input message `index` as the server received it.
+fn input_text(request: &Value, index: usize) -> String {
+    request["input"][index]["content"].as_array().unwrap()[0]["text"]
+        .as_str()
+        .unwrap()
+        .to_string()
+}
+
+/// The AGENTS.md body inside the block the server received, if any.
+fn agents_body(request: &Value) -> Option<String> {
+    request["input"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|m| m["content"].as_array().cloned().unwrap_or_default())
+        .find_map(|c| {
+            let t = c["text"].as_str()?;
+            prompt_receipt::agents::body_of_block(t).map(str::to_string)
+        })
+}
+
+struct Case {
+    scenario: Scenario,
+    codex_home: PathBuf,
+    _home: tempfile::TempDir,
+}
+
+fn case(
+    files: &[(&str, &[u8])],
+    max_bytes: Option<u64>,
+    global: Option<&str>,
+    server: &str,
+) -> Case {
+    let scenario = Scenario::example();
+    scenario.remove("AGENTS.md").remove("artifacts/review.json");
+    for (path, bytes) in files {
+        scenario.write(path, bytes);
+    }
+    let scenario = scenario.commit("case");
+    let home = tempfile::tempdir().unwrap();
+    let mut config = format!(
+        "model = \"gpt-5.5\"\nmodel_provider = \"fake\"\napproval_policy = \"never\"\n{}\
+         [model_providers.fake]\nname = \"local\"\nbase_url = \"{server}\"\nwire_api = \"responses\"\n\
+         [analytics]\nenabled = false\n[features]\nplugins = false\nshell_snapshot = false\n",
+        max_bytes
+            .map(|m| format!("project_doc_max_bytes = {m}\n"))
+            .unwrap_or_default()
+    );
+    config.push('\n');
+    std::fs::write(home.path().join("config.toml"), config).unwrap();
+    if let Some(g) = global {
+        std::fs::write(home.path().join("AGENTS.md"), g).unwrap();
+    }
+    Case {
+        codex_home: home.path().to_path_buf(),
+        _home: home,
+        scenario,
+    }
+}
+
+/// `codex exec` as openai/codex-action runs it: the prompt's bytes on stdin.
+fn codex_exec(c: &Case, workdir: &str, stdin: &[u8]) {
+    let ws = &c.scenario.ws;
+    let mut child = Command::new(codex())
+        .args(["exec", "--skip-git-repo-check", "--cd"])
+        .arg(ws.join(workdir))
+        .arg("--output-last-message")
+        .arg(ws.join("artifacts/review.json"))
+        .arg("--output-schema")
+        .arg(ws.join(".github/codex/review.schema.json"))
+        .args(["--sandbox", "read-only"])
+        .env("CODEX_HOME", &c.codex_home)
+        .env_remove("OPENAI_API_KEY")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(stdin).unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(
+        out.status.success(),
+        "codex exec failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+fn receipt(c: &Case, prompt_file: &str, workdir: &str, extra: &[(&str, &str)]) -> Outcome {
+    let mut step = c
+        .scenario
+        .action()
+        .input("prompt-file", prompt_file)
+        .input("working-directory", workdir)
+        .input("codex-version", CODEX_VERSION)
+        .input("model", "gpt-5.5")
+        .input("codex-home", c.codex_home.to_str().unwrap());
+    for (k, v) in extra {
+        step = step.input(k, v);
+    }
+    step.run()
+}
+
+/// Runs one case end to end and checks the receipt against the server.
+/// Returns the case too: its temporary folders live as long as it does.
+async fn prove(
+    files: &[(&str, &[u8])],
+    prompt: &str,
+    workdir: &str,
+    max_bytes: Option<u64>,
+    global: Option<&str>,
+) -> (Outcome, Value, Case) {
+    let server = FakeResponses::start(REVIEW).await;
+    let c = case(files, max_bytes, global, &server.url);
+    let stdin = std::fs::read(c.scenario.ws.join(prompt)).unwrap();
+    let dir = if workdir.is_empty() {
+        ".".to_string()
+    } else {
+        workdir.to_string()
+    };
+    let (c, _) = tokio::task::spawn_blocking(move || {
+        codex_exec(&c, &dir, &stdin);
+        (c, ())
+    })
+    .await
+    .unwrap();
+    let mut extra = Vec::new();
+    let max = max_bytes.map(|m| m.to_string());
+    if let Some(m) = &max {
+        extra.push(("project-doc-max-bytes", m.as_str()));
+    }
+    let out = receipt(
+        &c,
+        prompt,
+        if workdir.is_empty() { "." } else { workdir },
+        &extra,
+    );
+    let request = server.only_request();
+    assert!(
+        out.ws.join("usage.json").exists(),
+        "no receipt:\n{}\n{}",
+        out.stdout,
+        out.stderr
+    );
+    let usage = out.usage();
+    assert_eq!(
+        usage["prompt_sent_sha"],
+        sha256_hex(input_text(&request, 3).as_bytes()),
+        "prompt_sent_sha is what the server received"
+    );
+    match agents_body(&request) {
+        Some(body) => assert_eq!(
+            usage["agents_sha"],
+            sha256_hex(body.as_bytes()),
+            "agents_sha is the body the server received"
+        ),
+        None => assert_eq!(usage["agents_sha"], Value::Null),
+    }
+    (out, request, c)
+}
+
+const PROMPT: &str = "prompts/review.md";
+
+#[tokio::test(flavor = "multi_thread")]
+async fn prompt_bytes_lf_crlf_bom_and_no_trailing_newline() {
+    for bytes in [
+        &b"Review the diff.\nBe brief.\n"[..],
+        b"Review the diff.\r\nBe brief.\r\n",
+        b"\xEF\xBB\xBFReview the diff.\n",
+        b"Review the diff.",
+    ] {
+        let (out, request, _case) = prove(
+            &[(PROMPT, bytes), ("AGENTS.md", b"Root rules.\n")],
+            PROMPT,
+            "",
+            None,
+            None,
+        )
+        .await;
+        out.code(0);
+        let sent = input_text(&request, 3);
+        let expected = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+        assert_eq!(
+            sent.as_bytes(),
+            expected,
+            "Codex sends the bytes, less a BOM"
+        );
+        if bytes.starts_with(b"\xEF\xBB\xBF") {
+            assert!(
+                out.stdout.contains("byte order mark, which Codex strips"),
+                "{}",
+                out.stdout
+            );
+        }
+        let usage = out.usage();
+        assert_eq!(usage["session"]["cli_version"], CODEX_VERSION);
+        assert_eq!(usage["tokens"]["total"], 1250);
+        assert_eq!(out.outputs["total-tokens"], "1250");
+        assert_eq!(
+            out.outputs["prompt-sent-sha"],
+            usage["prompt_sent_sha"].as_str().unwrap()
+        );
+        assert!(
+            usage["transcript"]["path"]
+                .as_str()
+                .unwrap()
+                .starts_with("$CODEX_HOME/sessions/")
+        );
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn nested_agents_files_with_an_override() {
+    let files: &[(&str, &[u8])] = &[
+        (PROMPT, b"Review.\n"),
+        ("AGENTS.md", b"Root rules.\r\n"),
+        ("svc/AGENTS.md", b"Hidden by the override."),
+        ("svc/AGENTS.override.md", b"Service override.\n"),
+        ("svc/api/AGENTS.md", "API rules: caf\u{e9}.".as_bytes()),
+    ];
+    let (out, request, _case) = prove(files, PROMPT, "svc/api", None, None).await;
+    out.code(0);
+    assert_eq!(
+        agents_body(&request).unwrap(),
+        "Root rules.\r\n\n\nService override.\n\n\nAPI rules: caf\u{e9}."
+    );
+    assert!(
+        out.stdout.contains("hides the `AGENTS.md` beside it"),
+        "{}",
+        out.stdout
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_empty_override_silences_its_folder() {
+    let files: &[(&str, &[u8])] = &[
+        (PROMPT, b"Review.\n"),
+        ("AGENTS.md", b"Root."),
+        ("svc/AGENTS.override.md", b"  \n"),
+        ("svc/AGENTS.md", b"Not read."),
+    ];
+    let (out, request, _case) = prove(files, PROMPT, "svc", None, None).await;
+    out.code(0);
+    assert_eq!(agents_body(&request).unwrap(), "Root.");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_chain_over_the_budget() {
+    let files: &[(&str, &[u8])] = &[
+        (PROMPT, b"Review.\n"),
+        ("AGENTS.md", b"0123456789"),
+        ("a/AGENTS.md", b"abcdefghij"),
+        ("a/b/AGENTS.md", b"dropped"),
+    ];
+    let (out, request, _case) = prove(files, PROMPT, "a/b", Some(15), None).await;
+    out.code(0);
+    assert_eq!(agents_body(&request).unwrap(), "0123456789\n\nabcde");
+    let truncated: Vec<bool> = out.usage()["agents"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["truncated"].as_bool().unwrap())
+        .collect();
+    assert_eq!(truncated, vec![false, true, true]);
+    assert!(
+        out.stdout.contains("was cut to 5 of its 10 bytes"),
+        "{}",
+        out.stdout
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_global_agents_file_comes_first() {
+    let files: &[(&str, &[u8])] = &[(PROMPT, b"Review.\n"), ("AGENTS.md", b"Project rules.")];
+    let (out, request, _case) = prove(files, PROMPT, "", None, Some("\n  Global rules.  \n")).await;
+    out.code(0);
+    assert_eq!(
+        agents_body(&request).unwrap(),
+        "Global rules.\n\n--- project-doc ---\n\nProject rules."
+    );
+    assert_eq!(out.usage()["agents"][0]["path"], "$CODEX_HOME/AGENTS.md");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_rendered_prompt_that_differs_from_the_committed_one_fails() {
+    let server = FakeResponses::start(REVIEW).await;
+    let c = case(
+        &[
+            ("prompts/review.tmpl.md", b"Review {{ pr }}.\n"),
+            ("AGENTS.md", b"Root."),
+        ],
+        None,
+        None,
+        &server.url,
+    );
+    // The harness rendered the template and sent that, but recorded the template.
+    let c = tokio::task::spawn_blocking(move || {
+        codex_exec(&c, ".", b"Review #42.\n");
+        c
+    })
+    .await
+    .unwrap();
+    let out = receipt(&c, "prompts/review.tmpl.md", ".", &[]);
+    out.code(1);
+    let errors = out.errors().join("\n");
+    let sent = sha256_hex(b"Review #42.\n");
+    let committed = sha256_hex(b"Review {{ pr }}.\n");
+    assert!(
+        errors.contains(&sent[..12]) && errors.contains(&committed[..12]),
+        "names both hashes: {errors}"
+    );
+    assert!(errors.contains("template was rendered"), "{errors}");
+    assert_eq!(out.outputs["conclusion"], "failure");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_record_must_match_the_claimed_version_model_and_review() {
+    let server = FakeResponses::start(REVIEW).await;
+    let c = case(
+        &[(PROMPT, b"Review.\n"), ("AGENTS.md", b"Root.")],
+        None,
+        None,
+        &server.url,
+    );
+    let c = tokio::task::spawn_blocking(move || {
+        codex_exec(&c, ".", b"Review.\n");
+        c
+    })
+    .await
+    .unwrap();
+    receipt(&c, PROMPT, ".", &[]).code(0);
+    let out = receipt(
+        &c,
+        PROMPT,
+        ".",
+        &[("codex-version", "0.170.0"), ("model", "o3")],
+    );
+    out.code(1);
+    let errors = out.errors().join("\n");
+    assert!(
+        errors.contains("`0.170.0` but the session record was written by Codex `0.169.0`"),
+        "{errors}"
+    );
+    assert!(
+        errors.contains("model is `o3` but the session ran `gpt-5.5`"),
+        "{errors}"
+    );
+    // Something rewrote the review after the agent.
+    c.scenario.write(
+        "artifacts/review.json",
+        r#"{"ok":true,"findings":[],"edited":1}"#,
+    );
+    let out = receipt(&c, PROMPT, ".", &[]);
+    out.code(1);
+    assert!(
+        out.errors()
+            .join("\n")
+            .contains("is not the agent's last message")
+    );
+    // The token budget.
+    c.scenario.write("artifacts/review.json", REVIEW);
+    let out = receipt(&c, PROMPT, ".", &[("max-total-tokens", "1000")]);
+    out.code(1);
+    assert!(
+        out.errors().join("\n").contains("used 1250 tokens"),
+        "{}",
+        out.stdout
+    );
+}
+
+#[test]
+fn no_codex_home_is_a_notice_and_a_missing_record_a_failure() {
+    let s = Scenario::example();
+    let out = s
+        .action()
+        .input("prompt-file", ".github/codex/prompts/review.md")
+        .input("codex-version", CODEX_VERSION)
+        .run();
+    out.code(0);
+    assert!(
+        out.stdout.contains("::notice::no codex-home"),
+        "{}",
+        out.stdout
+    );
+    let empty = tempfile::tempdir().unwrap();
+    let out = s
+        .action()
+        .input("prompt-file", ".github/codex/prompts/review.md")
+        .input("codex-version", CODEX_VERSION)
+        .input("codex-home", empty.path().to_str().unwrap())
+        .run();
+    out.code(1);
+    assert!(
+        out.errors().join("\n").contains("no session record"),
+        "{}",
+        out.stdout
+    );
+    let out = s
+        .action()
+        .input("prompt-file", ".github/codex/prompts/review.md")
+        .input("codex-home", "/nowhere/_temp/codex-home")
+        .run();
+    out.code(2);
+    assert!(out.errors()[0].contains("input `codex-home`"));
+}
