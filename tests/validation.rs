@@ -272,7 +272,8 @@ fn hostile_output_stays_text_and_within_limits() {
                 || line.starts_with("::warning ")
                 || line.starts_with("::notice ")
                 || line.starts_with("::error::")
-                || line.starts_with("::warning::"),
+                || line.starts_with("::warning::")
+                || line.starts_with("::notice::"),
             "unexpected command: {line}"
         );
         assert!(!line.contains('\r') && !line.contains('\u{1b}'), "{line:?}");
