@@ -192,6 +192,29 @@ pub fn collect(result: &RunResult, per_level: usize) -> Annotations {
             out.add(Level::Notice, false, || note(Level::Notice, n.clone()));
         }
     }
+    for l in &result.lints {
+        out.add(l.level, true, || Annotation {
+            path: Some(l.file.clone()),
+            line: Some(l.line),
+            title: Some("Workflow lint".into()),
+            ..note(l.level, l.message.clone())
+        });
+    }
+    if let Some(c) = result.comparison.as_ref().filter(|c| !c.controlled) {
+        let why = if !c.prompt_changed {
+            "the prompt did not change between the two runs: there is nothing to compare"
+                .to_string()
+        } else {
+            format!(
+                "not a controlled prompt change: {} changed too",
+                c.unexpected.join(", ")
+            )
+        };
+        out.add(Level::Failure, false, || Annotation {
+            title: Some("Comparison".into()),
+            ..note(Level::Failure, why)
+        });
+    }
     for c in &result.caveats {
         let level = match c.level {
             CaveatLevel::Warning => Level::Warning,

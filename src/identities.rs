@@ -223,6 +223,15 @@ pub fn collect(
         }
     };
 
+    let fixture = match &inputs.fixture_file {
+        Some(given) => {
+            let loc = ws.resolve("fixture-file", given)?;
+            let sha = required_sha("fixture-file", &loc)?;
+            Some((loc.shown, sha))
+        }
+        None => None,
+    };
+
     let output = ws.resolve("output-file", &inputs.output_file)?;
     let output_sha = optional_sha("output-file", &output)?;
     if output_sha.is_none() && inputs.mode == Mode::Run {
@@ -267,6 +276,8 @@ pub fn collect(
         schema_path,
         schema_sha,
         output_path: output.shown,
+        fixture_path: fixture.as_ref().map(|f| f.0.clone()),
+        fixture_sha: fixture.map(|f| f.1),
         output_sha,
         codex_version: inputs.codex_version.clone(),
         codex_args: inputs.codex_args.clone(),

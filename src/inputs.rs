@@ -32,6 +32,10 @@ pub enum Mode {
     Record,
     /// Recompute every identity recorded in the usage file and fail on any difference.
     Verify,
+    /// Compare this run's receipt with a base run's: only the prompt may differ.
+    Compare,
+    /// Lint the repository's workflows for the agent-review failure modes.
+    Lint,
 }
 
 /// Record, verify and report which exact bytes reached a coding agent.
@@ -135,6 +139,27 @@ pub struct Cli {
     #[arg(long, value_name = "TOKENS")]
     pub max_total_tokens: Option<u64>,
 
+    /// The frozen pull-request diff the review ran on; recorded as `fixture_sha`.
+    #[arg(long, value_name = "PATH")]
+    pub fixture_file: Option<String>,
+
+    /// (compare) The base run's receipt.
+    #[arg(long, value_name = "PATH")]
+    pub base_usage_file: Option<String>,
+
+    /// (compare) The base run's agent output.
+    #[arg(long, value_name = "PATH")]
+    pub base_output_file: Option<String>,
+
+    /// (compare) Channels besides the prompt that may differ: tools, agents, schema,
+    /// codex-version, model, codex-args, fixture (comma-separated).
+    #[arg(long, value_name = "CHANNELS")]
+    pub allow_changed: Option<String>,
+
+    /// (run) Lint the workflows and report what is found as warnings.
+    #[arg(long, value_name = "BOOL", default_value = "true", action = clap::ArgAction::Set, value_parser = clap::builder::BoolishValueParser::new())]
+    pub lint_workflows: bool,
+
     /// The check run's name on the pull request.
     #[arg(long, value_name = "NAME", default_value = "Agent review")]
     pub check_name: String,
@@ -203,6 +228,11 @@ pub struct Inputs {
     pub agents_fallback_filenames: Vec<String>,
     pub project_doc_max_bytes: u64,
     pub max_total_tokens: Option<u64>,
+    pub fixture_file: Option<String>,
+    pub base_usage_file: Option<String>,
+    pub base_output_file: Option<String>,
+    pub allow_changed: Vec<String>,
+    pub lint_workflows: bool,
 }
 
 /// What the command line asked for.
@@ -288,7 +318,7 @@ impl Inputs {
             }
             (Some(text), None) => Some(PromptSource::Inline(text)),
             (None, Some(path)) => Some(PromptSource::File(path)),
-            (None, None) if cli.mode == Mode::Verify => None,
+            (None, None) if matches!(cli.mode, Mode::Verify | Mode::Compare | Mode::Lint) => None,
             (None, None) => {
                 return Err(Error::new(
                     "Either `prompt` or `prompt-file` must be specified.",
@@ -350,6 +380,11 @@ impl Inputs {
                 .unwrap_or_default(),
             project_doc_max_bytes: cli.project_doc_max_bytes,
             max_total_tokens: cli.max_total_tokens,
+            fixture_file: given(cli.fixture_file),
+            base_usage_file: given(cli.base_usage_file),
+            base_output_file: given(cli.base_output_file),
+            allow_changed: allowed_channels(cli.allow_changed.as_deref())?,
+            lint_workflows: cli.lint_workflows,
         })
     }
 }
@@ -364,6 +399,29 @@ fn parse_severity(s: &str) -> Result<Severity, String> {
             Ok(sev)
         }
         _ => Err("expected one of info, low, medium, high, critical".into()),
+    }
+}
+
+/// The channels `allow-changed` names, each one we know.
+fn allowed_channels(s: Option<&str>) -> Result<Vec<String>, Error> {
+    let names: Vec<String> = s
+        .unwrap_or("")
+        .split([',', '\n', ' '])
+        .map(|n| n.trim().to_string())
+        .filter(|n| !n.is_empty())
+        .collect();
+    let known: Vec<&str> = crate::compare::CHANNELS
+        .iter()
+        .map(|(c, _)| *c)
+        .filter(|c| *c != "prompt")
+        .collect();
+    match names.iter().find(|n| !known.contains(&n.as_str())) {
+        Some(bad) => Err(Error::new(format!(
+            "input `allow-changed` names `{}`, not a channel; use some of: {}",
+            crate::escape::one_line(bad),
+            known.join(", ")
+        ))),
+        None => Ok(names),
     }
 }
 

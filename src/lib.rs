@@ -8,6 +8,8 @@
 
 pub mod agents;
 pub mod annotation;
+pub mod attest;
+pub mod compare;
 pub mod context;
 pub mod digest;
 pub mod error;
@@ -18,6 +20,7 @@ pub mod gate;
 pub mod git;
 pub mod identities;
 pub mod inputs;
+pub mod lint;
 pub mod locate;
 pub mod logging;
 pub mod markdown;
@@ -54,7 +57,7 @@ pub fn run(inputs: &Inputs, ctx: &Context) -> Result<RunResult, Error> {
     };
     let mut result = run::execute(inputs, &ws, codex_home.as_deref())?;
     let mut reports: Vec<Box<dyn Report>> = Vec::new();
-    if inputs.mode == inputs::Mode::Run {
+    if matches!(inputs.mode, inputs::Mode::Run | inputs::Mode::Compare) {
         reports.push(Box::new(CheckRun {
             ctx: ctx.clone(),
             token: inputs.github_token.clone(),

@@ -33,6 +33,9 @@ pub struct Receipt {
     /// `null` for an inline schema.
     pub schema_path: Option<String>,
     pub schema_sha: String,
+    /// The frozen pull-request diff the review ran on, or `null`.
+    pub fixture_path: Option<String>,
+    pub fixture_sha: Option<String>,
     pub output_path: String,
     /// `null` when the agent's output does not exist.
     pub output_sha: Option<String>,
@@ -121,6 +124,8 @@ pub const OWNED_KEYS: &[&str] = &[
     "schema_sha",
     "output_path",
     "output_sha",
+    "fixture_path",
+    "fixture_sha",
     "codex_version",
     "codex_args",
     "model",
@@ -173,6 +178,8 @@ mod tests {
             schema_path: None,
             schema_sha: "b".repeat(64),
             output_path: "o".into(),
+            fixture_path: None,
+            fixture_sha: None,
             output_sha: None,
             codex_version: None,
             codex_args: None,

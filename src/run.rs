@@ -5,10 +5,15 @@ use serde_json::{Map, Value};
 
 use std::path::Path;
 
+use crate::annotation::Level;
+use crate::attest;
+use crate::compare::{self, Comparison};
 use crate::error::Error;
+use crate::findings;
 use crate::gate::{self, Conclusion, Decision};
 use crate::identities::{self, Caveat};
 use crate::inputs::{Inputs, Mode, SchemaSource};
+use crate::lint::{self, Lint};
 use crate::receipt::{OWNED_KEYS, Receipt, ValidationRecord, VerificationRecord};
 use crate::review::{self, Review};
 use crate::schema;
@@ -35,9 +40,34 @@ pub struct RunResult {
     pub agent: Option<AgentCheck>,
     /// Filled in by the check-run report.
     pub check_run: Option<crate::report::CheckRunOutcome>,
+    /// (`compare`) Base against head.
+    pub comparison: Option<Comparison>,
+    /// What the workflow lint found (`lint`; `run` as warnings).
+    pub lints: Vec<Lint>,
 }
 
 impl RunResult {
+    fn empty(mode: Mode, usage_file: String, receipt: Map<String, Value>) -> RunResult {
+        RunResult {
+            mode,
+            usage_file,
+            receipt,
+            verification: None,
+            review: None,
+            decision: None,
+            caveats: Vec::new(),
+            agent: None,
+            check_run: None,
+            comparison: None,
+            lints: Vec::new(),
+        }
+    }
+
+    fn with_lints(mut self, lints: Vec<Lint>) -> RunResult {
+        self.lints = lints;
+        self
+    }
+
     /// Every check passed: the exit code is 0.
     pub fn passed(&self) -> bool {
         self.conclusion() != Conclusion::Failure
@@ -51,6 +81,12 @@ impl RunResult {
         }
         // What reached the agent is integrity too: `fail-on` does not silence it.
         if self.agent.as_ref().is_some_and(|a| !a.problems.is_empty()) {
+            return Conclusion::Failure;
+        }
+        if self.comparison.as_ref().is_some_and(|c| !c.controlled) {
+            return Conclusion::Failure;
+        }
+        if self.mode == Mode::Lint && self.lints.iter().any(|l| l.level == Level::Failure) {
             return Conclusion::Failure;
         }
         self.decision
@@ -76,6 +112,13 @@ pub fn execute(
     let usage = ws.resolve("usage-file", &inputs.usage_file)?;
     let existing = usage_file::load(&usage)?;
 
+    if inputs.mode == Mode::Lint {
+        return Ok(RunResult::empty(inputs.mode, String::new(), Map::new())
+            .with_lints(lint::lint_workflows(ws)));
+    }
+    if inputs.mode == Mode::Compare {
+        return compare_runs(inputs, ws, usage.shown, existing);
+    }
     if inputs.mode == Mode::Verify {
         let recorded = existing.ok_or_else(|| {
             Error::in_file(
@@ -99,6 +142,8 @@ pub fn execute(
             caveats: Vec::new(),
             agent: None,
             check_run: None,
+            comparison: None,
+            lints: Vec::new(),
         });
     }
 
@@ -170,6 +215,11 @@ pub fn execute(
     }
     let merged = usage_file::merge(existing, OWNED_KEYS, receipt.to_map());
     usage_file::write(&usage, &merged)?;
+    let statement = ws.resolve("usage-file", &attest::path_for(&inputs.usage_file))?;
+    usage_file::write_atomically(
+        &statement,
+        crate::pyjson::to_string(&attest::statement(&merged)).as_bytes(),
+    )?;
     phase("write");
 
     let verification = if inputs.mode == Mode::Run {
@@ -187,6 +237,18 @@ pub fn execute(
     };
 
     let (review, decision) = checked.unzip();
+    // In `run`, lint findings are advice: warnings at most.
+    let lints = if inputs.mode == Mode::Run && inputs.lint_workflows {
+        lint::lint_workflows(ws)
+            .into_iter()
+            .map(|mut l| {
+                l.level = l.level.min(Level::Warning);
+                l
+            })
+            .collect()
+    } else {
+        Vec::new()
+    };
     Ok(RunResult {
         mode: inputs.mode,
         usage_file: usage.shown,
@@ -197,6 +259,8 @@ pub fn execute(
         caveats,
         agent,
         check_run: None,
+        comparison: None,
+        lints,
     })
 }
 
@@ -271,4 +335,46 @@ fn check_review(inputs: &Inputs, ws: &Workspace, receipt: &Receipt) -> Result<Re
     };
     let output = ws.resolve("output-file", &receipt.output_path)?;
     review::check_file(&output, &compiled, &inputs.findings_pointer)
+}
+
+/// `compare`: this run's receipt (`usage-file`) against the base run's.
+fn compare_runs(
+    inputs: &Inputs,
+    ws: &Workspace,
+    usage_shown: String,
+    head: Option<Map<String, Value>>,
+) -> Result<RunResult, Error> {
+    let base_given = inputs.base_usage_file.as_deref().ok_or_else(|| {
+        Error::new("mode `compare` needs `base-usage-file`: the receipt of the run to compare with (download it as an artifact)")
+    })?;
+    let base_loc = ws.resolve("base-usage-file", base_given)?;
+    let base = usage_file::load(&base_loc)?
+        .ok_or_else(|| crate::workspace::missing("base-usage-file", &base_loc))?;
+    let head = head.ok_or_else(|| {
+        Error::new(format!("mode `compare` needs this run's receipt at usage-file `{usage_shown}`; record it first (mode `run` or `record`)"))
+    })?;
+    let read = |input: &str, given: &str| -> Result<Vec<findings::Finding>, Error> {
+        let loc = ws.resolve(input, given)?;
+        let Ok(bytes) = std::fs::read(&loc.path) else {
+            return Ok(Vec::new());
+        };
+        Ok(serde_json::from_slice::<Value>(&bytes)
+            .map(|v| findings::read(&v, &inputs.findings_pointer).list)
+            .unwrap_or_default())
+    };
+    let base_findings = match &inputs.base_output_file {
+        Some(p) => read("base-output-file", p)?,
+        None => Vec::new(),
+    };
+    let head_findings = read("output-file", &inputs.output_file)?;
+    let comparison = compare::compare(
+        &base,
+        &head,
+        &inputs.allow_changed,
+        &base_findings,
+        &head_findings,
+    );
+    let mut result = RunResult::empty(Mode::Compare, usage_shown, head);
+    result.comparison = Some(comparison);
+    Ok(result)
 }

@@ -31,6 +31,9 @@ pub const OTHER_OUTPUTS: &[&str] = &[
     "prompt-sent-sha",
     "agents-sha",
     "total-tokens",
+    "controlled",
+    "findings-added",
+    "findings-removed",
 ];
 
 pub struct StepOutputs {
@@ -58,6 +61,11 @@ impl Report for StepOutputs {
         values.push(("conclusion", result.conclusion().as_str().to_string()));
         if result.receipt.contains_key("agents_sha") {
             values.push(("agents-sha", result.field("agents_sha")));
+        }
+        if let Some(c) = &result.comparison {
+            values.push(("controlled", c.controlled.to_string()));
+            values.push(("findings-added", c.findings.added.len().to_string()));
+            values.push(("findings-removed", c.findings.removed.len().to_string()));
         }
         if let Some(a) = &result.agent {
             values.push((

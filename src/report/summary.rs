@@ -48,6 +48,39 @@ const MAX_CELL_CHARS: usize = 300;
 /// The headline: what ran and whether it held up, e.g.
 /// `prompt 4d93b50 · verified · valid · 2 findings`.
 pub fn headline(result: &RunResult) -> String {
+    if let Some(c) = &result.comparison {
+        let sha = |v: &Value| {
+            v.as_str()
+                .map_or("?".to_string(), |s| s[..s.len().min(7)].to_string())
+        };
+        let prompt = c
+            .changed
+            .iter()
+            .find(|x| x.channel == "prompt")
+            .map_or_else(
+                || {
+                    format!(
+                        "prompt {} unchanged",
+                        &result.field("prompt_sha")[..result.field("prompt_sha").len().min(7)]
+                    )
+                },
+                |x| format!("prompt {} → {}", sha(&x.base), sha(&x.head)),
+            );
+        let state = if c.controlled {
+            "controlled"
+        } else {
+            "not controlled"
+        };
+        return format!(
+            "{prompt} · {state} · +{} −{} findings",
+            c.findings.added.len(),
+            c.findings.removed.len()
+        );
+    }
+    if result.mode == Mode::Lint {
+        let n = result.lints.len();
+        return format!("workflow lint · {n} finding{}", plural(n));
+    }
     let prompt = result.field("prompt_sha");
     let mut parts = vec![format!("prompt {}", &prompt[..prompt.len().min(7)])];
     match &result.verification {
@@ -82,7 +115,10 @@ pub fn render(result: &RunResult) -> String {
         "## Agent review receipt: {}\n\n",
         text(&headline(result))
     ));
-    if result.mode == Mode::Run || result.mode == Mode::Verify {
+    if matches!(
+        result.mode,
+        Mode::Run | Mode::Verify | Mode::Compare | Mode::Lint
+    ) {
         md.push_str(&format!("**Conclusion: {}**", result.conclusion().as_str()));
         let mut reasons = Vec::new();
         if let Some(v) = result.verification.as_ref().filter(|v| !v.passed()) {
@@ -98,6 +134,24 @@ pub fn render(result: &RunResult) -> String {
         }
         if let Some(a) = &result.agent {
             reasons.extend(a.problems.iter().cloned());
+        }
+        if let Some(c) = result.comparison.as_ref().filter(|c| !c.controlled) {
+            reasons.push(if c.prompt_changed {
+                format!(
+                    "not a controlled prompt change: {} changed too",
+                    c.unexpected.join(", ")
+                )
+            } else {
+                "the prompt did not change: there is nothing to compare".to_string()
+            });
+        }
+        let failing = result
+            .lints
+            .iter()
+            .filter(|l| l.level == crate::annotation::Level::Failure)
+            .count();
+        if result.mode == Mode::Lint && failing > 0 {
+            reasons.push(format!("{failing} workflow error{}", plural(failing)));
         }
         if let Some(d) = &result.decision {
             reasons.extend(d.reasons.iter().cloned());
@@ -119,6 +173,16 @@ pub fn render(result: &RunResult) -> String {
     }
     if let Some(review) = &result.review {
         render_review(&mut md, review);
+    }
+    if let Some(c) = &result.comparison {
+        render_comparison(&mut md, c);
+        return finish(md);
+    }
+    if result.mode == Mode::Lint || !result.lints.is_empty() {
+        render_lints(&mut md, &result.lints);
+        if result.mode == Mode::Lint {
+            return finish(md);
+        }
     }
     if let Some(agent) = &result.agent {
         render_agent(&mut md, agent, result);
@@ -223,12 +287,92 @@ pub fn render(result: &RunResult) -> String {
     if result.mode == Mode::Record {
         md.push_str("\nRecorded only: run the action with mode `verify` or `run` to check it.\n");
     }
+    finish(md)
+}
+
+/// One blank line between sections, and a trailing newline.
+fn finish(mut md: String) -> String {
     md.push('\n');
-    // Sections end and start with blank lines; one is enough.
     while md.contains("\n\n\n") {
         md = md.replace("\n\n\n", "\n\n");
     }
     md
+}
+
+fn render_comparison(md: &mut String, c: &crate::compare::Comparison) {
+    md.push_str("### Identities\n\n");
+    if c.changed.is_empty() {
+        md.push_str("Nothing changed between the two runs.\n\n");
+    } else {
+        md.push_str("| Channel | Base | Head | |\n| --- | --- | --- | --- |\n");
+        for x in &c.changed {
+            let shown = |v: &Value| match v {
+                Value::String(s) => code(s),
+                Value::Null => "*none*".to_string(),
+                other => code(&other.to_string()),
+            };
+            let verdict = if x.channel == "prompt" {
+                "the change under test"
+            } else if c.unexpected.contains(&x.channel) {
+                "**not allowed**"
+            } else {
+                "allowed"
+            };
+            md.push_str(&format!(
+                "| {} | {} | {} | {verdict} |\n",
+                x.channel,
+                shown(&x.base),
+                shown(&x.head)
+            ));
+        }
+        md.push('\n');
+    }
+    for n in &c.notes {
+        md.push_str(&format!("- {}\n", prose(n)));
+    }
+    let f = &c.findings;
+    md.push_str(&format!(
+        "\n### Findings\n\n{} added, {} removed, {} kept, {} reworded only (case, whitespace or punctuation).\n\n",
+        f.added.len(),
+        f.removed.len(),
+        f.kept.len(),
+        f.reworded.len()
+    ));
+    let list = |md: &mut String, title: &str, items: &[String]| {
+        if !items.is_empty() {
+            md.push_str(&format!("**{title}**\n\n"));
+            for i in items.iter().take(MAX_ROWS) {
+                md.push_str(&format!("- {}\n", text(&clip(i, MAX_CELL_CHARS))));
+            }
+            md.push('\n');
+        }
+    };
+    list(md, "Added", &f.added);
+    list(md, "Removed", &f.removed);
+    let reworded: Vec<String> = f
+        .reworded
+        .iter()
+        .map(|(b, h)| format!("{b} → {h}"))
+        .collect();
+    list(md, "Reworded", &reworded);
+}
+
+fn render_lints(md: &mut String, lints: &[crate::lint::Lint]) {
+    md.push_str("### Workflow lint\n\n");
+    if lints.is_empty() {
+        md.push_str("The workflows have none of the agent-review failure modes.\n\n");
+        return;
+    }
+    md.push_str("| Where | Level | Finding |\n| --- | --- | --- |\n");
+    for l in lints.iter().take(MAX_ROWS) {
+        md.push_str(&format!(
+            "| {} | {} | {} |\n",
+            code(&format!("{}:{}", l.file, l.line)),
+            l.level.command(),
+            prose(&clip(&l.message, MAX_CELL_CHARS))
+        ));
+    }
+    md.push('\n');
 }
 
 fn render_verification(md: &mut String, v: &crate::verify::Verification) {

@@ -1,0 +1,254 @@
+//! Two runs that should differ only in the prompt, compared.
+//!
+//! The seed: freeze the pull request used as the fixture, run two jobs that
+//! differ only in the committed prompt, assert that `prompt_sha` changed, then
+//! compare the results. A comparison where the tools, the model or the fixture
+//! changed too proves nothing about the prompt, so it fails, naming each
+//! channel. Findings are matched after normalizing case, whitespace and
+//! punctuation: rewording a comma is not a change in behaviour.
+
+use std::collections::BTreeMap;
+
+use serde_json::{Map, Value};
+
+use crate::findings::Finding;
+
+/// Each channel an agent's behaviour can change through, and its receipt field.
+pub const CHANNELS: &[(&str, &str)] = &[
+    ("prompt", "prompt_sha"),
+    ("tools", "tools_sha"),
+    ("agents", "agents_sha"),
+    ("schema", "schema_sha"),
+    ("codex-version", "codex_version"),
+    ("model", "model"),
+    ("codex-args", "codex_args"),
+    ("fixture", "fixture_sha"),
+];
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Change {
+    pub channel: &'static str,
+    pub base: Value,
+    pub head: Value,
+}
+
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct FindingsDiff {
+    pub added: Vec<String>,
+    pub removed: Vec<String>,
+    /// Identical in both runs.
+    pub kept: Vec<String>,
+    /// Equal once case, whitespace and punctuation are set aside: (base, head).
+    pub reworded: Vec<(String, String)>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Comparison {
+    pub changed: Vec<Change>,
+    /// Changed channels that `allow-changed` does not name (the prompt aside).
+    pub unexpected: Vec<&'static str>,
+    pub prompt_changed: bool,
+    /// The prompt changed, and nothing else that was not allowed.
+    pub controlled: bool,
+    pub findings: FindingsDiff,
+    /// Said, not failing: a channel only one receipt records, no fixture.
+    pub notes: Vec<String>,
+}
+
+/// Compares two receipts and their findings.
+pub fn compare(
+    base: &Map<String, Value>,
+    head: &Map<String, Value>,
+    allow: &[String],
+    base_findings: &[Finding],
+    head_findings: &[Finding],
+) -> Comparison {
+    let mut changed = Vec::new();
+    let mut notes = Vec::new();
+    for (channel, field) in CHANNELS {
+        match (base.get(*field), head.get(*field)) {
+            (None, None) if *channel == "fixture" => {
+                notes.push("neither receipt records a fixture (input `fixture-file`): nothing proves both ran on the same pull request".into());
+            }
+            (None, None) => {}
+            (b, h) if b == h => {}
+            (b, h) => {
+                if b.is_none() || h.is_none() {
+                    notes.push(format!(
+                        "only one receipt records `{field}`: counted as changed"
+                    ));
+                }
+                changed.push(Change {
+                    channel,
+                    base: b.cloned().unwrap_or(Value::Null),
+                    head: h.cloned().unwrap_or(Value::Null),
+                });
+            }
+        }
+    }
+    let prompt_changed = changed.iter().any(|c| c.channel == "prompt");
+    let unexpected: Vec<&'static str> = changed
+        .iter()
+        .map(|c| c.channel)
+        .filter(|c| *c != "prompt" && !allow.iter().any(|a| a == c))
+        .collect();
+    Comparison {
+        controlled: prompt_changed && unexpected.is_empty(),
+        changed,
+        unexpected,
+        prompt_changed,
+        findings: diff(base_findings, head_findings),
+        notes,
+    }
+}
+
+/// A finding as one line: where, title, message.
+pub fn describe(f: &Finding) -> String {
+    let at = match (&f.path, f.line) {
+        (Some(p), Some(l)) => format!("{p}:{l}: "),
+        (Some(p), None) => format!("{p}: "),
+        _ => String::new(),
+    };
+    match &f.title {
+        Some(t) if !f.message.is_empty() && *t != f.message => format!("{at}{t}: {}", f.message),
+        Some(t) => format!("{at}{t}"),
+        None => format!("{at}{}", f.message),
+    }
+}
+
+/// Lower case, letters and digits only, single spaces. Locations are left out:
+/// the same finding on a line that moved is the same finding.
+pub fn normalize(f: &Finding) -> String {
+    let text = format!(
+        "{} {} {}",
+        f.path.as_deref().unwrap_or(""),
+        f.title.as_deref().unwrap_or(""),
+        f.message
+    );
+    text.chars()
+        .map(|c| {
+            if c.is_alphanumeric() {
+                c.to_lowercase().next().unwrap_or(c)
+            } else {
+                ' '
+            }
+        })
+        .collect::<String>()
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// Matches findings as multisets: exact first, then after normalizing.
+pub fn diff(base: &[Finding], head: &[Finding]) -> FindingsDiff {
+    let mut out = FindingsDiff::default();
+    let mut remaining: Vec<Option<&Finding>> = base.iter().map(Some).collect();
+    let mut unmatched_head = Vec::new();
+    for h in head {
+        let text = describe(h);
+        match remaining
+            .iter_mut()
+            .find(|b| b.is_some_and(|b| describe(b) == text))
+        {
+            Some(slot) => {
+                *slot = None;
+                out.kept.push(text);
+            }
+            None => unmatched_head.push(h),
+        }
+    }
+    let mut by_key: BTreeMap<String, Vec<usize>> = BTreeMap::new();
+    for (i, b) in remaining.iter().enumerate() {
+        if let Some(b) = b {
+            by_key.entry(normalize(b)).or_default().push(i);
+        }
+    }
+    for h in unmatched_head {
+        match by_key
+            .get_mut(&normalize(h))
+            .and_then(|v| (!v.is_empty()).then(|| v.remove(0)))
+        {
+            Some(i) => {
+                let b = remaining[i].take().expect("matched once");
+                out.reworded.push((describe(b), describe(h)));
+            }
+            None => out.added.push(describe(h)),
+        }
+    }
+    out.removed = remaining.into_iter().flatten().map(describe).collect();
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn receipt(v: Value) -> Map<String, Value> {
+        v.as_object().unwrap().clone()
+    }
+
+    fn f(msg: &str) -> Finding {
+        Finding {
+            message: msg.into(),
+            ..Finding::default()
+        }
+    }
+
+    #[test]
+    fn only_the_prompt_changed_is_controlled() {
+        let base =
+            receipt(json!({"prompt_sha": "a", "tools_sha": "t", "model": "m", "fixture_sha": "f"}));
+        let head =
+            receipt(json!({"prompt_sha": "b", "tools_sha": "t", "model": "m", "fixture_sha": "f"}));
+        let c = compare(&base, &head, &[], &[], &[]);
+        assert!(c.controlled && c.unexpected.is_empty());
+        let same = compare(&base, &base, &[], &[], &[]);
+        assert!(!same.controlled && !same.prompt_changed);
+    }
+
+    #[test]
+    fn other_channels_are_named_unless_allowed() {
+        let base =
+            receipt(json!({"prompt_sha": "a", "tools_sha": "t", "model": "m", "fixture_sha": "f"}));
+        let head = receipt(
+            json!({"prompt_sha": "b", "tools_sha": "t2", "model": "m2", "fixture_sha": "g"}),
+        );
+        let c = compare(&base, &head, &[], &[], &[]);
+        assert_eq!(c.unexpected, vec!["tools", "model", "fixture"]);
+        assert!(!c.controlled);
+        let c = compare(
+            &base,
+            &head,
+            &["tools".into(), "model".into(), "fixture".into()],
+            &[],
+            &[],
+        );
+        assert!(c.controlled);
+    }
+
+    #[test]
+    fn punctuation_and_case_do_not_count_as_a_change() {
+        let base = [
+            f("No owner for left-pad."),
+            f("Division by zero"),
+            f("Gone"),
+        ];
+        let head = [
+            f("no owner, for left pad"),
+            f("Division by zero"),
+            f("Require a human reviewer."),
+        ];
+        let d = diff(&base, &head);
+        assert_eq!(d.kept, vec!["Division by zero"]);
+        assert_eq!(
+            d.reworded,
+            vec![(
+                "No owner for left-pad.".to_string(),
+                "no owner, for left pad".to_string()
+            )]
+        );
+        assert_eq!(d.added, vec!["Require a human reviewer."]);
+        assert_eq!(d.removed, vec!["Gone"]);
+    }
+}
