@@ -65,7 +65,8 @@ impl Cursor<'_> {
         while let Some(n) = memchr::memchr2(b'"', b'\\', &self.text[self.i..]) {
             self.i += n;
             if self.text[self.i] == b'\\' {
-                self.i += 2;
+                // Skip the escaped byte; a backslash at the very end ends the text.
+                self.i = (self.i + 2).min(self.text.len());
             } else {
                 self.i += 1;
                 return &self.text[start..self.i];
@@ -233,6 +234,9 @@ fn enter_key(
         return false;
     }
     let raw = cur.string();
+    if raw.len() < 2 || !raw.ends_with(b"\"") {
+        return false; // an unterminated key: the text is not JSON
+    }
     let mark = pointer.len();
     if raw.contains(&b'\\') {
         match serde_json::from_slice::<String>(raw) {
@@ -312,6 +316,15 @@ mod tests {
             at(t, &["/a~1b", "/t~0", "/A", "/q\"/0"]),
             vec![Some((1, 9)), Some((1, 18)), Some((1, 31)), Some((1, 42))]
         );
+    }
+
+    #[test]
+    fn invalid_text_stops_early_without_panicking() {
+        // Found by the `review` fuzz target: an unterminated key.
+        for text in ["{\n\"", "{\"", "{\"a\"", "[\"", "{\"a\":", "\"", "\"\\", "{\"\\", "[\"a\\"] {
+            let wanted: HashSet<String> = ["".to_string(), "/a".to_string()].into();
+            let _ = locate(text.as_bytes(), &wanted);
+        }
     }
 
     #[test]

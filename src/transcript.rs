@@ -139,10 +139,16 @@ pub fn read(path: &Path) -> Result<Session, Error> {
     let shown = path.display().to_string();
     let file = File::open(path)
         .map_err(|e| Error::io("cannot read the Codex session record", &shown, path, &e))?;
+    read_stream(file, path)
+}
+
+/// Reads a rollout from any stream; `path` names it in the result and errors.
+pub fn read_stream(stream: impl Read, path: &Path) -> Result<Session, Error> {
+    let shown = path.display().to_string();
     let mut reader = BufReader::with_capacity(
         1 << 20,
         Hashing {
-            inner: file,
+            inner: stream,
             hasher: Sha256::new(),
             bytes: 0,
         },
