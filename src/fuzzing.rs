@@ -9,14 +9,17 @@ use std::sync::OnceLock;
 
 use serde_json::Value;
 
-use crate::{escape, event, lint, locate, markdown, pyjson, review, schema, transcript, usage_file};
+use crate::{
+    escape, event, lint, locate, markdown, pyjson, review, schema, transcript, usage_file,
+};
 
 fn example_schema() -> &'static schema::Schema {
     static SCHEMA: OnceLock<schema::Schema> = OnceLock::new();
     SCHEMA.get_or_init(|| {
         let text = include_bytes!("../examples/agent-review/.github/codex/review.schema.json");
         let root = std::env::temp_dir();
-        schema::compile(text, "review.schema.json", &root, &root).expect("the example schema compiles")
+        schema::compile(text, "review.schema.json", &root, &root)
+            .expect("the example schema compiles")
     })
 }
 
@@ -26,18 +29,27 @@ pub fn review(data: &[u8]) {
     let r = review::check("review.json", data, example_schema(), "/findings");
     let lines = data.iter().filter(|b| **b == b'\n').count() as u64 + 1;
     for v in &r.violations {
-        let p = v.position.unwrap_or_else(|| panic!("violation at `{}` not located", v.instance_path));
-        assert!(p.line >= 1 && p.line <= lines && p.column >= 1, "{p:?} outside the text");
+        let p = v
+            .position
+            .unwrap_or_else(|| panic!("violation at `{}` not located", v.instance_path));
+        assert!(
+            p.line >= 1 && p.line <= lines && p.column >= 1,
+            "{p:?} outside the text"
+        );
     }
     // Locating arbitrary pointers on arbitrary bytes never panics.
-    let wanted: HashSet<String> = ["", "/findings", "/findings/0", "/a~1b"].iter().map(|s| s.to_string()).collect();
+    let wanted: HashSet<String> = ["", "/findings", "/findings/0", "/a~1b"]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
     let _ = locate::locate(data, &wanted);
 }
 
 /// The Codex rollout reader: whatever the bytes, a session or an error, and
 /// the hash is of every byte.
 pub fn rollout(data: &[u8]) {
-    let s = transcript::read_stream(data, Path::new("rollout.jsonl")).expect("reading memory cannot fail");
+    let s = transcript::read_stream(data, Path::new("rollout.jsonl"))
+        .expect("reading memory cannot fail");
     assert_eq!(s.bytes, data.len() as u64);
     assert_eq!(s.sha256, crate::digest::sha256_hex(data));
 }
@@ -45,9 +57,15 @@ pub fn rollout(data: &[u8]) {
 /// The usage.json merge: a file is refused or merged; what is written reads
 /// back to the same receipt, and writing again gives the same bytes.
 pub fn usage_merge(data: &[u8]) {
-    let Ok(existing) = usage_file::parse("usage.json", data) else { return };
+    let Ok(existing) = usage_file::parse("usage.json", data) else {
+        return;
+    };
     let ours = serde_json::json!({"prompt_sha": "a", "receipt_version": 1});
-    let merged = usage_file::merge(Some(existing.clone()), &["prompt_sha", "receipt_version"], ours.as_object().unwrap().clone());
+    let merged = usage_file::merge(
+        Some(existing.clone()),
+        &["prompt_sha", "receipt_version"],
+        ours.as_object().unwrap().clone(),
+    );
     for (k, v) in &existing {
         if k != "prompt_sha" && k != "receipt_version" {
             assert_eq!(merged.get(k), Some(v), "foreign key `{k}` changed");
@@ -56,7 +74,11 @@ pub fn usage_merge(data: &[u8]) {
     let text = pyjson::to_string(&Value::Object(merged.clone()));
     assert!(text.is_ascii(), "ensure_ascii output");
     let back = usage_file::parse("usage.json", text.as_bytes()).expect("what we write parses");
-    assert_eq!(pyjson::to_string(&Value::Object(back)), text, "writing twice gives the same bytes");
+    assert_eq!(
+        pyjson::to_string(&Value::Object(back)),
+        text,
+        "writing twice gives the same bytes"
+    );
 }
 
 /// The event payload reader: the check run's commit is a full SHA from the
@@ -64,9 +86,18 @@ pub fn usage_merge(data: &[u8]) {
 pub fn event_payload(data: &[u8]) {
     let fallback = "0123456789abcdef0123456789abcdef01234567";
     let payload: Option<Value> = serde_json::from_slice(data).ok();
-    for name in ["pull_request", "pull_request_target", "workflow_run", "push"] {
+    for name in [
+        "pull_request",
+        "pull_request_target",
+        "workflow_run",
+        "push",
+    ] {
         let t = event::target(name, payload.as_ref(), fallback);
-        assert!(t.head_sha == fallback || event::is_sha(&t.head_sha), "{name}: {}", t.head_sha);
+        assert!(
+            t.head_sha == fallback || event::is_sha(&t.head_sha),
+            "{name}: {}",
+            t.head_sha
+        );
     }
 }
 
@@ -83,19 +114,38 @@ pub fn workflow_lint(data: &[u8]) {
 /// escape, or live Markdown, whatever the input.
 pub fn escapers(data: &[u8]) {
     let s = String::from_utf8_lossy(data);
-    for out in [escape::command_data(&s), escape::command_property(&s), escape::one_line(&s).into_owned()] {
-        assert!(!out.contains(['\n', '\r']), "a line break survived: {out:?}");
-        assert!(!out.chars().any(char::is_control), "a control character survived: {out:?}");
+    for out in [
+        escape::command_data(&s),
+        escape::command_property(&s),
+        escape::one_line(&s).into_owned(),
+    ] {
+        assert!(
+            !out.contains(['\n', '\r']),
+            "a line break survived: {out:?}"
+        );
+        assert!(
+            !out.chars().any(char::is_control),
+            "a control character survived: {out:?}"
+        );
         assert!(!out.contains("##["), "a legacy command survived: {out:?}");
     }
-    let line = escape::workflow_command("error", &[("file", s.to_string()), ("title", s.to_string())], &s);
+    let line = escape::workflow_command(
+        "error",
+        &[("file", s.to_string()), ("title", s.to_string())],
+        &s,
+    );
     assert_eq!(line.lines().count(), 1, "{line:?}");
     assert!(line.starts_with("::error file="));
     let text = markdown::text(&s);
     assert!(!text.contains('\n') && !text.contains('\r'));
     let mut escaped = false;
     for c in text.chars() {
-        if !escaped && matches!(c, '<' | '[' | ']' | '`' | '|' | '*' | '_' | '&' | '!' | '$' | '~') {
+        if !escaped
+            && matches!(
+                c,
+                '<' | '[' | ']' | '`' | '|' | '*' | '_' | '&' | '!' | '$' | '~'
+            )
+        {
             panic!("unescaped `{c}` in {text:?}");
         }
         escaped = !escaped && c == '\\';
@@ -104,5 +154,8 @@ pub fn escapers(data: &[u8]) {
     assert!(!code.contains('\n'));
     let fence = code.chars().take_while(|c| *c == '`').count();
     let inner = &code[fence..code.len() - fence];
-    assert!(!inner.contains(&"`".repeat(fence)), "the code span can be closed early: {code:?}");
+    assert!(
+        !inner.contains(&"`".repeat(fence)),
+        "the code span can be closed early: {code:?}"
+    );
 }

@@ -321,7 +321,9 @@ mod tests {
     #[test]
     fn invalid_text_stops_early_without_panicking() {
         // Found by the `review` fuzz target: an unterminated key.
-        for text in ["{\n\"", "{\"", "{\"a\"", "[\"", "{\"a\":", "\"", "\"\\", "{\"\\", "[\"a\\"] {
+        for text in [
+            "{\n\"", "{\"", "{\"a\"", "[\"", "{\"a\":", "\"", "\"\\", "{\"\\", "[\"a\\",
+        ] {
             let wanted: HashSet<String> = ["".to_string(), "/a".to_string()].into();
             let _ = locate(text.as_bytes(), &wanted);
         }

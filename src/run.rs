@@ -132,19 +132,9 @@ pub fn execute(
         })?;
         let verification =
             verify::verify(&recorded, &usage.shown, inputs, ws, Scope::All, codex_home)?;
-        return Ok(RunResult {
-            mode: inputs.mode,
-            usage_file: usage.shown,
-            receipt: recorded,
-            verification: Some(verification),
-            review: None,
-            decision: None,
-            caveats: Vec::new(),
-            agent: None,
-            check_run: None,
-            comparison: None,
-            lints: Vec::new(),
-        });
+        let mut result = RunResult::empty(inputs.mode, usage.shown, recorded);
+        result.verification = Some(verification);
+        return Ok(result);
     }
 
     // A receipt recorded before the agent ran is checked before it is replaced.

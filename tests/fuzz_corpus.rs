@@ -7,13 +7,19 @@ use std::path::Path;
 use prompt_receipt::fuzzing;
 
 fn replay(target: &str, property: fn(&[u8])) {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz/corpus").join(target);
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("fuzz/corpus")
+        .join(target);
     let mut count = 0;
     for entry in fs::read_dir(&dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display())) {
         let path = entry.unwrap().path();
         let data = fs::read(&path).unwrap();
         let outcome = std::panic::catch_unwind(|| property(&data));
-        assert!(outcome.is_ok(), "{target}: {} fails its property", path.display());
+        assert!(
+            outcome.is_ok(),
+            "{target}: {} fails its property",
+            path.display()
+        );
         count += 1;
     }
     assert!(count > 0, "{target} has no corpus");

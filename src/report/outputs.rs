@@ -1,7 +1,5 @@
 //! Step outputs, appended to the file named by `GITHUB_OUTPUT`.
 
-use std::fs::OpenOptions;
-use std::io::Write;
 use std::path::PathBuf;
 
 use super::Report;
@@ -89,18 +87,7 @@ impl Report for StepOutputs {
         for (name, value) in values {
             text.push_str(&entry(name, &value, &delimiter()?)?);
         }
-        let fail = |e: std::io::Error| {
-            Error::new(format!(
-                "cannot append to GITHUB_OUTPUT `{}`: {e}; the runner creates this file, so run inside a step",
-                self.file.display()
-            ))
-        };
-        let mut f = OpenOptions::new()
-            .append(true)
-            .create(true)
-            .open(&self.file)
-            .map_err(fail)?;
-        f.write_all(text.as_bytes()).map_err(fail)
+        super::append_to_step_file("GITHUB_OUTPUT", &self.file, text.as_bytes())
     }
 }
 

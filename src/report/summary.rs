@@ -1,7 +1,5 @@
 //! The job summary: the same story as the check run, in Markdown.
 
-use std::fs::OpenOptions;
-use std::io::Write;
 use std::path::PathBuf;
 
 use serde_json::Value;
@@ -26,18 +24,7 @@ pub struct JobSummary {
 impl Report for JobSummary {
     fn report(&mut self, result: &mut RunResult) -> Result<(), Error> {
         let md = fit(&render(result), MAX_SUMMARY_BYTES);
-        let fail = |e: std::io::Error| {
-            Error::new(format!(
-                "cannot append to GITHUB_STEP_SUMMARY `{}`: {e}; the runner creates this file, so run inside a step",
-                self.file.display()
-            ))
-        };
-        let mut f = OpenOptions::new()
-            .append(true)
-            .create(true)
-            .open(&self.file)
-            .map_err(fail)?;
-        f.write_all(md.as_bytes()).map_err(fail)
+        super::append_to_step_file("GITHUB_STEP_SUMMARY", &self.file, md.as_bytes())
     }
 }
 
