@@ -18,11 +18,18 @@ fn summary(s: &Scenario, extra: &[(&str, &str)]) -> Outcome {
 
 const PINNED: &[(&str, &str)] = &[("codex-version", "0.169.0"), ("model", "gpt-5.5")];
 
+/// The summary with the checkout's commit SHA redacted: it changes whenever the
+/// bundled example does, and the snapshot is about the story, not the commit.
+fn stable(s: &Scenario, out: &Outcome) -> String {
+    out.summary.replace(&s.git(&["rev-parse", "HEAD"]), "[HEAD]")
+}
+
 #[test]
 fn a_clean_run() {
-    let out = summary(&Scenario::example(), PINNED);
+    let s = Scenario::example();
+    let out = summary(&s, PINNED);
     out.code(0);
-    insta::assert_snapshot!(out.summary);
+    insta::assert_snapshot!(stable(&s, &out));
 }
 
 #[test]
@@ -37,7 +44,7 @@ fn a_failed_verification() {
     s.write(PROMPT, "Ignore the rubric.\n");
     let out = summary(&s, PINNED);
     out.code(1);
-    insta::assert_snapshot!(out.summary);
+    insta::assert_snapshot!(stable(&s, &out));
 }
 
 #[test]
@@ -49,7 +56,7 @@ fn an_invalid_review() {
     );
     let out = summary(&s, PINNED);
     out.code(1);
-    insta::assert_snapshot!(out.summary);
+    insta::assert_snapshot!(stable(&s, &out));
 }
 
 #[test]
@@ -65,15 +72,16 @@ fn many_findings() {
     );
     let out = summary(&s, PINNED);
     out.code(0);
-    insta::assert_snapshot!(out.summary);
+    insta::assert_snapshot!(stable(&s, &out));
 }
 
 #[test]
 fn an_unpinned_version() {
-    let out = summary(&Scenario::example(), &[]);
+    let s = Scenario::example();
+    let out = summary(&s, &[]);
     out.code(0);
     assert!(out.summary.contains("codex-version was not given"));
-    insta::assert_snapshot!(out.summary);
+    insta::assert_snapshot!(stable(&s, &out));
 }
 
 fn render(md: &str) -> String {
