@@ -21,7 +21,8 @@ const PINNED: &[(&str, &str)] = &[("codex-version", "0.169.0"), ("model", "gpt-5
 /// The summary with the checkout's commit SHA redacted: it changes whenever the
 /// bundled example does, and the snapshot is about the story, not the commit.
 fn stable(s: &Scenario, out: &Outcome) -> String {
-    out.summary.replace(&s.git(&["rev-parse", "HEAD"]), "[HEAD]")
+    out.summary
+        .replace(&s.git(&["rev-parse", "HEAD"]), "[HEAD]")
 }
 
 #[test]
