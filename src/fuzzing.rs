@@ -103,7 +103,7 @@ pub fn event_payload(data: &[u8]) {
 
 /// The workflow linter: findings point inside the file.
 pub fn workflow_lint(data: &[u8]) {
-    let text = String::from_utf8_lossy(data);
+    let text = lint::line_breaks(&String::from_utf8_lossy(data));
     let lines = text.lines().count().max(1) as u64 + 1;
     for l in lint::lint("w.yml", &text) {
         assert!(l.line >= 1 && l.line <= lines, "line {} of {lines}", l.line);

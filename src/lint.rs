@@ -98,6 +98,9 @@ impl Step<'_> {
 
 /// Lints one workflow's text. `file` names it in the results.
 pub fn lint(file: &str, text: &str) -> Vec<Lint> {
+    // YAML counts a lone CR as a line break; so do we, or the parser's line
+    // numbers and ours would disagree (found by the workflow_lint fuzz target).
+    let text = &line_breaks(text);
     let mut out = Vec::new();
     let mut value: Value = match serde_yaml::from_str(text) {
         Ok(v) => v,
@@ -251,6 +254,11 @@ pub fn lint(file: &str, text: &str) -> Vec<Lint> {
     out
 }
 
+/// CRLF and lone CR become LF, as YAML reads them.
+pub fn line_breaks(text: &str) -> String {
+    text.replace("\r\n", "\n").replace('\r', "\n")
+}
+
 /// Finds the line of each `uses: X` in order, so the n-th step using X gets the
 /// n-th line that says so, and the step's text around it.
 struct Occurrences<'a> {
@@ -319,6 +327,13 @@ mod tests {
     fn a_clean_workflow_is_silent() {
         let text = include_str!("../examples/agent-review/.github/workflows/agent-review.yml");
         assert_eq!(lint("w.yml", text), vec![]);
+    }
+
+    #[test]
+    fn lone_carriage_returns_are_line_breaks() {
+        let l = lint("w.yml", "x: 1\rjobs:\r  a:\r    steps: [\r\r\r");
+        assert_eq!(l.len(), 1);
+        assert!(l[0].line <= 7, "{l:?}");
     }
 
     #[test]
