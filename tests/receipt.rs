@@ -141,12 +141,7 @@ fn a_receipt_from_the_seed_script_is_merged_without_churn() {
 #[test]
 fn verify_names_each_changed_identity_with_both_values() {
     let s = Scenario::example();
-    s.action()
-        .input("mode", "record")
-        .input("prompt-file", PROMPT)
-        .input("codex-version", "0.169.0")
-        .run()
-        .code(0);
+    s.record(PROMPT);
     let recorded = s.read("usage.json");
     let old = sha256sum(&s.ws.join(PROMPT));
     s.write(PROMPT, "# a different prompt\n");
@@ -169,12 +164,7 @@ fn verify_names_each_changed_identity_with_both_values() {
 #[test]
 fn verify_passes_on_an_untouched_checkout_and_checks_the_inputs_given() {
     let s = Scenario::example();
-    s.action()
-        .input("mode", "record")
-        .input("prompt-file", PROMPT)
-        .input("codex-version", "0.169.0")
-        .run()
-        .code(0);
+    s.record(PROMPT);
     s.action().input("mode", "verify").run().code(0);
     let out = s
         .action()
@@ -200,12 +190,7 @@ fn verify_passes_on_an_untouched_checkout_and_checks_the_inputs_given() {
 fn run_verifies_a_receipt_recorded_before_the_agent_and_keeps_the_evidence() {
     let s = Scenario::example();
     s.remove("artifacts/review.json");
-    s.action()
-        .input("mode", "record")
-        .input("prompt-file", PROMPT)
-        .input("codex-version", "0.169.0")
-        .run()
-        .code(0);
+    s.record(PROMPT);
     let before = s.cli().arg("--mode").arg("verify").run();
     before.code(0);
     let recorded_sha = sha256sum(&s.ws.join(PROMPT));

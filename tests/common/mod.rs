@@ -135,6 +135,18 @@ impl Scenario {
         self
     }
 
+    /// Records a receipt of `prompt` (mode `record`, an exact codex-version), as
+    /// a step before the agent would.
+    pub fn record(&self, prompt: &str) -> &Self {
+        self.action()
+            .input("mode", "record")
+            .input("prompt-file", prompt)
+            .input("codex-version", "0.169.0")
+            .run()
+            .code(0);
+        self
+    }
+
     /// Gives the workspace to the runner's user, as on a hosted runner.
     pub fn owned_by_runner(self) -> Self {
         if is_root() {
