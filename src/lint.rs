@@ -254,9 +254,11 @@ pub fn lint(file: &str, text: &str) -> Vec<Lint> {
     out
 }
 
-/// CRLF and lone CR become LF, as YAML reads them.
+/// Every line break YAML knows (CRLF, CR, and YAML 1.1's NEL, LS and PS)
+/// becomes LF, so the parser's line numbers and ours agree.
 pub fn line_breaks(text: &str) -> String {
-    text.replace("\r\n", "\n").replace('\r', "\n")
+    text.replace("\r\n", "\n")
+        .replace(['\r', '\u{85}', '\u{2028}', '\u{2029}'], "\n")
 }
 
 /// Finds the line of each `uses: X` in order, so the n-th step using X gets the
@@ -334,6 +336,9 @@ mod tests {
         let l = lint("w.yml", "x: 1\rjobs:\r  a:\r    steps: [\r\r\r");
         assert_eq!(l.len(), 1);
         assert!(l[0].line <= 7, "{l:?}");
+        // NEL, LS and PS too (found by the workflow_lint fuzz target).
+        let l = lint("w.yml", "x: 1\u{85}jobs:\u{2028}  a:\u{2029}    steps: [\n");
+        assert!(l[0].line <= 5, "{l:?}");
     }
 
     #[test]
