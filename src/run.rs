@@ -206,7 +206,7 @@ pub fn execute(
     let merged = usage_file::merge(existing, OWNED_KEYS, receipt.to_map());
     usage_file::write(&usage, &merged)?;
     let statement = ws.resolve("usage-file", &attest::path_for(&inputs.usage_file))?;
-    usage_file::write_atomically(
+    usage_file::write_derived(
         &statement,
         crate::pyjson::to_string(&attest::statement(&merged)).as_bytes(),
     )?;

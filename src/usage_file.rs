@@ -88,6 +88,16 @@ pub fn write(loc: &Location, map: &Map<String, Value>) -> Result<(), Error> {
 }
 
 pub fn write_atomically(loc: &Location, bytes: &[u8]) -> Result<(), Error> {
+    write_replacing(loc, bytes, true)
+}
+
+/// Atomic, without waiting for the disk: for files derived from the receipt
+/// (the in-toto statement), which can always be written again from it.
+pub fn write_derived(loc: &Location, bytes: &[u8]) -> Result<(), Error> {
+    write_replacing(loc, bytes, false)
+}
+
+fn write_replacing(loc: &Location, bytes: &[u8], durable: bool) -> Result<(), Error> {
     let dir = loc.path.parent().unwrap_or(Path::new("/"));
     let fail = |e: io::Error| Error::io("cannot write the usage file", &loc.shown, &loc.path, &e);
     fs::create_dir_all(dir).map_err(fail)?;
@@ -97,7 +107,9 @@ pub fn write_atomically(loc: &Location, bytes: &[u8]) -> Result<(), Error> {
         .tempfile_in(dir)
         .map_err(fail)?;
     tmp.write_all(bytes).map_err(fail)?;
-    tmp.as_file().sync_all().map_err(fail)?;
+    if durable {
+        tmp.as_file().sync_all().map_err(fail)?;
+    }
     fit_in(tmp.path(), dir, &loc.path).map_err(fail)?;
     tmp.persist(&loc.path).map_err(|e| fail(e.error))?;
     Ok(())

@@ -376,3 +376,34 @@ fn working_directory_and_absolute_container_paths() {
     out.code(0);
     assert_eq!(out.usage()["prompt_path"], PROMPT);
 }
+
+#[test]
+fn runner_debug_turns_on_debug_lines() {
+    let s = Scenario::example();
+    let quiet = s
+        .action()
+        .input("prompt-file", PROMPT)
+        .input("codex-version", "0.169.0")
+        .run();
+    quiet.code(0);
+    assert!(!quiet.stderr.contains("DEBUG"), "{}", quiet.stderr);
+    let loud = s
+        .action()
+        .input("prompt-file", PROMPT)
+        .input("codex-version", "0.169.0")
+        .env("RUNNER_DEBUG", "1")
+        .run();
+    loud.code(0);
+    assert!(
+        loud.stderr.contains("DEBUG") && loud.stderr.contains("identities done after"),
+        "{}",
+        loud.stderr
+    );
+    assert!(
+        !loud
+            .stderr
+            .lines()
+            .any(|l| l.trim_start().starts_with("::")),
+        "no debug line is a workflow command"
+    );
+}
