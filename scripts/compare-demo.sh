@@ -4,15 +4,7 @@
 # (fixtures/pr-42.diff); their outputs are the example's review.v3.json and
 # review.v4.json. No agent or GitHub needed.
 set -euo pipefail
-root="$(cd "$(dirname "$0")/.." && pwd)"
-cargo build --release --locked --quiet --manifest-path "$root/Cargo.toml"
-bin="$root/target/release/prompt-receipt"
-
-work="$(mktemp -d "${TMPDIR:-/tmp}/prompt-receipt-compare.XXXXXX")"
-trap 'rm -rf "$work"' EXIT
-cp -R "$root/examples/agent-review/." "$work/"
-git() { command git -C "$work" -c user.name=demo -c user.email=demo@example.com -c commit.gpgsign=false -c tag.gpgsign=false "$@"; }
-git init -q -b main && git add -A && git commit -q -m "Agent review example" && git tag -a v1.4.0 -m v1.4.0
+source "$(dirname "$0")/example-repo.sh"
 
 for rev in v3 v4; do
   "$bin" --workspace "$work" --mode record \

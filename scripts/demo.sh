@@ -6,18 +6,7 @@
 #   scripts/demo.sh            # mode run: verify, record, verify; prints the summary
 #   scripts/demo.sh --mode record
 set -euo pipefail
-root="$(cd "$(dirname "$0")/.." && pwd)"
-cargo build --release --locked --quiet --manifest-path "$root/Cargo.toml"
-bin="$root/target/release/prompt-receipt"
-
-work="$(mktemp -d "${TMPDIR:-/tmp}/prompt-receipt-demo.XXXXXX")"
-trap 'rm -rf "$work"' EXIT
-cp -R "$root/examples/agent-review/." "$work/"
-git() { command git -C "$work" -c user.name=demo -c user.email=demo@example.com -c commit.gpgsign=false -c tag.gpgsign=false "$@"; }
-git init -q -b main
-git add -A
-git commit -q -m "Agent review example"
-git tag -a v1.4.0 -m v1.4.0
+source "$(dirname "$0")/example-repo.sh"
 
 echo "== prompt-receipt on examples/agent-review (a copy in $work)"
 set +e
