@@ -26,15 +26,6 @@ impl Level {
         }
     }
 
-    /// The check run's `annotation_level`.
-    pub fn check_level(self) -> &'static str {
-        match self {
-            Level::Notice => "notice",
-            Level::Warning => "warning",
-            Level::Failure => "failure",
-        }
-    }
-
     /// A finding's level: high and critical fail, medium warns, the rest notes.
     /// Unknown severity warns: it is seen, but not blamed on the author as an error.
     pub fn of_severity(s: Option<Severity>) -> Level {

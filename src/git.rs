@@ -76,10 +76,6 @@ impl Pending {
     }
 }
 
-pub fn identify(dir: &Path) -> Result<Checkout, Error> {
-    start_identify(dir)?.checkout()
-}
-
 fn spawn(dir: &Path, args: &[&str]) -> Result<Child, Error> {
     Command::new("git")
         .args(["-c", "safe.directory=*", "-c", "core.fsmonitor=false"])

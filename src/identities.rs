@@ -46,6 +46,13 @@ impl Caveat {
         self.file = Some(file.to_string());
         self
     }
+
+    fn on_opt(self, file: Option<&str>) -> Caveat {
+        match file {
+            Some(f) => self.on(f),
+            None => self,
+        }
+    }
 }
 
 pub struct Collected {
@@ -302,13 +309,4 @@ pub fn collect(
         caveats,
         prompt_bytes,
     })
-}
-
-impl Caveat {
-    fn on_opt(self, file: Option<&str>) -> Caveat {
-        match file {
-            Some(f) => self.on(f),
-            None => self,
-        }
-    }
 }

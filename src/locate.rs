@@ -15,13 +15,6 @@ pub struct Position {
     pub column: u64,
 }
 
-/// Escapes one JSON Pointer reference token (RFC 6901).
-pub fn escape_token(token: &str) -> String {
-    let mut out = String::with_capacity(token.len());
-    push_token(&mut out, token);
-    out
-}
-
 /// Appends `/` and an escaped token to a pointer, without allocating.
 fn push_token(pointer: &mut String, token: &str) {
     pointer.push('/');

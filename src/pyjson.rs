@@ -12,7 +12,7 @@ use serde::Serialize;
 use serde_json::ser::{Formatter, PrettyFormatter, Serializer};
 
 /// Serializes `value` as Python's `json.dumps(value, indent=2, sort_keys=True)` does, plus `"\n"`.
-pub fn to_string(value: &serde_json::Value) -> String {
+pub fn to_string(value: &impl Serialize) -> String {
     let mut out = Vec::with_capacity(1024);
     let mut ser = Serializer::with_formatter(&mut out, PyFormatter::default());
     value

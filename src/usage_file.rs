@@ -83,7 +83,7 @@ pub fn merge(
 /// Writes `map` as Python's `json.dumps(indent=2, sort_keys=True)` would, atomically:
 /// a temporary file in the same folder, flushed, then renamed over the target.
 pub fn write(loc: &Location, map: &Map<String, Value>) -> Result<(), Error> {
-    let text = crate::pyjson::to_string(&Value::Object(map.clone()));
+    let text = crate::pyjson::to_string(map);
     write_atomically(loc, text.as_bytes())
 }
 

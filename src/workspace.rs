@@ -62,7 +62,7 @@ impl Workspace {
                 format!("input `{input}`: `{given}` {why}; name a path inside the workspace"),
             )
         })?;
-        let Ok(rel) = path.strip_prefix(&self.root) else {
+        if !path.starts_with(&self.root) {
             return Err(Error::in_file(
                 given,
                 format!(
@@ -72,25 +72,29 @@ impl Workspace {
                     self.root.display()
                 ),
             ));
-        };
-        let shown = rel
-            .components()
-            .map(|c| c.as_os_str().to_string_lossy())
-            .collect::<Vec<_>>()
-            .join("/");
-        let shown = if shown.is_empty() {
-            ".".to_string()
-        } else {
-            shown
-        };
-        Ok(Location { shown, path })
+        }
+        Ok(Location {
+            shown: self.relative(&path),
+            path,
+        })
     }
 
-    /// The workspace-relative form of an absolute path already inside it.
+    /// The workspace-relative form of a path inside it, with `/` separators
+    /// (`.` for the root): what receipts and annotations show. A path outside
+    /// is shown whole.
     pub fn relative(&self, path: &Path) -> String {
-        path.strip_prefix(&self.root)
-            .map(|p| p.to_string_lossy().replace('\\', "/"))
-            .unwrap_or_else(|_| path.to_string_lossy().into_owned())
+        let Ok(rel) = path.strip_prefix(&self.root) else {
+            return path.to_string_lossy().into_owned();
+        };
+        let shown: Vec<_> = rel
+            .components()
+            .map(|c| c.as_os_str().to_string_lossy())
+            .collect();
+        if shown.is_empty() {
+            ".".to_string()
+        } else {
+            shown.join("/")
+        }
     }
 }
 

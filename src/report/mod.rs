@@ -6,7 +6,7 @@ mod console;
 mod outputs;
 mod summary;
 
-pub use check_run::{CheckRun, CheckRunOutcome, plan as check_run_plan};
+pub use check_run::{CheckRun, CheckRunOutcome};
 pub use console::Console;
 pub use outputs::{OTHER_OUTPUTS, OUTPUTS, StepOutputs};
 pub use summary::{JobSummary, render as render_summary};
