@@ -105,6 +105,8 @@ pub struct Review {
     /// The parsed review. Kept, not dropped inside `check`: freeing 100,000
     /// nodes one by one costs milliseconds, and the binary exits without it.
     pub document: Option<Value>,
+    /// The output's bytes as read (not when missing or over the size limit).
+    pub bytes: Option<Vec<u8>>,
 }
 
 impl Review {
@@ -131,6 +133,7 @@ pub fn check_file(
         violations_total: 0,
         findings: Findings::default(),
         document: None,
+        bytes: None,
     };
     if let Presence::Missing = workspace::presence("output-file", loc)? {
         return Ok(verdict_only(Verdict::Missing));
@@ -149,7 +152,9 @@ pub fn check_file(
         return Ok(verdict_only(Verdict::TooLarge { bytes: size }));
     }
     let bytes = workspace::read_required("output-file", loc)?;
-    Ok(check(&loc.shown, &bytes, schema, findings_pointer))
+    let mut review = check(&loc.shown, &bytes, schema, findings_pointer);
+    review.bytes = Some(bytes);
+    Ok(review)
 }
 
 /// The pure core: bytes and a schema in, a review out.
@@ -162,6 +167,7 @@ pub fn check(path: &str, bytes: &[u8], schema: &Schema, findings_pointer: &str) 
         violations_total: 0,
         findings: Findings::default(),
         document: None,
+        bytes: None,
     };
     if bytes.len() as u64 > MAX_OUTPUT_BYTES {
         review.verdict = Verdict::TooLarge {

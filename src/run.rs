@@ -177,9 +177,14 @@ pub fn execute(
         receipt.findings_by_severity = Some(review.findings.by_severity());
         let decision = gate::decide(&review, inputs.fail_on, inputs.min_severity);
         checked = Some((review, decision));
+        // The bytes the gate read: the agent check compares the same ones.
+        let output = checked
+            .as_ref()
+            .and_then(|(r, _): &(Review, _)| r.bytes.as_deref());
         agent = match codex_home {
             Some(home) => {
-                let check = check_agent(inputs, ws, home, &receipt, &collected.prompt_bytes)?;
+                let check =
+                    check_agent(inputs, ws, home, &receipt, &collected.prompt_bytes, output)?;
                 receipt.prompt_sent_sha = check.prompt_sent_sha.clone();
                 receipt.transcript = check.transcript.clone();
                 receipt.tokens = check.session.tokens.clone();
@@ -261,6 +266,7 @@ fn check_agent(
     home: &Path,
     receipt: &Receipt,
     prompt: &[u8],
+    output: Option<&[u8]>,
 ) -> Result<AgentCheck, Error> {
     let workdir = identities::working_directory(inputs, ws)?;
     let relative = ws.relative(&workdir);
@@ -285,11 +291,6 @@ fn check_agent(
             .map(|p| format!("$CODEX_HOME/{}", p.display()))
             .unwrap_or_else(|_| session.path.display().to_string())
     };
-    let output = ws.resolve("output-file", &receipt.output_path)?;
-    let output_bytes = std::fs::metadata(&output.path)
-        .ok()
-        .filter(|m| m.is_file() && m.len() <= review::MAX_OUTPUT_BYTES)
-        .and_then(|_| std::fs::read(&output.path).ok());
     let agents_sha = receipt.agents_sha.clone().flatten();
     let expected = Expected {
         prompt_path: receipt.prompt_path.as_deref(),
@@ -298,7 +299,7 @@ fn check_agent(
         codex_version: inputs.codex_version.as_deref(),
         model: inputs.model.as_deref(),
         output_path: &receipt.output_path,
-        output: output_bytes.as_deref(),
+        output,
         max_total_tokens: inputs.max_total_tokens,
     };
     let mut check = sent::check(session, shown, &expected);
