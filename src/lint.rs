@@ -332,13 +332,27 @@ mod tests {
     }
 
     #[test]
-    fn lone_carriage_returns_are_line_breaks() {
-        let l = lint("w.yml", "x: 1\rjobs:\r  a:\r    steps: [\r\r\r");
-        assert_eq!(l.len(), 1);
-        assert!(l[0].line <= 7, "{l:?}");
-        // NEL, LS and PS too (found by the workflow_lint fuzz target).
-        let l = lint("w.yml", "x: 1\u{85}jobs:\u{2028}  a:\u{2029}    steps: [\n");
-        assert!(l[0].line <= 5, "{l:?}");
+    fn lone_carriage_returns_and_yaml_1_1_breaks_are_lines() {
+        // The same workflow, its lines ended by CR, then by NEL, LS or PS: the
+        // finding is on line 6 either way (found by the workflow_lint fuzz target).
+        let lines = [
+            "jobs:",
+            "  r:",
+            "    steps:",
+            "      - uses: openai/codex-action@v1",
+            "        with:",
+            "          prompt: a",
+            "          prompt-file: b",
+            "          codex-version: 0.169.0",
+            "",
+        ];
+        for sep in ["\n", "\r", "\u{85}", "\u{2028}", "\u{2029}"] {
+            assert_eq!(
+                lines_of(&lines.join(sep)),
+                vec![(6, Level::Failure), (4, Level::Warning)],
+                "{sep:?}"
+            );
+        }
     }
 
     #[test]
