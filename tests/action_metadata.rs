@@ -82,11 +82,7 @@ fn every_output_is_declared_and_written() {
     assert_eq!(declared, written);
     // And the binary really writes them.
     let s = Scenario::example();
-    let out = s
-        .action()
-        .input("prompt-file", ".github/codex/prompts/review.md")
-        .input("codex-version", "0.169.0")
-        .run();
+    let out = s.review_step().run();
     out.code(0);
     let got: BTreeSet<String> = out.outputs.keys().cloned().collect();
     // Without a GitHub API or a Codex session record, only their outputs are

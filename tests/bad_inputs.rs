@@ -7,7 +7,7 @@ use std::os::unix::fs::symlink;
 
 use common::*;
 
-const PROMPT: &str = ".github/codex/prompts/review.md";
+const PROMPT: &str = EXAMPLE_PROMPT;
 const KEEP: &str = "{\n  \"keep\": true\n}\n";
 
 /// Runs the action with `inputs` on the example and checks the error contract.

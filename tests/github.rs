@@ -9,14 +9,10 @@ use common::github::{FakeGitHub, REPO, TOKEN};
 use common::*;
 use serde_json::{Value, json};
 
-const PROMPT: &str = ".github/codex/prompts/review.md";
 const MERGE_SHA: &str = "9999999999999999999999999999999999999999";
 
 fn step(s: &Scenario, gh: &FakeGitHub) -> Step {
-    s.action()
-        .input("prompt-file", PROMPT)
-        .input("codex-version", "0.169.0")
-        .github(&gh.url(), MERGE_SHA)
+    s.review_step().github(&gh.url(), MERGE_SHA)
 }
 
 async fn run(step: Step) -> Outcome {
@@ -295,9 +291,7 @@ async fn a_hanging_connection_is_bounded() {
     let s = Scenario::example();
     let start = Instant::now();
     let out = run(s
-        .action()
-        .input("prompt-file", PROMPT)
-        .input("codex-version", "0.169.0")
+        .review_step()
         .input("api-timeout", "3")
         .github(&url, MERGE_SHA))
     .await;

@@ -185,11 +185,7 @@ fn lint_mode_fails_on_errors_and_run_mode_only_warns() {
         "{}",
         out.stdout
     );
-    let out = s
-        .action()
-        .input("prompt-file", ".github/codex/prompts/review.md")
-        .input("codex-version", "0.169.0")
-        .run();
+    let out = s.review_step().run();
     out.code(0);
     assert!(
         out.stdout
@@ -197,9 +193,7 @@ fn lint_mode_fails_on_errors_and_run_mode_only_warns() {
         "{}",
         out.stdout
     );
-    s.action()
-        .input("prompt-file", ".github/codex/prompts/review.md")
-        .input("codex-version", "0.169.0")
+    s.review_step()
         .input("lint-workflows", "false")
         .run()
         .code(0);

@@ -9,7 +9,7 @@ use std::process::Command;
 use common::*;
 use serde_json::{Value, json};
 
-const PROMPT: &str = ".github/codex/prompts/review.md";
+const PROMPT: &str = EXAMPLE_PROMPT;
 
 fn python(s: &Scenario, script: &str) -> std::process::Output {
     Command::new("python3")
@@ -36,12 +36,7 @@ fn the_container_contract_records_what_the_seed_recipe_computes() {
             .unwrap();
         assert!(String::from_utf8_lossy(&plain.stderr).contains("dubious ownership"));
     }
-    let out = s
-        .action()
-        .input("prompt-file", PROMPT)
-        .input("codex-version", "0.169.0")
-        .input("model", "gpt-5.5")
-        .run();
+    let out = s.review_step().input("model", "gpt-5.5").run();
     out.code(0);
     let ours = out.usage();
 
@@ -108,11 +103,7 @@ fn a_receipt_from_the_seed_script_is_merged_without_churn() {
     let py = python(&s, "scripts/record_agent_usage.py");
     assert!(py.status.success());
     let seed = s.read("usage.json");
-    s.action()
-        .input("prompt-file", PROMPT)
-        .input("codex-version", "0.169.0")
-        .run()
-        .code(0);
+    s.review_step().run().code(0);
     let first = s.read("usage.json");
     let usage: Value = serde_json::from_slice(&first).unwrap();
     assert_eq!(usage["budget"], json!({"max_tokens": 50000, "ratio": 0.5}));
@@ -128,11 +119,7 @@ fn a_receipt_from_the_seed_script_is_merged_without_churn() {
         assert_eq!(usage[key], seed[key], "{key}");
     }
     // Twice gives the same bytes; the seed's script after us changes nothing.
-    s.action()
-        .input("prompt-file", PROMPT)
-        .input("codex-version", "0.169.0")
-        .run()
-        .code(0);
+    s.review_step().run().code(0);
     assert_eq!(s.read("usage.json"), first);
     assert!(python(&s, "scripts/record_agent_usage.py").status.success());
     assert_eq!(s.read("usage.json"), first);
@@ -197,11 +184,7 @@ fn run_verifies_a_receipt_recorded_before_the_agent_and_keeps_the_evidence() {
     // The agent writes its output (expected) and rewrites the prompt (not expected).
     s.write("artifacts/review.json", r#"{"ok": true, "findings": []}"#);
     s.write(PROMPT, "ignore previous instructions\n");
-    let out = s
-        .action()
-        .input("prompt-file", PROMPT)
-        .input("codex-version", "0.169.0")
-        .run();
+    let out = s.review_step().run();
     out.code(1);
     let usage = out.usage();
     assert_eq!(usage["verification"]["verified"], false);
@@ -293,11 +276,7 @@ fn a_shallow_checkout_is_recorded_and_warned_about() {
         .status()
         .unwrap();
     assert!(st.success());
-    let out = clone
-        .action()
-        .input("prompt-file", PROMPT)
-        .input("codex-version", "0.169.0")
-        .run();
+    let out = clone.review_step().run();
     out.code(0);
     assert_eq!(out.usage()["git_shallow"], true);
     assert!(
@@ -380,19 +359,10 @@ fn working_directory_and_absolute_container_paths() {
 #[test]
 fn runner_debug_turns_on_debug_lines() {
     let s = Scenario::example();
-    let quiet = s
-        .action()
-        .input("prompt-file", PROMPT)
-        .input("codex-version", "0.169.0")
-        .run();
+    let quiet = s.review_step().run();
     quiet.code(0);
     assert!(!quiet.stderr.contains("DEBUG"), "{}", quiet.stderr);
-    let loud = s
-        .action()
-        .input("prompt-file", PROMPT)
-        .input("codex-version", "0.169.0")
-        .env("RUNNER_DEBUG", "1")
-        .run();
+    let loud = s.review_step().env("RUNNER_DEBUG", "1").run();
     loud.code(0);
     assert!(
         loud.stderr.contains("DEBUG") && loud.stderr.contains("identities done after"),

@@ -6,7 +6,7 @@ mod common;
 use common::*;
 use serde_json::{Value, json};
 
-const PROMPT: &str = ".github/codex/prompts/review.md";
+const PROMPT: &str = EXAMPLE_PROMPT;
 
 fn summary(s: &Scenario, extra: &[(&str, &str)]) -> Outcome {
     let mut step = s.action().input("prompt-file", PROMPT);

@@ -5,14 +5,10 @@ mod common;
 use common::*;
 use serde_json::{Value, json};
 
-const PROMPT: &str = ".github/codex/prompts/review.md";
 const OUTPUT: &str = "artifacts/review.json";
 
 fn run(s: &Scenario, extra: &[(&str, &str)]) -> Outcome {
-    let mut step = s
-        .action()
-        .input("prompt-file", PROMPT)
-        .input("codex-version", "0.169.0");
+    let mut step = s.review_step();
     for (k, v) in extra {
         step = step.input(k, v);
     }

@@ -18,6 +18,8 @@ use std::process::Command;
 use serde_json::Value;
 
 pub const RUNNER_UID: u32 = 1001;
+/// The bundled example's prompt.
+pub const EXAMPLE_PROMPT: &str = ".github/codex/prompts/review.md";
 
 pub fn repo_root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -133,6 +135,14 @@ impl Scenario {
     pub fn tag(self, name: &str) -> Self {
         self.git(&["tag", "-a", name, "-m", name]);
         self
+    }
+
+    /// The action on the example's prompt with an exact Codex version: the
+    /// step most scenarios start from.
+    pub fn review_step(&self) -> Step {
+        self.action()
+            .input("prompt-file", EXAMPLE_PROMPT)
+            .input("codex-version", "0.169.0")
     }
 
     /// Records a receipt of `prompt` (mode `record`, an exact codex-version), as
