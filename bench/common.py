@@ -53,6 +53,22 @@ def peak_kib(cmd, cwd, env):
         return int(rss.read().split()[-1])
 
 
+def measure(sides, runs, cwd, env, before=lambda: None, ok=(0,), peak_runs=5):
+    """Times each side (a list of commands run in sequence), alternating sides
+    so machine noise hits both; `before` runs ahead of every side's turn.
+    Returns {name: (wall seconds per run, peak RSS KiB)}."""
+    walls = {name: [] for name in sides}
+    peaks = {name: 0 for name in sides}
+    for i in range(runs):
+        for name, cmds in sides.items():
+            before()
+            walls[name].append(sum(wall(cmd, cwd, env, ok) for cmd in cmds))
+            if i < peak_runs:
+                before()
+                peaks[name] = max([peaks[name]] + [peak_kib(cmd, cwd, env) for cmd in cmds])
+    return {name: (walls[name], peaks[name]) for name in sides}
+
+
 def table(title, rows, baseline):
     """Prints median wall, ratio to `baseline` and peak memory per row."""
     import statistics

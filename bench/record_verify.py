@@ -13,7 +13,7 @@ import argparse
 import shutil
 import sys
 
-from common import binary, example_repo, peak_kib, table, wall
+from common import binary, example_repo, measure, table
 
 
 def main():
@@ -34,16 +34,7 @@ def main():
                 [sys.executable, "scripts/verify_recorded_sha.py"],
             ],
         }
-        walls = {name: [] for name in sides}
-        peaks = {name: 0 for name in sides}
-        for i in range(args.runs):
-            for name, cmds in sides.items():
-                (work / "usage.json").unlink(missing_ok=True)
-                walls[name].append(sum(wall(cmd, work, env) for cmd in cmds))
-                if i < 5:
-                    (work / "usage.json").unlink(missing_ok=True)
-                    peaks[name] = max([peaks[name]] + [peak_kib(cmd, work, env) for cmd in cmds])
-        rows = {name: (walls[name], peaks[name]) for name in sides}
+        rows = measure(sides, args.runs, work, env, before=lambda: (work / "usage.json").unlink(missing_ok=True))
         table(f"record + verify on examples/agent-review, {args.runs} runs each, alternating", rows, "seed recipe (Python)")
     finally:
         shutil.rmtree(work, ignore_errors=True)

@@ -19,7 +19,7 @@ import statistics
 import tempfile
 from pathlib import Path
 
-from common import binary, example_repo, peak_kib, wall
+from common import binary, example_repo, measure, wall
 
 
 def write_rollout(path, size, cwd):
@@ -61,17 +61,14 @@ def main():
                 "--model", "gpt-5.5", "--codex-home", str(home)]
         theirs = ["sha256sum", str(rollout)]
         wall(theirs, work, env)  # warm the page cache
-        sides = {"prompt-receipt (run mode)": ours, "sha256sum": theirs}
-        rows = {name: [] for name in sides}
-        for _ in range(args.runs):
-            for name, cmd in sides.items():
-                rows[name].append(wall(cmd, work, env, ok=(0, 1)))
+        sides = {"prompt-receipt (run mode)": [ours], "sha256sum": [theirs]}
+        rows = measure(sides, args.runs, work, env, ok=(0, 1), peak_runs=1)
         print(f"reading a {size / (1 << 30):.2f} GiB session record, {args.runs} runs each, alternating")
         print(f"{'':28} {'median wall':>12} {'throughput':>12} {'peak RSS':>10}")
-        for name, cmd in sides.items():
-            med = statistics.median(rows[name])
-            print(f"{name:28} {med * 1000:9.0f} ms {size / med / 1e6:8.0f} MB/s {peak_kib(cmd, work, env) / 1024:7.1f} MiB")
-        ratio = statistics.median(rows["sha256sum"]) / statistics.median(rows["prompt-receipt (run mode)"])
+        for name, (walls, peak) in rows.items():
+            med = statistics.median(walls)
+            print(f"{name:28} {med * 1000:9.0f} ms {size / med / 1e6:8.0f} MB/s {peak / 1024:7.1f} MiB")
+        ratio = statistics.median(rows["sha256sum"][0]) / statistics.median(rows["prompt-receipt (run mode)"][0])
         print(f"throughput relative to sha256sum: {ratio:.2f}")
     finally:
         shutil.rmtree(work, ignore_errors=True)

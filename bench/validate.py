@@ -18,7 +18,7 @@ import json
 import shutil
 import sys
 
-from common import binary, example_repo, peak_kib, table, wall
+from common import binary, example_repo, measure, table
 
 PY = """
 import json, sys
@@ -57,14 +57,8 @@ def main():
             size = out.stat().st_size
             ours = [exe, "--prompt-file", ".github/codex/prompts/review.md", "--codex-version", "0.169.0", "--fail-on", "never"]
             theirs = [sys.executable, "bench_py.py", ".github/codex/review.schema.json", "artifacts/review.json"]
-            sides = {"prompt-receipt (run mode)": ours, "Python jsonschema iter_errors": theirs}
-            rows = {}
-            for name, cmd in sides.items():
-                rows[name] = ([], peak_kib(cmd, work, env))
-            for _ in range(args.runs):
-                for name, cmd in sides.items():
-                    (work / "usage.json").unlink(missing_ok=True)
-                    rows[name][0].append(wall(cmd, work, env))
+            sides = {"prompt-receipt (run mode)": [ours], "Python jsonschema iter_errors": [theirs]}
+            rows = measure(sides, args.runs, work, env, before=lambda: (work / "usage.json").unlink(missing_ok=True), peak_runs=1)
             table(f"{label}: review.json of {size / 1e6:.1f} MB, {args.runs} runs each", rows, "Python jsonschema iter_errors")
             print()
     finally:
