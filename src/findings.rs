@@ -32,16 +32,34 @@ impl Severity {
 
     /// Reads the words reviewers and tools use for severity, case-insensitively.
     pub fn parse(s: &str) -> Option<Severity> {
-        Some(match s.trim().to_ascii_lowercase().as_str() {
-            "info" | "informational" | "note" | "notice" | "nit" | "suggestion" | "none" => {
-                Severity::Info
-            }
-            "low" | "minor" => Severity::Low,
-            "medium" | "moderate" | "warning" | "warn" => Severity::Medium,
-            "high" | "major" | "error" | "failure" => Severity::High,
-            "critical" | "blocker" | "severe" | "fatal" => Severity::Critical,
-            _ => return None,
-        })
+        const WORDS: [(&str, Severity); 21] = [
+            ("info", Severity::Info),
+            ("informational", Severity::Info),
+            ("note", Severity::Info),
+            ("notice", Severity::Info),
+            ("nit", Severity::Info),
+            ("suggestion", Severity::Info),
+            ("none", Severity::Info),
+            ("low", Severity::Low),
+            ("minor", Severity::Low),
+            ("medium", Severity::Medium),
+            ("moderate", Severity::Medium),
+            ("warning", Severity::Medium),
+            ("warn", Severity::Medium),
+            ("high", Severity::High),
+            ("major", Severity::High),
+            ("error", Severity::High),
+            ("failure", Severity::High),
+            ("critical", Severity::Critical),
+            ("blocker", Severity::Critical),
+            ("severe", Severity::Critical),
+            ("fatal", Severity::Critical),
+        ];
+        let s = s.trim();
+        WORDS
+            .iter()
+            .find(|(word, _)| word.eq_ignore_ascii_case(s))
+            .map(|(_, severity)| *severity)
     }
 
     pub fn as_str(self) -> &'static str {
@@ -104,11 +122,12 @@ impl Findings {
 }
 
 /// Reads findings at `pointer` (e.g. `/findings`) and `ok` at the top level.
-pub fn read(review: &Value, pointer: &str) -> Findings {
+/// Their text is moved out of `review`, not copied: the caller is done with it.
+pub fn take(review: &mut Value, pointer: &str) -> Findings {
     let ok = review.get("ok").and_then(Value::as_bool);
-    let (list, problem) = match review.pointer(pointer) {
+    let (list, problem) = match review.pointer_mut(pointer) {
         None => (Vec::new(), None),
-        Some(Value::Array(items)) => (items.iter().map(finding).collect(), None),
+        Some(Value::Array(items)) => (items.iter_mut().map(finding).collect(), None),
         Some(Value::Null) => (Vec::new(), None),
         Some(other) => (
             Vec::new(),
@@ -121,20 +140,15 @@ pub fn read(review: &Value, pointer: &str) -> Findings {
     Findings { ok, list, problem }
 }
 
-fn finding(item: &Value) -> Finding {
+fn finding(item: &mut Value) -> Finding {
     let Value::Object(o) = item else {
         return Finding {
             message: match item {
-                Value::String(s) => s.clone(),
+                Value::String(s) => std::mem::take(s),
                 other => other.to_string(),
             },
             ..Finding::default()
         };
-    };
-    let text = |keys: &[&str]| {
-        keys.iter()
-            .find_map(|k| o.get(*k).and_then(Value::as_str))
-            .map(str::to_string)
     };
     let number = |keys: &[&str]| {
         keys.iter().find_map(|k| match o.get(*k) {
@@ -144,15 +158,29 @@ fn finding(item: &Value) -> Finding {
         })
     };
     let line = number(&["line", "start_line"]).filter(|l| *l > 0);
+    let end_line = number(&["end_line"]).filter(|e| line.is_some_and(|l| *e >= l));
+    let severity = ["severity", "level"]
+        .iter()
+        .find_map(|k| o.get(*k).and_then(Value::as_str))
+        .and_then(Severity::parse);
+    let mut text = |keys: &[&str]| {
+        keys.iter().find_map(|k| match o.get_mut(*k) {
+            Some(Value::String(s)) => Some(std::mem::take(s)),
+            _ => None,
+        })
+    };
+    let path = text(&["path", "file"]).filter(|p| !p.trim().is_empty());
+    let title = text(&["title"]);
+    let message = text(&["message", "body", "description"])
+        .or_else(|| title.clone())
+        .unwrap_or_default();
     Finding {
-        severity: text(&["severity", "level"]).and_then(|s| Severity::parse(&s)),
-        path: text(&["path", "file"]).filter(|p| !p.trim().is_empty()),
+        severity,
+        path,
         line,
-        end_line: number(&["end_line"]).filter(|e| line.is_some_and(|l| *e >= l)),
-        title: text(&["title"]),
-        message: text(&["message", "body", "description"])
-            .or_else(|| text(&["title"]))
-            .unwrap_or_default(),
+        end_line,
+        title,
+        message,
     }
 }
 
@@ -163,8 +191,8 @@ mod tests {
 
     #[test]
     fn the_seed_shape() {
-        let f = read(
-            &json!({"ok": false, "findings": ["adds left-pad", "no owner"]}),
+        let f = take(
+            &mut json!({"ok": false, "findings": ["adds left-pad", "no owner"]}),
             "/findings",
         );
         assert_eq!(f.ok, Some(false));
@@ -178,12 +206,12 @@ mod tests {
 
     #[test]
     fn the_structured_shape_with_aliases() {
-        let review = json!({"review": {"items": [
+        let mut review = json!({"review": {"items": [
             {"level": "Warning", "file": "a.rs", "start_line": 3, "end_line": 5, "body": "b"},
             {"severity": "critical", "path": "b.rs", "line": "7", "title": "t", "message": "m"},
             {"severity": "odd", "message": "no location"}
         ]}});
-        let f = read(&review, "/review/items");
+        let f = take(&mut review, "/review/items");
         assert_eq!(f.ok, None);
         let a = &f.list[0];
         assert_eq!(
@@ -207,11 +235,11 @@ mod tests {
     #[test]
     fn a_pointer_at_something_else_is_said() {
         assert!(
-            read(&json!({"findings": 3}), "/findings")
+            take(&mut json!({"findings": 3}), "/findings")
                 .problem
                 .unwrap()
                 .contains("a number")
         );
-        assert_eq!(read(&json!({}), "/findings").list.len(), 0);
+        assert_eq!(take(&mut json!({}), "/findings").list.len(), 0);
     }
 }

@@ -6,7 +6,7 @@
 //! on the right line of `review.json` however it is formatted (minified,
 //! pretty, CRLF). Columns count characters, not bytes, as editors do.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 
 /// A 1-based line and column (in characters).
 #[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -15,25 +15,84 @@ pub struct Position {
     pub column: u64,
 }
 
-/// Appends `/` and an escaped token to a pointer, without allocating.
-fn push_token(pointer: &mut String, token: &str) {
-    pointer.push('/');
-    for c in token.chars() {
-        match c {
-            '~' => pointer.push_str("~0"),
-            '/' => pointer.push_str("~1"),
-            c => pointer.push(c),
+/// Deeper than this the scan stops: the text was parsed first (serde_json
+/// stops at 128 levels), so only bytes that are not JSON get here.
+const MAX_NESTING: usize = 512;
+
+/// The wanted pointers as a tree of tokens, so the scan follows only the
+/// members and items on the way to a wanted value and skips the rest whole.
+/// Tokens stay escaped as in the pointer (`~0`, `~1`); a document key is
+/// escaped the same way to be looked up.
+struct Tree<'p> {
+    /// (parent node, token) -> child node. Node 0 is the document.
+    edges: HashMap<(usize, &'p [u8]), usize, foldhash::fast::RandomState>,
+    /// Per node: whether a wanted pointer goes deeper.
+    inner: Vec<bool>,
+    /// Per node: the byte offset where its value starts, once seen.
+    offset: Vec<Option<usize>>,
+    /// Per pointer: its node, `None` when it is not a JSON Pointer.
+    node_of: Vec<Option<usize>>,
+}
+
+impl<'p> Tree<'p> {
+    fn new(pointers: &[&'p str]) -> Tree<'p> {
+        let mut tree = Tree {
+            edges: HashMap::with_capacity_and_hasher(pointers.len(), Default::default()),
+            inner: vec![false],
+            offset: vec![None],
+            node_of: Vec::with_capacity(pointers.len()),
+        };
+        for pointer in pointers {
+            let node = match pointer.strip_prefix('/') {
+                None if pointer.is_empty() => Some(0),
+                None => None, // not a JSON Pointer: never found
+                Some(rest) => Some(rest.split('/').fold(0, |at, token| {
+                    let next = tree.inner.len();
+                    let child = *tree.edges.entry((at, token.as_bytes())).or_insert(next);
+                    if child == next {
+                        tree.inner.push(false);
+                        tree.offset.push(None);
+                    }
+                    tree.inner[at] = true;
+                    child
+                })),
+            };
+            tree.node_of.push(node);
         }
+        tree
+    }
+
+    /// The child of `node` for a document key, given as the raw bytes between
+    /// its quotes.
+    fn member(&self, node: usize, raw: &[u8]) -> Option<usize> {
+        if !raw.iter().any(|b| matches!(b, b'\\' | b'/' | b'~')) {
+            return self.edges.get(&(node, raw)).copied();
+        }
+        // Rare: decode the JSON escapes, then escape for a pointer.
+        let quoted = [b"\"", raw, b"\""].concat();
+        let key: String = serde_json::from_slice(&quoted).ok()?;
+        let token = key.replace('~', "~0").replace('/', "~1");
+        self.edges.get(&(node, token.as_bytes())).copied()
+    }
+
+    fn item(&self, node: usize, index: usize) -> Option<usize> {
+        let mut digits = [0u8; 20];
+        let mut at = digits.len();
+        let mut n = index;
+        loop {
+            at -= 1;
+            digits[at] = b'0' + (n % 10) as u8;
+            n /= 10;
+            if n == 0 {
+                break;
+            }
+        }
+        self.edges.get(&(node, &digits[at..])).copied()
     }
 }
 
-enum Frame {
-    Object,
-    Array(usize),
-}
-
 /// Scans by byte offset only; line and column are worked out afterwards for the
-/// few offsets that were asked for (see [`positions`]).
+/// few offsets that were found (see [`positions`]).
 struct Cursor<'a> {
     text: &'a [u8],
     i: usize,
@@ -50,11 +109,17 @@ impl Cursor<'_> {
         }
     }
 
+    /// Consumes `byte` after any whitespace.
+    fn expect(&mut self, byte: u8) -> Option<()> {
+        self.skip_ws();
+        (self.peek() == Some(byte)).then(|| self.i += 1)
+    }
+
     /// Skips a string starting at `"`, jumping to each quote or backslash;
-    /// returns its raw bytes, quotes included.
-    fn string(&mut self) -> &[u8] {
-        let start = self.i;
-        self.i += 1;
+    /// returns its raw bytes between the quotes. `None` when unterminated.
+    fn string(&mut self) -> Option<&[u8]> {
+        let start = self.i + 1;
+        self.i = start;
         while let Some(n) = memchr::memchr2(b'"', b'\\', &self.text[self.i..]) {
             self.i += n;
             if self.text[self.i] == b'\\' {
@@ -62,137 +127,157 @@ impl Cursor<'_> {
                 self.i = (self.i + 2).min(self.text.len());
             } else {
                 self.i += 1;
-                return &self.text[start..self.i];
+                return Some(&self.text[start..self.i - 1]);
             }
         }
         self.i = self.text.len();
-        &self.text[start..]
+        None
     }
 
-    fn scalar(&mut self) {
-        while let Some(b) = self.peek() {
-            if matches!(b, b',' | b']' | b'}' | b' ' | b'\t' | b'\n' | b'\r') {
-                break;
+    /// Skips a value no pointer goes into: strings by jumps, containers by
+    /// counting brackets outside strings.
+    fn skip_value(&mut self) -> Option<()> {
+        match self.peek()? {
+            b'"' => self.string().map(drop),
+            b'{' | b'[' => {
+                let mut depth = 0usize;
+                while let Some(b) = self.peek() {
+                    match b {
+                        b'"' => {
+                            self.string()?;
+                            continue;
+                        }
+                        b'{' | b'[' => depth += 1,
+                        b'}' | b']' => {
+                            depth -= 1;
+                            if depth == 0 {
+                                self.i += 1;
+                                return Some(());
+                            }
+                        }
+                        _ => {}
+                    }
+                    self.i += 1;
+                }
+                None
             }
+            _ => {
+                while let Some(b) = self.peek() {
+                    if matches!(b, b',' | b']' | b'}' | b' ' | b'\t' | b'\n' | b'\r') {
+                        break;
+                    }
+                    self.i += 1;
+                }
+                Some(())
+            }
+        }
+    }
+
+    /// Reads the value at the cursor, which the pointer tree reaches at `node`.
+    /// `None` when the text stops being JSON.
+    fn value(&mut self, tree: &mut Tree<'_>, node: Option<usize>, depth: usize) -> Option<()> {
+        self.skip_ws();
+        let Some(node) = node else {
+            return self.skip_value();
+        };
+        // A duplicated key is seen again: the last occurrence wins, as in serde_json.
+        tree.offset[node] = Some(self.i);
+        if !tree.inner[node] || depth > MAX_NESTING {
+            return self.skip_value();
+        }
+        match self.peek()? {
+            b'{' => self.object(tree, node, depth),
+            b'[' => self.array(tree, node, depth),
+            _ => self.skip_value(),
+        }
+    }
+
+    fn object(&mut self, tree: &mut Tree<'_>, node: usize, depth: usize) -> Option<()> {
+        self.i += 1;
+        self.skip_ws();
+        if self.peek() == Some(b'}') {
             self.i += 1;
+            return Some(());
+        }
+        loop {
+            self.skip_ws();
+            if self.peek() != Some(b'"') {
+                return None;
+            }
+            let raw = self.string()?;
+            let child = tree.member(node, raw);
+            self.expect(b':')?;
+            self.value(tree, child, depth + 1)?;
+            self.skip_ws();
+            match self.peek()? {
+                b',' => self.i += 1,
+                b'}' => {
+                    self.i += 1;
+                    return Some(());
+                }
+                _ => return None,
+            }
+        }
+    }
+
+    fn array(&mut self, tree: &mut Tree<'_>, node: usize, depth: usize) -> Option<()> {
+        self.i += 1;
+        self.skip_ws();
+        if self.peek() == Some(b']') {
+            self.i += 1;
+            return Some(());
+        }
+        let mut index = 0;
+        loop {
+            let child = tree.item(node, index);
+            self.value(tree, child, depth + 1)?;
+            self.skip_ws();
+            match self.peek()? {
+                b',' => self.i += 1,
+                b']' => {
+                    self.i += 1;
+                    return Some(());
+                }
+                _ => return None,
+            }
+            index += 1;
         }
     }
 }
 
-/// Finds where the values at `wanted` pointers start. Expects a valid JSON text
-/// (parse it first); on anything else it stops early and returns what it found.
+/// Finds where the values at `pointers` start: one entry per pointer, `None`
+/// when the text has no such value. Expects a valid JSON text (parse it
+/// first); on anything else it stops early and returns what it found.
 /// A duplicated key resolves to its last occurrence, as serde_json keeps the last.
-pub fn locate(text: &[u8], wanted: &HashSet<String>) -> HashMap<String, Position> {
-    let offsets = offsets(text, wanted);
-    let at = positions(text, offsets.values().copied().collect());
-    offsets.into_iter().map(|(p, o)| (p, at[&o])).collect()
-}
-
-fn offsets(text: &[u8], wanted: &HashSet<String>) -> HashMap<String, usize> {
-    let mut found = HashMap::new();
-    if wanted.is_empty() {
-        return found;
-    }
-    // Most values are not wanted; comparing lengths first spares a hash per value.
-    let longest = wanted.iter().map(String::len).max().unwrap_or(0);
-    let mut lengths = vec![false; longest + 1];
-    for w in wanted {
-        lengths[w.len()] = true;
-    }
+pub fn locate(text: &[u8], pointers: &[&str]) -> Vec<Option<Position>> {
+    let mut tree = Tree::new(pointers);
     let mut cur = Cursor { text, i: 0 };
     if text.starts_with(crate::digest::UTF8_BOM) {
         cur.i = 3;
     }
-    let mut stack: Vec<Frame> = Vec::new();
-    // The pointer of the value about to start, and where each level's token begins.
-    let mut pointer = String::new();
-    let mut marks: Vec<usize> = Vec::new();
-
-    loop {
-        // A value starts here.
-        cur.skip_ws();
-        if lengths.get(pointer.len()) == Some(&true) && wanted.contains(&pointer) {
-            found.insert(pointer.clone(), cur.i);
-        }
-        match cur.peek() {
-            Some(b'{') => {
-                cur.i += 1;
-                cur.skip_ws();
-                if cur.peek() == Some(b'}') {
-                    cur.i += 1;
-                } else if !enter_key(&mut cur, &mut stack, &mut pointer, &mut marks) {
-                    return found;
-                } else {
-                    continue;
-                }
-            }
-            Some(b'[') => {
-                cur.i += 1;
-                cur.skip_ws();
-                if cur.peek() == Some(b']') {
-                    cur.i += 1;
-                } else {
-                    stack.push(Frame::Array(0));
-                    marks.push(pointer.len());
-                    pointer.push_str("/0");
-                    continue;
-                }
-            }
-            Some(b'"') => {
-                cur.string();
-            }
-            Some(_) => cur.scalar(),
-            None => return found,
-        }
-        // After a value: close finished containers, move to the next member.
-        loop {
-            let Some(frame) = stack.last_mut() else {
-                return found;
-            };
-            cur.skip_ws();
-            let sep = cur.peek();
-            if let Some(b',' | b']' | b'}') = sep {
-                cur.i += 1;
-            } else {
-                return found;
-            }
-            pointer.truncate(*marks.last().expect("a mark per frame"));
-            match (frame, sep) {
-                (Frame::Array(n), Some(b',')) => {
-                    *n += 1;
-                    use std::fmt::Write;
-                    let _ = write!(pointer, "/{n}");
-                    break;
-                }
-                (Frame::Object, Some(b',')) => {
-                    stack.pop();
-                    marks.pop();
-                    cur.skip_ws();
-                    if !enter_key(&mut cur, &mut stack, &mut pointer, &mut marks) {
-                        return found;
-                    }
-                    break;
-                }
-                _ => {
-                    stack.pop();
-                    marks.pop();
-                }
-            }
-        }
-    }
+    let _ = cur.value(&mut tree, Some(0), 0);
+    let found: Vec<Option<usize>> = tree
+        .node_of
+        .iter()
+        .map(|n| n.and_then(|n| tree.offset[n]))
+        .collect();
+    positions(text, &found)
 }
 
 /// Line and column of each byte offset, in one pass: offsets are visited in
 /// order and columns counted from the previous offset on the same line, so a
 /// single-line (minified) file costs no more than a pretty one.
-fn positions(text: &[u8], mut offsets: Vec<usize>) -> HashMap<usize, Position> {
-    offsets.sort_unstable();
-    offsets.dedup();
-    let mut out = HashMap::with_capacity(offsets.len());
+fn positions(text: &[u8], offsets: &[Option<usize>]) -> Vec<Option<Position>> {
+    let mut order: Vec<(usize, usize)> = offsets
+        .iter()
+        .enumerate()
+        .filter_map(|(i, o)| o.map(|o| (o.min(text.len()), i)))
+        .collect();
+    order.sort_unstable();
+    let mut out = vec![None; offsets.len()];
     let mut line = 1u64;
     let (mut last, mut column) = (0usize, 0u64);
-    for off in offsets {
-        let off = off.min(text.len());
+    for (off, i) in order {
         let newlines = memchr::memchr_iter(b'\n', &text[last..off]).count() as u64;
         if newlines > 0 {
             line += newlines;
@@ -205,52 +290,12 @@ fn positions(text: &[u8], mut offsets: Vec<usize>) -> HashMap<usize, Position> {
             .filter(|b| **b & 0xC0 != 0x80 && **b != b'\r')
             .count() as u64;
         last = off;
-        out.insert(
-            off,
-            Position {
-                line,
-                column: column + 1,
-            },
-        );
+        out[i] = Some(Position {
+            line,
+            column: column + 1,
+        });
     }
     out
-}
-
-/// Reads `"key":` and points at its value.
-fn enter_key(
-    cur: &mut Cursor,
-    stack: &mut Vec<Frame>,
-    pointer: &mut String,
-    marks: &mut Vec<usize>,
-) -> bool {
-    if cur.peek() != Some(b'"') {
-        return false;
-    }
-    let raw = cur.string();
-    if raw.len() < 2 || !raw.ends_with(b"\"") {
-        return false; // an unterminated key: the text is not JSON
-    }
-    let mark = pointer.len();
-    if raw.contains(&b'\\') {
-        match serde_json::from_slice::<String>(raw) {
-            Ok(k) => push_token(pointer, &k),
-            Err(_) => return false,
-        }
-    } else {
-        push_token(
-            pointer,
-            &String::from_utf8_lossy(&raw[1..raw.len().saturating_sub(1)]),
-        );
-    }
-    cur.skip_ws();
-    if cur.peek() != Some(b':') {
-        pointer.truncate(mark);
-        return false;
-    }
-    cur.i += 1;
-    stack.push(Frame::Object);
-    marks.push(mark);
-    true
 }
 
 #[cfg(test)]
@@ -258,11 +303,9 @@ mod tests {
     use super::*;
 
     fn at(text: &str, pointers: &[&str]) -> Vec<Option<(u64, u64)>> {
-        let wanted: HashSet<String> = pointers.iter().map(|p| p.to_string()).collect();
-        let found = locate(text.as_bytes(), &wanted);
-        pointers
-            .iter()
-            .map(|p| found.get(*p).map(|pos| (pos.line, pos.column)))
+        locate(text.as_bytes(), pointers)
+            .into_iter()
+            .map(|pos| pos.map(|pos| (pos.line, pos.column)))
             .collect()
     }
 
@@ -312,13 +355,48 @@ mod tests {
     }
 
     #[test]
+    fn many_pointers_repeated_ones_and_ones_that_are_not_pointers() {
+        // 3,000 items, each wanted twice over (two errors at one place), and a
+        // member lookup on an object with many wanted keys (the hashed path).
+        let items: Vec<String> = (0..3000).map(|i| format!("{{\"k{i}\": {i}}}")).collect();
+        let members: Vec<String> = (0..20).map(|i| format!("\"m{i}\": [{i}]")).collect();
+        let text = format!(
+            "{{\"items\": [\n{}\n], \"obj\": {{{}}}}}",
+            items.join(",\n"),
+            members.join(", ")
+        );
+        let mut pointers: Vec<String> = Vec::new();
+        for i in 0..3000 {
+            pointers.push(format!("/items/{i}/k{i}"));
+            pointers.push(format!("/items/{i}"));
+        }
+        for i in 0..20 {
+            pointers.push(format!("/obj/m{i}/0"));
+        }
+        pointers.extend(["no-slash".into(), "/items/01".into(), "/items/3000".into()]);
+        let refs: Vec<&str> = pointers.iter().map(String::as_str).collect();
+        let found = locate(text.as_bytes(), &refs);
+        for i in 0..3000 {
+            let item = found[2 * i + 1].unwrap();
+            assert_eq!((item.line, item.column), (i as u64 + 2, 1), "item {i}");
+            let key = format!("k{i}");
+            let value = found[2 * i].unwrap();
+            assert_eq!(value.column, key.len() as u64 + 6, "value {i}");
+        }
+        let last_line = 3000 + 2;
+        let obj: Vec<u64> = found[6000..6020].iter().map(|p| p.unwrap().line).collect();
+        assert!(obj.iter().all(|l| *l == last_line));
+        assert!(found[6000].unwrap().column < found[6019].unwrap().column);
+        assert_eq!(&found[6020..], &[None, None, None]);
+    }
+
+    #[test]
     fn invalid_text_stops_early_without_panicking() {
         // Found by the `review` fuzz target: an unterminated key.
         for text in [
             "{\n\"", "{\"", "{\"a\"", "[\"", "{\"a\":", "\"", "\"\\", "{\"\\", "[\"a\\",
         ] {
-            let wanted: HashSet<String> = ["".to_string(), "/a".to_string()].into();
-            let _ = locate(text.as_bytes(), &wanted);
+            let _ = locate(text.as_bytes(), &["", "/a"]);
         }
     }
 

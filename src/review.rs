@@ -2,10 +2,10 @@
 //!
 //! The output is untrusted. It is read only up to [`MAX_OUTPUT_BYTES`], parsed
 //! with serde_json's nesting limit, and every violation (up to
-//! [`MAX_VIOLATIONS`]) is located at the line and column where the offending
-//! value starts. Each limit, when hit, is named in the verdict.
+//! [`MAX_LOCATED`]) is located at the line and column where the offending
+//! value starts; the first [`MAX_VIOLATIONS`] in the file are reported. Each
+//! limit, when hit, is named in the verdict.
 
-use std::collections::HashSet;
 use std::fs;
 
 use serde_json::Value;
@@ -22,8 +22,10 @@ use crate::workspace::{self, Location, Presence};
 pub const MAX_OUTPUT_BYTES: u64 = 32 * 1024 * 1024;
 /// serde_json's nesting limit, named here because it is one of ours.
 pub const MAX_DEPTH: usize = 128;
-/// Violations kept (and located); the rest are counted.
-pub const MAX_VIOLATIONS: usize = 10_000;
+/// Violations located (to put them in file order); the rest are counted.
+pub const MAX_LOCATED: usize = 10_000;
+/// Violations reported, the first in the file: more than any report shows.
+pub const MAX_VIOLATIONS: usize = 1_000;
 /// A violation message quotes the offending value; longer messages are cut.
 pub const MAX_MESSAGE_CHARS: usize = 500;
 
@@ -186,7 +188,7 @@ pub fn check(path: &str, bytes: &[u8], schema: &Schema, findings_pointer: &str) 
             clock.elapsed().as_secs_f64() * 1e3
         )
     };
-    let value: Value = match serde_json::from_slice(bytes) {
+    let mut value: Value = match serde_json::from_slice(bytes) {
         Ok(v) => v,
         Err(e) => {
             let position = char_position(bytes, e.line(), e.column());
@@ -209,43 +211,57 @@ pub fn check(path: &str, bytes: &[u8], schema: &Schema, findings_pointer: &str) 
     };
 
     lap("parsed");
-    for error in schema.validator.iter_errors(&value) {
-        review.violations_total += 1;
-        if review.violations.len() < MAX_VIOLATIONS {
-            review.violations.push(Violation {
-                instance_path: error.instance_path().as_str().to_string(),
-                schema_path: error.schema_path().as_str().to_string(),
-                keyword: error.kind().keyword().to_string(),
-                message: clip(&error.to_string(), MAX_MESSAGE_CHARS),
-                position: None,
-            });
-        }
-    }
-    lap("validated");
-    if review.violations_total > 0 {
+    let (violations, total) = violations(bytes, &value, schema);
+    if total > 0 {
         review.verdict = Verdict::Invalid;
-        let wanted: HashSet<String> = review
-            .violations
-            .iter()
-            .map(|v| v.instance_path.clone())
-            .collect();
-        let found = locate::locate(bytes, &wanted);
-        for v in &mut review.violations {
-            v.position = found.get(&v.instance_path).copied();
-        }
-        review.violations.sort_by(|a, b| {
-            (a.position.is_none(), a.position, &a.instance_path).cmp(&(
-                b.position.is_none(),
-                b.position,
-                &b.instance_path,
-            ))
-        });
     }
-    lap("located");
-    review.findings = findings::read(&value, findings_pointer);
+    review.violations = violations;
+    review.violations_total = total;
+    lap("validated and located");
+    review.findings = findings::take(&mut value, findings_pointer);
     lap("findings read");
     review.document = Some(value);
     review
+}
+
+/// The first [`MAX_VIOLATIONS`] violations in file order, and how many there
+/// are in all. Errors are kept as they come (they borrow the document) and
+/// described only once sorted: a message costs more than finding the error.
+fn violations(bytes: &[u8], value: &Value, schema: &Schema) -> (Vec<Violation>, usize) {
+    let mut total = 0;
+    let mut errors = Vec::new();
+    for error in schema.validator.iter_errors(value) {
+        total += 1;
+        if errors.len() < MAX_LOCATED {
+            errors.push(error);
+        }
+    }
+    if errors.is_empty() {
+        return (Vec::new(), total);
+    }
+    let pointers: Vec<&str> = errors.iter().map(|e| e.instance_path().as_str()).collect();
+    let positions = locate::locate(bytes, &pointers);
+    let mut order: Vec<usize> = (0..errors.len()).collect();
+    // Stable: errors at one place keep the validator's order.
+    order.sort_by(|&a, &b| {
+        (positions[a].is_none(), positions[a], pointers[a]).cmp(&(
+            positions[b].is_none(),
+            positions[b],
+            pointers[b],
+        ))
+    });
+    let described = order
+        .into_iter()
+        .take(MAX_VIOLATIONS)
+        .map(|i| Violation {
+            instance_path: pointers[i].to_string(),
+            schema_path: errors[i].schema_path().as_str().to_string(),
+            keyword: errors[i].kind().keyword().to_string(),
+            message: clip(&errors[i].to_string(), MAX_MESSAGE_CHARS),
+            position: positions[i],
+        })
+        .collect();
+    (described, total)
 }
 
 /// serde_json counts columns in bytes; people count characters.
@@ -331,6 +347,36 @@ mod tests {
             panic!()
         };
         assert_eq!((position.line, position.column), (2, 9));
+    }
+
+    #[test]
+    fn past_the_reported_limit_the_first_in_the_file_are_kept_and_all_counted() {
+        // Object members are validated in key order ("a…" before "b…"), the
+        // file has them the other way round: the kept ones must be the file's first.
+        let n = MAX_VIOLATIONS + 500;
+        let members: Vec<String> = (0..n)
+            .map(|i| format!("\"{}{i:05}\": 1", if i < n / 2 { 'b' } else { 'a' }))
+            .collect();
+        let text = format!("{{\n{}\n}}", members.join(",\n"));
+        let root = std::env::temp_dir();
+        let schema = compile(
+            br#"{"additionalProperties": {"type": "string"}}"#,
+            "s.json",
+            &root,
+            &root,
+        )
+        .unwrap();
+        let r = check("r.json", text.as_bytes(), &schema, "/findings");
+        assert_eq!(r.violations_total, n);
+        assert_eq!(r.violations.len(), MAX_VIOLATIONS);
+        let lines: Vec<u64> = r
+            .violations
+            .iter()
+            .map(|v| v.position.unwrap().line)
+            .collect();
+        assert_eq!(lines, (2..2 + MAX_VIOLATIONS as u64).collect::<Vec<_>>());
+        assert_eq!(r.violations[0].instance_path, "/b00000");
+        assert_eq!(r.violations[0].message, "1 is not of type \"string\"");
     }
 
     #[test]

@@ -12,7 +12,7 @@ use crate::error::Error;
 use crate::findings;
 use crate::gate::{self, Conclusion, Decision};
 use crate::identities::{self, Caveat};
-use crate::inputs::{Inputs, Mode, SchemaSource};
+use crate::inputs::{DEFAULT_SCHEMA_FILE, Inputs, Mode, SchemaSource};
 use crate::lint::{self, Lint};
 use crate::receipt::{OWNED_KEYS, Receipt, ValidationRecord, VerificationRecord};
 use crate::review::{self, Review};
@@ -157,15 +157,31 @@ pub fn execute(
             clock.elapsed().as_secs_f64() * 1e3
         )
     };
-    let collected = identities::collect(inputs, ws, codex_home)?;
-    phase("identities");
+    // The identities (hashes, git) and the review (parse, validate, locate)
+    // read different things: on two cores they take the time of the longer.
+    // The review keeps the main thread (and its allocator arena and stack).
+    let (collected, review) = std::thread::scope(|scope| {
+        let identities = std::thread::Builder::new()
+            .name("identities".into())
+            .spawn_scoped(scope, || identities::collect(inputs, ws, codex_home));
+        let review = (inputs.mode == Mode::Run).then(|| check_review(inputs, ws));
+        let collected = match identities {
+            Ok(thread) => thread
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
+            // No thread to be had: the same work, one after the other.
+            Err(_) => identities::collect(inputs, ws, codex_home),
+        };
+        (collected, review)
+    });
+    let collected = collected?;
+    let review = review.transpose()?;
+    phase("identities and review");
     let mut receipt = collected.receipt;
     let mut checked = None;
     let mut agent = None;
     let mut caveats = collected.caveats;
-    if inputs.mode == Mode::Run {
-        let review = check_review(inputs, ws, &receipt)?;
-        phase("validation");
+    if let Some(review) = review {
         receipt.validation = Some(ValidationRecord {
             valid: review.valid(),
             verdict: review.verdict.as_str().to_string(),
@@ -307,25 +323,27 @@ fn check_agent(
     Ok(check)
 }
 
-/// Compiles the schema the receipt names (a broken schema is a configuration
+/// Compiles the schema the inputs name (a broken schema is a configuration
 /// error, before anything is written) and checks the agent's output with it.
-fn check_review(inputs: &Inputs, ws: &Workspace, receipt: &Receipt) -> Result<Review, Error> {
-    let compiled = match (&receipt.schema_path, &inputs.schema) {
-        (Some(path), _) => {
-            let loc = ws.resolve("output-schema-file", path)?;
-            let bytes = crate::workspace::read_required("output-schema-file", &loc)?;
-            schema::compile(&bytes, &loc.shown, &loc.path, ws.root())?
-        }
-        (None, SchemaSource::Inline(text)) => schema::compile(
+fn check_review(inputs: &Inputs, ws: &Workspace) -> Result<Review, Error> {
+    let compiled = match &inputs.schema {
+        SchemaSource::Inline(text) => schema::compile(
             text.as_bytes(),
             "input `output-schema`",
             ws.root(),
             ws.root(),
         )?,
-        (None, _) => unreachable!("a receipt without a schema path has an inline schema"),
+        SchemaSource::File(given) => compile_file(ws, given)?,
+        SchemaSource::Default => compile_file(ws, DEFAULT_SCHEMA_FILE)?,
     };
-    let output = ws.resolve("output-file", &receipt.output_path)?;
+    let output = ws.resolve("output-file", &inputs.output_file)?;
     review::check_file(&output, &compiled, &inputs.findings_pointer)
+}
+
+fn compile_file(ws: &Workspace, given: &str) -> Result<schema::Schema, Error> {
+    let loc = ws.resolve("output-schema-file", given)?;
+    let bytes = crate::workspace::read_required("output-schema-file", &loc)?;
+    schema::compile(&bytes, &loc.shown, &loc.path, ws.root())
 }
 
 /// `compare`: this run's receipt (`usage-file`) against the base run's.
@@ -350,7 +368,7 @@ fn compare_runs(
             return Ok(Vec::new());
         };
         Ok(serde_json::from_slice::<Value>(&bytes)
-            .map(|v| findings::read(&v, &inputs.findings_pointer).list)
+            .map(|mut v| findings::take(&mut v, &inputs.findings_pointer).list)
             .unwrap_or_default())
     };
     let base_findings = match &inputs.base_output_file {

@@ -365,7 +365,7 @@ fn runner_debug_turns_on_debug_lines() {
     let loud = s.review_step().env("RUNNER_DEBUG", "1").run();
     loud.code(0);
     assert!(
-        loud.stderr.contains("DEBUG") && loud.stderr.contains("identities done after"),
+        loud.stderr.contains("DEBUG") && loud.stderr.contains("identities and review done after"),
         "{}",
         loud.stderr
     );
