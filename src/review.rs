@@ -121,24 +121,26 @@ impl Review {
     }
 }
 
-/// Reads the output file at `loc` and checks it.
-pub fn check_file(
-    loc: &Location,
-    schema: &Schema,
-    findings_pointer: &str,
-) -> Result<Review, Error> {
-    let verdict_only = |verdict| Review {
+/// The agent's output as read, before any schema: its bytes and the parsed
+/// document, or the verdict that leaves nothing to validate. Reading needs no
+/// schema, so it can start while the schema is compiled elsewhere.
+pub struct Output {
+    /// The output file, relative to the workspace.
+    pub path: String,
+    /// The bytes as read (not when missing or over the size limit).
+    pub bytes: Option<Vec<u8>>,
+    pub document: Result<Value, Verdict>,
+}
+
+/// Reads and parses the output file at `loc`.
+pub fn read(loc: &Location) -> Result<Output, Error> {
+    let output = |bytes, document| Output {
         path: loc.shown.clone(),
-        verdict,
-        draft: schema.draft,
-        violations: Vec::new(),
-        violations_total: 0,
-        findings: Findings::default(),
-        document: None,
-        bytes: None,
+        bytes,
+        document,
     };
     if let Presence::Missing = workspace::presence("output-file", loc)? {
-        return Ok(verdict_only(Verdict::Missing));
+        return Ok(output(None, Err(Verdict::Missing)));
     }
     let size = fs::metadata(&loc.path)
         .map_err(|e| {
@@ -151,18 +153,53 @@ pub fn check_file(
         })?
         .len();
     if size > MAX_OUTPUT_BYTES {
-        return Ok(verdict_only(Verdict::TooLarge { bytes: size }));
+        return Ok(output(None, Err(Verdict::TooLarge { bytes: size })));
     }
     let bytes = workspace::read_required("output-file", loc)?;
-    let mut review = check(&loc.shown, &bytes, schema, findings_pointer);
-    review.bytes = Some(bytes);
-    Ok(review)
+    let document = parse(&bytes);
+    Ok(output(Some(bytes), document))
 }
 
-/// The pure core: bytes and a schema in, a review out.
-pub fn check(path: &str, bytes: &[u8], schema: &Schema, findings_pointer: &str) -> Review {
+/// Parses an output's bytes, or says why they cannot be validated.
+pub fn parse(bytes: &[u8]) -> Result<Value, Verdict> {
+    if bytes.len() as u64 > MAX_OUTPUT_BYTES {
+        return Err(Verdict::TooLarge {
+            bytes: bytes.len() as u64,
+        });
+    }
+    if bytes.iter().all(u8::is_ascii_whitespace) {
+        return Err(Verdict::Empty);
+    }
+    let clock = std::time::Instant::now();
+    let parsed = serde_json::from_slice(bytes).map_err(|e| {
+        let position = char_position(bytes, e.line(), e.column());
+        let text = e.to_string();
+        if text.contains("recursion limit exceeded") {
+            Verdict::TooDeep { position }
+        } else if bytes.starts_with(crate::digest::UTF8_BOM) {
+            Verdict::NotJson {
+                position: Position { line: 1, column: 1 },
+                message: "it starts with a UTF-8 byte order mark".into(),
+            }
+        } else {
+            Verdict::NotJson {
+                position,
+                message: text.split(" at line ").next().unwrap_or(&text).to_string(),
+            }
+        }
+    });
+    tracing::debug!(
+        "review: parsed in {:.1} ms",
+        clock.elapsed().as_secs_f64() * 1e3
+    );
+    parsed
+}
+
+/// Checks an output against the schema: the verdict, every violation located,
+/// and the findings.
+pub fn judge(output: Output, schema: &Schema, findings_pointer: &str) -> Review {
     let mut review = Review {
-        path: path.to_string(),
+        path: output.path,
         verdict: Verdict::Valid,
         draft: schema.draft,
         violations: Vec::new(),
@@ -171,16 +208,15 @@ pub fn check(path: &str, bytes: &[u8], schema: &Schema, findings_pointer: &str) 
         document: None,
         bytes: None,
     };
-    if bytes.len() as u64 > MAX_OUTPUT_BYTES {
-        review.verdict = Verdict::TooLarge {
-            bytes: bytes.len() as u64,
-        };
-        return review;
-    }
-    if bytes.iter().all(u8::is_ascii_whitespace) {
-        review.verdict = Verdict::Empty;
-        return review;
-    }
+    let mut document = match output.document {
+        Ok(document) => document,
+        Err(verdict) => {
+            review.verdict = verdict;
+            review.bytes = output.bytes;
+            return review;
+        }
+    };
+    let bytes = output.bytes.unwrap_or_default();
     let clock = std::time::Instant::now();
     let lap = |what: &str| {
         tracing::debug!(
@@ -188,40 +224,28 @@ pub fn check(path: &str, bytes: &[u8], schema: &Schema, findings_pointer: &str) 
             clock.elapsed().as_secs_f64() * 1e3
         )
     };
-    let mut value: Value = match serde_json::from_slice(bytes) {
-        Ok(v) => v,
-        Err(e) => {
-            let position = char_position(bytes, e.line(), e.column());
-            let text = e.to_string();
-            review.verdict = if text.contains("recursion limit exceeded") {
-                Verdict::TooDeep { position }
-            } else if bytes.starts_with(crate::digest::UTF8_BOM) {
-                Verdict::NotJson {
-                    position: Position { line: 1, column: 1 },
-                    message: "it starts with a UTF-8 byte order mark".into(),
-                }
-            } else {
-                Verdict::NotJson {
-                    position,
-                    message: text.split(" at line ").next().unwrap_or(&text).to_string(),
-                }
-            };
-            return review;
-        }
-    };
-
-    lap("parsed");
-    let (violations, total) = violations(bytes, &value, schema);
+    let (violations, total) = violations(&bytes, &document, schema);
     if total > 0 {
         review.verdict = Verdict::Invalid;
     }
     review.violations = violations;
     review.violations_total = total;
     lap("validated and located");
-    review.findings = findings::take(&mut value, findings_pointer);
+    review.findings = findings::take(&mut document, findings_pointer);
     lap("findings read");
-    review.document = Some(value);
+    review.document = Some(document);
+    review.bytes = Some(bytes);
     review
+}
+
+/// The pure core: bytes and a schema in, a review out.
+pub fn check(path: &str, bytes: &[u8], schema: &Schema, findings_pointer: &str) -> Review {
+    let output = Output {
+        path: path.to_string(),
+        bytes: Some(bytes.to_vec()),
+        document: parse(bytes),
+    };
+    judge(output, schema, findings_pointer)
 }
 
 /// The first [`MAX_VIOLATIONS`] violations in file order, and how many there

@@ -3,7 +3,8 @@
 
 use serde_json::{Map, Value};
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::sync::mpsc::{Receiver, Sender};
 
 use crate::annotation::Level;
 use crate::attest;
@@ -157,24 +158,47 @@ pub fn execute(
             clock.elapsed().as_secs_f64() * 1e3
         )
     };
-    // The identities (hashes, git) and the review (parse, validate, locate)
-    // read different things: on two cores they take the time of the longer.
-    // The review keeps the main thread (and its allocator arena and stack).
-    let (collected, review) = std::thread::scope(|scope| {
-        let identities = std::thread::Builder::new()
-            .name("identities".into())
-            .spawn_scoped(scope, || identities::collect(inputs, ws, codex_home));
-        let review = (inputs.mode == Mode::Run).then(|| check_review(inputs, ws));
-        let collected = match identities {
-            Ok(thread) => thread
-                .join()
-                .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
-            // No thread to be had: the same work, one after the other.
-            Err(_) => identities::collect(inputs, ws, codex_home),
+    // Two lines of work that read different things, so on two cores a run
+    // takes about as long as its review. The review (read, parse, validate,
+    // locate) keeps the main thread, its allocator arena and its stack; beside
+    // it: the identities, the schema (handed over as soon as it compiles), and
+    // the identities computed a second time for the verification.
+    let (side, review) = std::thread::scope(|scope| {
+        let (schema_tx, schema_rx) = std::sync::mpsc::channel();
+        let beside = {
+            let schema_tx = schema_tx.clone();
+            std::thread::Builder::new()
+                .name("identities".into())
+                .spawn_scoped(scope, || {
+                    beside_review(inputs, ws, codex_home, &usage.shown, schema_tx)
+                })
         };
-        (collected, review)
+        let side = match beside {
+            Ok(thread) => {
+                drop(schema_tx);
+                Err(thread)
+            }
+            // No thread to be had: the same work, one after the other.
+            Err(_) => Ok(beside_review(
+                inputs,
+                ws,
+                codex_home,
+                &usage.shown,
+                schema_tx,
+            )),
+        };
+        let review = (inputs.mode == Mode::Run).then(|| review_output(inputs, ws, &schema_rx));
+        let side = side.unwrap_or_else(|thread| {
+            thread
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+        });
+        (side, review)
     });
-    let collected = collected?;
+    let Beside {
+        collected,
+        recomputed,
+    } = side?;
     let review = review.transpose()?;
     phase("identities and review");
     let mut receipt = collected.receipt;
@@ -233,18 +257,23 @@ pub fn execute(
     )?;
     phase("write");
 
-    let verification = if inputs.mode == Mode::Run {
-        // Read back what was written: the receipt on disk is what gets uploaded.
-        let written = usage_file::load(&usage)?.unwrap_or_default();
-        let after = verify::verify(&written, &usage.shown, inputs, ws, Scope::All, codex_home)?;
-        phase("verification");
-        let mut all = before.unwrap_or_default();
-        all.checked.extend(after.checked);
-        all.mismatches.extend(after.mismatches);
-        all.skipped.extend(after.skipped);
-        Some(all)
-    } else {
-        None
+    let verification = match recomputed {
+        Some(after) => {
+            let mut after = after?;
+            // Read back what was written: the receipt on disk is what gets
+            // uploaded, and it must say what was recomputed above.
+            let written = usage_file::load(&usage)?.unwrap_or_default();
+            after
+                .mismatches
+                .extend(verify::read_back(&merged, &written));
+            phase("verification");
+            let mut all = before.unwrap_or_default();
+            all.checked.extend(after.checked);
+            all.mismatches.extend(after.mismatches);
+            all.skipped.extend(after.skipped);
+            Some(all)
+        }
+        None => None,
     };
 
     let (review, decision) = checked.unzip();
@@ -323,27 +352,78 @@ fn check_agent(
     Ok(check)
 }
 
-/// Compiles the schema the inputs name (a broken schema is a configuration
-/// error, before anything is written) and checks the agent's output with it.
-fn check_review(inputs: &Inputs, ws: &Workspace) -> Result<Review, Error> {
-    let compiled = match &inputs.schema {
-        SchemaSource::Inline(text) => schema::compile(
-            text.as_bytes(),
-            "input `output-schema`",
-            ws.root(),
-            ws.root(),
-        )?,
-        SchemaSource::File(given) => compile_file(ws, given)?,
-        SchemaSource::Default => compile_file(ws, DEFAULT_SCHEMA_FILE)?,
-    };
-    let output = ws.resolve("output-file", &inputs.output_file)?;
-    review::check_file(&output, &compiled, &inputs.findings_pointer)
+/// What is done beside the review.
+struct Beside {
+    collected: identities::Collected,
+    /// `run`: every identity computed again from the files, checked against
+    /// the receipt about to be written (an error is reported after the write).
+    recomputed: Option<Result<Verification, Error>>,
 }
 
-fn compile_file(ws: &Workspace, given: &str) -> Result<schema::Schema, Error> {
+fn beside_review(
+    inputs: &Inputs,
+    ws: &Workspace,
+    codex_home: Option<&Path>,
+    usage_shown: &str,
+    schema_tx: Sender<Result<schema::Schema, Error>>,
+) -> Result<Beside, Error> {
+    let collected = identities::collect(inputs, ws, codex_home)?;
+    if inputs.mode != Mode::Run {
+        return Ok(Beside {
+            collected,
+            recomputed: None,
+        });
+    }
+    // The review waits for this; a send fails only if the review gave up.
+    let _ = schema_tx.send(compile_schema(inputs, ws));
+    drop(schema_tx);
+    let recorded = collected.receipt.to_map();
+    let recomputed = verify::verify(&recorded, usage_shown, inputs, ws, Scope::All, codex_home);
+    Ok(Beside {
+        collected,
+        recomputed: Some(recomputed),
+    })
+}
+
+/// Reads the agent's output and checks it with the schema compiled beside it.
+/// A broken schema is a configuration error, before anything is written.
+fn review_output(
+    inputs: &Inputs,
+    ws: &Workspace,
+    schema_rx: &Receiver<Result<schema::Schema, Error>>,
+) -> Result<Review, Error> {
+    let output = ws
+        .resolve("output-file", &inputs.output_file)
+        .and_then(|loc| review::read(&loc));
+    let Ok(compiled) = schema_rx.recv() else {
+        // The identities failed first; that error is the one reported.
+        return Err(Error::new("the identities could not be collected"));
+    };
+    // In the order they were always reported: the schema, then the output.
+    let compiled = compiled?;
+    Ok(review::judge(output?, &compiled, &inputs.findings_pointer))
+}
+
+fn compile_schema(inputs: &Inputs, ws: &Workspace) -> Result<schema::Schema, Error> {
+    let (bytes, shown, path) = match &inputs.schema {
+        SchemaSource::Inline(text) => {
+            return schema::compile(
+                text.as_bytes(),
+                "input `output-schema`",
+                ws.root(),
+                ws.root(),
+            );
+        }
+        SchemaSource::File(given) => schema_file(ws, given)?,
+        SchemaSource::Default => schema_file(ws, DEFAULT_SCHEMA_FILE)?,
+    };
+    schema::compile(&bytes, &shown, &path, ws.root())
+}
+
+fn schema_file(ws: &Workspace, given: &str) -> Result<(Vec<u8>, String, PathBuf), Error> {
     let loc = ws.resolve("output-schema-file", given)?;
     let bytes = crate::workspace::read_required("output-schema-file", &loc)?;
-    schema::compile(&bytes, &loc.shown, &loc.path, ws.root())
+    Ok((bytes, loc.shown, loc.path))
 }
 
 /// `compare`: this run's receipt (`usage-file`) against the base run's.

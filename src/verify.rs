@@ -51,6 +51,22 @@ impl Verification {
     }
 }
 
+/// The fields of a receipt read back from disk that differ from what was
+/// written: `recorded` is what the file says, `actual` what was meant.
+pub fn read_back(written: &Map<String, Value>, on_disk: &Map<String, Value>) -> Vec<Mismatch> {
+    let fields: std::collections::BTreeSet<&String> =
+        written.keys().chain(on_disk.keys()).collect();
+    fields
+        .into_iter()
+        .filter(|field| written.get(*field) != on_disk.get(*field))
+        .map(|field| Mismatch {
+            field: field.clone(),
+            recorded: on_disk.get(field).cloned().unwrap_or(Value::Null),
+            actual: written.get(field).cloned().unwrap_or(Value::Null),
+        })
+        .collect()
+}
+
 /// Whether a usage file holds a receipt at all (the seed's or ours).
 pub fn has_identities(recorded: &Map<String, Value>) -> bool {
     recorded.contains_key("prompt_sha")
@@ -290,5 +306,31 @@ fn text_field(
                 crate::usage_file::kind(other)
             ),
         )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn a_receipt_read_back_names_each_field_that_differs() {
+        let map = |v: Value| v.as_object().unwrap().clone();
+        let written = map(json!({"prompt_sha": "a", "git_sha": "b", "extra": 1}));
+        assert!(read_back(&written, &written).is_empty());
+        let on_disk = map(json!({"prompt_sha": "a", "git_sha": "c", "other": 2}));
+        let fields: Vec<(String, Value, Value)> = read_back(&written, &on_disk)
+            .into_iter()
+            .map(|m| (m.field, m.recorded, m.actual))
+            .collect();
+        assert_eq!(
+            fields,
+            vec![
+                ("extra".into(), Value::Null, json!(1)),
+                ("git_sha".into(), json!("c"), json!("b")),
+                ("other".into(), json!(2), Value::Null),
+            ]
+        );
     }
 }
