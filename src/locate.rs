@@ -24,70 +24,134 @@ const MAX_NESTING: usize = 512;
 /// Tokens stay escaped as in the pointer (`~0`, `~1`); a document key is
 /// escaped the same way to be looked up.
 struct Tree<'p> {
-    /// (parent node, token) -> child node. Node 0 is the document.
+    /// (parent node, token) -> child node. Node 0 is the document. Looked up
+    /// while building, and for nodes with many members.
     edges: HashMap<(usize, &'p [u8]), usize, foldhash::fast::RandomState>,
-    /// Per node: whether a wanted pointer goes deeper.
-    inner: Vec<bool>,
+    /// Node `n`'s children are `children[first[n]..first[n + 1]]`: array
+    /// indexes first, ascending (an array is read in order, so a cursor walks
+    /// them), then the other tokens. Few per node, compared in order.
+    first: Vec<usize>,
+    children: Vec<Child<'p>>,
     /// Per node: the byte offset where its value starts, once seen.
     offset: Vec<Option<usize>>,
     /// Per pointer: its node, `None` when it is not a JSON Pointer.
     node_of: Vec<Option<usize>>,
 }
 
+#[derive(Copy, Clone)]
+struct Child<'p> {
+    token: &'p [u8],
+    /// The array index the token names, if it names one.
+    index: Option<usize>,
+    node: usize,
+}
+
+/// Up to this many children a node compares keys in order; past it, hashes.
+const FEW_CHILDREN: usize = 8;
+
 impl<'p> Tree<'p> {
     fn new(pointers: &[&'p str]) -> Tree<'p> {
-        let mut tree = Tree {
-            edges: HashMap::with_capacity_and_hasher(pointers.len(), Default::default()),
-            inner: vec![false],
-            offset: vec![None],
-            node_of: Vec::with_capacity(pointers.len()),
-        };
+        let mut edges: HashMap<(usize, &[u8]), usize, _> =
+            HashMap::with_capacity_and_hasher(pointers.len(), Default::default());
+        // Each child with its parent, in the order they were made.
+        let mut made: Vec<(usize, Child)> = Vec::with_capacity(pointers.len());
+        let mut node_of = Vec::with_capacity(pointers.len());
         for pointer in pointers {
             let node = match pointer.strip_prefix('/') {
                 None if pointer.is_empty() => Some(0),
                 None => None, // not a JSON Pointer: never found
                 Some(rest) => Some(rest.split('/').fold(0, |at, token| {
-                    let next = tree.inner.len();
-                    let child = *tree.edges.entry((at, token.as_bytes())).or_insert(next);
+                    let next = made.len() + 1;
+                    let child = *edges.entry((at, token.as_bytes())).or_insert(next);
                     if child == next {
-                        tree.inner.push(false);
-                        tree.offset.push(None);
+                        let token = token.as_bytes();
+                        let index = array_index(token);
+                        made.push((
+                            at,
+                            Child {
+                                token,
+                                index,
+                                node: next,
+                            },
+                        ));
                     }
-                    tree.inner[at] = true;
                     child
                 })),
             };
-            tree.node_of.push(node);
+            node_of.push(node);
         }
-        tree
+        // Children grouped by parent (a counting sort), then put in order.
+        let nodes = made.len() + 1;
+        let mut first = vec![0; nodes + 1];
+        for (parent, _) in &made {
+            first[parent + 1] += 1;
+        }
+        for n in 0..nodes {
+            first[n + 1] += first[n];
+        }
+        let mut fill = first.clone();
+        let mut children = vec![
+            Child {
+                token: b"",
+                index: None,
+                node: 0
+            };
+            made.len()
+        ];
+        for (parent, child) in made {
+            children[fill[parent]] = child;
+            fill[parent] += 1;
+        }
+        for n in 0..nodes {
+            let own = &mut children[first[n]..first[n + 1]];
+            let key = |c: &Child| (c.index.is_none(), c.index);
+            if !own.is_sorted_by_key(key) {
+                own.sort_by_key(key);
+            }
+        }
+        Tree {
+            edges,
+            first,
+            children,
+            offset: vec![None; nodes],
+            node_of,
+        }
+    }
+
+    fn children(&self, node: usize) -> &[Child<'p>] {
+        &self.children[self.first[node]..self.first[node + 1]]
     }
 
     /// The child of `node` for a document key, given as the raw bytes between
     /// its quotes.
     fn member(&self, node: usize, raw: &[u8]) -> Option<usize> {
-        if !raw.iter().any(|b| matches!(b, b'\\' | b'/' | b'~')) {
-            return self.edges.get(&(node, raw)).copied();
+        if raw.iter().any(|b| matches!(b, b'\\' | b'/' | b'~')) {
+            // Rare: decode the JSON escapes, then escape for a pointer.
+            let quoted = [b"\"", raw, b"\""].concat();
+            let key: String = serde_json::from_slice(&quoted).ok()?;
+            let token = key.replace('~', "~0").replace('/', "~1");
+            return self.lookup(node, token.as_bytes());
         }
-        // Rare: decode the JSON escapes, then escape for a pointer.
-        let quoted = [b"\"", raw, b"\""].concat();
-        let key: String = serde_json::from_slice(&quoted).ok()?;
-        let token = key.replace('~', "~0").replace('/', "~1");
-        self.edges.get(&(node, token.as_bytes())).copied()
+        self.lookup(node, raw)
     }
 
-    fn item(&self, node: usize, index: usize) -> Option<usize> {
-        let mut digits = [0u8; 20];
-        let mut at = digits.len();
-        let mut n = index;
-        loop {
-            at -= 1;
-            digits[at] = b'0' + (n % 10) as u8;
-            n /= 10;
-            if n == 0 {
-                break;
-            }
+    fn lookup(&self, node: usize, token: &[u8]) -> Option<usize> {
+        let children = self.children(node);
+        if children.len() > FEW_CHILDREN {
+            return self.edges.get(&(node, token)).copied();
         }
-        self.edges.get(&(node, &digits[at..])).copied()
+        children.iter().find(|c| c.token == token).map(|c| c.node)
+    }
+}
+
+/// The array index a pointer token names: digits without a leading zero.
+fn array_index(token: &[u8]) -> Option<usize> {
+    match token {
+        [b'0'] => Some(0),
+        [b'1'..=b'9', rest @ ..] if rest.iter().all(u8::is_ascii_digit) => {
+            std::str::from_utf8(token).ok()?.parse().ok()
+        }
+        _ => None,
     }
 }
 
@@ -182,7 +246,7 @@ impl Cursor<'_> {
         };
         // A duplicated key is seen again: the last occurrence wins, as in serde_json.
         tree.offset[node] = Some(self.i);
-        if !tree.inner[node] || depth > MAX_NESTING {
+        if tree.children(node).is_empty() || depth > MAX_NESTING {
             return self.skip_value();
         }
         match self.peek()? {
@@ -227,9 +291,20 @@ impl Cursor<'_> {
             self.i += 1;
             return Some(());
         }
-        let mut index = 0;
+        // The node's array indexes come first, ascending: a cursor walks them.
+        let (mut index, mut next) = (0, 0);
         loop {
-            let child = tree.item(node, index);
+            let items = tree.children(node);
+            while items
+                .get(next)
+                .is_some_and(|c| c.index.is_some_and(|i| i < index))
+            {
+                next += 1;
+            }
+            let child = items
+                .get(next)
+                .filter(|c| c.index == Some(index))
+                .map(|c| c.node);
             self.value(tree, child, depth + 1)?;
             self.skip_ws();
             match self.peek()? {
