@@ -6,10 +6,11 @@ Two agent outputs against the example's review.schema.json:
     writes structured output), all valid;
   - 10,000 findings each with one violation (10,000 violations).
 With --pretty both are indented and their messages twice as long (3.6 MB).
-prompt-receipt runs its whole `run` mode on them (hashing, git, validation,
-locating every violation's line and column, the receipt, the summary);
-Python runs `list(validator.iter_errors(doc))` on the same files. Same run,
-alternating.
+prompt-receipt checks them twice: `--mode validate` (read, parse, compile the
+schema, validate, locate every violation's line and column, read the findings,
+report), and the whole `run` mode (the same, plus hashing, git, the receipt
+written, read back and verified). Python runs `list(validator.iter_errors(doc))`
+on the same files. Same run, alternating.
 
     python3 bench/validate.py [--runs N] [--pretty] [--bin target/release/prompt-receipt]
 
@@ -59,9 +60,11 @@ def main():
             out = work / "artifacts/review.json"
             out.write_text(findings(10_000, broken, args.pretty))
             size = out.stat().st_size
-            ours = [exe, "--prompt-file", ".github/codex/prompts/review.md", "--codex-version", "0.169.0", "--fail-on", "never"]
+            validate = [exe, "--mode", "validate", "--fail-on", "never"]
+            run = [exe, "--prompt-file", ".github/codex/prompts/review.md", "--codex-version", "0.169.0", "--fail-on", "never"]
             theirs = [sys.executable, "bench_py.py", ".github/codex/review.schema.json", "artifacts/review.json"]
-            sides = {"prompt-receipt (run mode)": [ours], "Python jsonschema iter_errors": [theirs]}
+            sides = {"prompt-receipt validate": [validate], "prompt-receipt run": [run],
+                     "Python jsonschema iter_errors": [theirs]}
             rows = measure(sides, args.runs, work, env, before=lambda: (work / "usage.json").unlink(missing_ok=True), peak_runs=1)
             table(f"{label}: review.json of {size / 1e6:.1f} MB, {args.runs} runs each", rows, "Python jsonschema iter_errors")
             print()

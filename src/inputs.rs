@@ -36,6 +36,9 @@ pub enum Mode {
     Compare,
     /// Lint the repository's workflows for the agent-review failure modes.
     Lint,
+    /// Check the agent's output against the output schema, and nothing else:
+    /// no receipt is read or written, no git.
+    Validate,
 }
 
 /// Record, verify and report which exact bytes reached a coding agent.
@@ -318,7 +321,14 @@ impl Inputs {
             }
             (Some(text), None) => Some(PromptSource::Inline(text)),
             (None, Some(path)) => Some(PromptSource::File(path)),
-            (None, None) if matches!(cli.mode, Mode::Verify | Mode::Compare | Mode::Lint) => None,
+            (None, None)
+                if matches!(
+                    cli.mode,
+                    Mode::Verify | Mode::Compare | Mode::Lint | Mode::Validate
+                ) =>
+            {
+                None
+            }
             (None, None) => {
                 return Err(Error::new(
                     "Either `prompt` or `prompt-file` must be specified.",

@@ -58,7 +58,10 @@ pub fn run(inputs: &Inputs, ctx: &Context) -> Result<RunResult, Error> {
     };
     let mut result = run::execute(inputs, &ws, codex_home.as_deref())?;
     let mut reports: Vec<Box<dyn Report>> = Vec::new();
-    if matches!(inputs.mode, inputs::Mode::Run | inputs::Mode::Compare) {
+    if matches!(
+        inputs.mode,
+        inputs::Mode::Run | inputs::Mode::Compare | inputs::Mode::Validate
+    ) {
         reports.push(Box::new(CheckRun {
             ctx: ctx.clone(),
             token: inputs.github_token.clone(),

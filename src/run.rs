@@ -110,6 +110,9 @@ pub fn execute(
     ws: &Workspace,
     codex_home: Option<&Path>,
 ) -> Result<RunResult, Error> {
+    if inputs.mode == Mode::Validate {
+        return validate(inputs, ws);
+    }
     let usage = ws.resolve("usage-file", &inputs.usage_file)?;
     let existing = usage_file::load(&usage)?;
 
@@ -383,6 +386,30 @@ fn beside_review(
         collected,
         recomputed: Some(recomputed),
     })
+}
+
+/// `validate`: the schema gate alone. The schema compiles while the output is
+/// read and parsed.
+fn validate(inputs: &Inputs, ws: &Workspace) -> Result<RunResult, Error> {
+    let (schema_tx, schema_rx) = std::sync::mpsc::channel();
+    let review = std::thread::scope(|scope| {
+        let compile = {
+            let schema_tx = schema_tx.clone();
+            std::thread::Builder::new()
+                .name("schema".into())
+                .spawn_scoped(scope, move || schema_tx.send(compile_schema(inputs, ws)))
+        };
+        if compile.is_err() {
+            // No thread to be had: compiled here, first.
+            let _ = schema_tx.send(compile_schema(inputs, ws));
+        }
+        drop(schema_tx);
+        review_output(inputs, ws, &schema_rx)
+    })?;
+    let mut result = RunResult::empty(Mode::Validate, String::new(), Map::new());
+    result.decision = Some(gate::decide(&review, inputs.fail_on, inputs.min_severity));
+    result.review = Some(review);
+    Ok(result)
 }
 
 /// Reads the agent's output and checks it with the schema compiled beside it.

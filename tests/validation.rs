@@ -351,3 +351,45 @@ fn past_the_runners_ten_annotations_the_rest_are_counted() {
             .contains("violates the output schema in 25 places")
     );
 }
+
+#[test]
+fn validate_mode_is_the_gate_alone_without_a_receipt_or_git() {
+    // No commit, no prompt, no receipt: only a schema and an output.
+    let s = Scenario::new();
+    let schema = std::fs::read(example_dir().join(".github/codex/review.schema.json")).unwrap();
+    s.write(".github/codex/review.schema.json", schema);
+    s.write(
+        OUTPUT,
+        "{\n  \"ok\": true,\n  \"findings\": [\n    {\"severity\": \"urgent\", \"path\": \"a.rs\", \"line\": 2, \"title\": \"t\", \"message\": \"m\"}\n  ]\n}\n",
+    );
+    let out = s.action().input("mode", "validate").run();
+    out.code(1);
+    assert_eq!(
+        located(&out),
+        vec![(
+            "4".to_string(),
+            "19".to_string(),
+            "Schema violation: enum".to_string()
+        )]
+    );
+    assert_eq!(out.outputs["valid"], "false");
+    assert_eq!(out.outputs["conclusion"], "failure");
+    assert!(
+        out.summary
+            .starts_with("## Agent review: artifacts/review.json · invalid (1 error) · 1 finding"),
+        "{}",
+        out.summary
+    );
+    assert!(!out.summary.contains("| Input | Path | SHA-256 |"));
+    assert!(!s.ws.join("usage.json").exists());
+
+    s.write(OUTPUT, r#"{"ok": true, "findings": []}"#);
+    let out = s.cli().arg("--mode").arg("validate").run();
+    out.code(0);
+    assert!(
+        out.stdout.contains("· valid · 0 findings"),
+        "{}",
+        out.stdout
+    );
+    assert!(!s.ws.join("usage.json").exists());
+}

@@ -69,7 +69,10 @@ pub fn headline(result: &RunResult) -> String {
         return format!("workflow lint · {n} finding{}", plural(n));
     }
     let prompt = result.field("prompt_sha");
-    let mut parts = vec![format!("prompt {}", &prompt[..prompt.len().min(7)])];
+    let mut parts = match (&result.review, result.mode) {
+        (Some(r), Mode::Validate) => vec![r.path.clone()],
+        _ => vec![format!("prompt {}", &prompt[..prompt.len().min(7)])],
+    };
     match &result.verification {
         Some(v) if !v.passed() => parts.push("verification failed".into()),
         Some(_) => parts.push("verified".into()),
@@ -98,13 +101,14 @@ fn plural(n: usize) -> &'static str {
 
 pub fn render(result: &RunResult) -> String {
     let mut md = String::new();
-    md.push_str(&format!(
-        "## Agent review receipt: {}\n\n",
-        text(&headline(result))
-    ));
+    let heading = match result.mode {
+        Mode::Validate => "Agent review",
+        _ => "Agent review receipt",
+    };
+    md.push_str(&format!("## {heading}: {}\n\n", text(&headline(result))));
     if matches!(
         result.mode,
-        Mode::Run | Mode::Verify | Mode::Compare | Mode::Lint
+        Mode::Run | Mode::Verify | Mode::Compare | Mode::Lint | Mode::Validate
     ) {
         md.push_str(&format!("**Conclusion: {}**", result.conclusion().as_str()));
         let mut reasons = Vec::new();
@@ -160,6 +164,9 @@ pub fn render(result: &RunResult) -> String {
     }
     if let Some(review) = &result.review {
         render_review(&mut md, review);
+        if result.mode == Mode::Validate {
+            return finish(md);
+        }
     }
     if let Some(c) = &result.comparison {
         render_comparison(&mut md, c);
