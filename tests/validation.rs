@@ -368,8 +368,8 @@ fn validate_mode_is_the_gate_alone_without_a_receipt_or_git() {
         located(&out),
         vec![(
             "4".to_string(),
-            "19".to_string(),
-            "Schema violation: enum".to_string()
+            "18".to_string(),
+            "Schema violation%3A enum".to_string()
         )]
     );
     assert_eq!(out.outputs["valid"], "false");
