@@ -22,134 +22,154 @@ const MAX_NESTING: usize = 512;
 /// The wanted pointers as a tree of tokens, so the scan follows only the
 /// members and items on the way to a wanted value and skips the rest whole.
 /// Tokens stay escaped as in the pointer (`~0`, `~1`); a document key is
-/// escaped the same way to be looked up.
+/// escaped the same way to be looked up. Nodes are numbered, node 0 being the
+/// document; the tree is a few flat lists, as it is built for each review.
 struct Tree<'p> {
-    /// (parent node, token) -> child node. Node 0 is the document. Looked up
-    /// while building, and for nodes with many members.
-    edges: HashMap<(usize, &'p [u8]), usize, foldhash::fast::RandomState>,
-    /// Node `n`'s children are `children[first[n]..first[n + 1]]`: array
-    /// indexes first, ascending (an array is read in order, so a cursor walks
-    /// them), then the other tokens. Few per node, compared in order.
-    first: Vec<usize>,
-    children: Vec<Child<'p>>,
-    /// Per node: the byte offset where its value starts, once seen.
-    offset: Vec<Option<usize>>,
-    /// Per pointer: its node, `None` when it is not a JSON Pointer.
-    node_of: Vec<Option<usize>>,
+    /// Per node: its token, and the array index the token names (or `NONE`).
+    token: Vec<&'p [u8]>,
+    index: Vec<Id>,
+    /// Per node: its children as a list, in the order they were made.
+    first_child: Vec<Id>,
+    last_child: Vec<Id>,
+    next_sibling: Vec<Id>,
+    children: Vec<Id>,
+    /// (parent, token) -> child, for the children of nodes with many (an
+    /// array's items); a few are compared in order instead.
+    many: HashMap<(Id, &'p [u8]), Id, foldhash::fast::RandomState>,
+    /// Per node: the byte offset where its value starts (`usize::MAX`: not seen).
+    offset: Vec<usize>,
+    /// Per pointer: its node (`NONE`: not a JSON Pointer).
+    node_of: Vec<Id>,
 }
 
-#[derive(Copy, Clone)]
-struct Child<'p> {
-    token: &'p [u8],
-    /// The array index the token names, if it names one.
-    index: Option<usize>,
-    node: usize,
-}
+/// A node number, or an array index. Pointers and texts are far smaller than
+/// four billion tokens.
+type Id = u32;
+const NONE: Id = Id::MAX;
 
 /// Up to this many children a node compares keys in order; past it, hashes.
-const FEW_CHILDREN: usize = 8;
+const FEW_CHILDREN: Id = 8;
 
 impl<'p> Tree<'p> {
     fn new(pointers: &[&'p str]) -> Tree<'p> {
-        let mut edges: HashMap<(usize, &[u8]), usize, _> =
-            HashMap::with_capacity_and_hasher(pointers.len(), Default::default());
-        // Each child with its parent, in the order they were made.
-        let mut made: Vec<(usize, Child)> = Vec::with_capacity(pointers.len());
-        let mut node_of = Vec::with_capacity(pointers.len());
+        let mut tree = Tree {
+            token: vec![b""],
+            index: vec![NONE],
+            first_child: vec![NONE],
+            last_child: vec![NONE],
+            next_sibling: vec![NONE],
+            children: vec![0],
+            many: HashMap::default(),
+            offset: Vec::new(),
+            node_of: Vec::with_capacity(pointers.len()),
+        };
         for pointer in pointers {
             let node = match pointer.strip_prefix('/') {
-                None if pointer.is_empty() => Some(0),
-                None => None, // not a JSON Pointer: never found
-                Some(rest) => Some(rest.split('/').fold(0, |at, token| {
-                    let next = made.len() + 1;
-                    let child = *edges.entry((at, token.as_bytes())).or_insert(next);
-                    if child == next {
-                        let token = token.as_bytes();
-                        let index = array_index(token);
-                        made.push((
-                            at,
-                            Child {
-                                token,
-                                index,
-                                node: next,
-                            },
-                        ));
+                None if pointer.is_empty() => 0,
+                None => NONE, // not a JSON Pointer: never found
+                Some(rest) => {
+                    let mut at = 0;
+                    // Below a node made for this pointer, nothing needs looking up.
+                    let mut made = false;
+                    for token in rest.split('/').map(str::as_bytes) {
+                        let found = if made { None } else { tree.child(at, token) };
+                        at = match found {
+                            Some(child) => child,
+                            None => {
+                                made = true;
+                                tree.add(at, token)
+                            }
+                        };
                     }
-                    child
-                })),
+                    at
+                }
             };
-            node_of.push(node);
+            tree.node_of.push(node);
         }
-        // Children grouped by parent (a counting sort), then put in order.
-        let nodes = made.len() + 1;
-        let mut first = vec![0; nodes + 1];
-        for (parent, _) in &made {
-            first[parent + 1] += 1;
-        }
-        for n in 0..nodes {
-            first[n + 1] += first[n];
-        }
-        let mut fill = first.clone();
-        let mut children = vec![
-            Child {
-                token: b"",
-                index: None,
-                node: 0
-            };
-            made.len()
-        ];
-        for (parent, child) in made {
-            children[fill[parent]] = child;
-            fill[parent] += 1;
-        }
-        for n in 0..nodes {
-            let own = &mut children[first[n]..first[n + 1]];
-            let key = |c: &Child| (c.index.is_none(), c.index);
-            if !own.is_sorted_by_key(key) {
-                own.sort_by_key(key);
-            }
-        }
-        Tree {
-            edges,
-            first,
-            children,
-            offset: vec![None; nodes],
-            node_of,
-        }
+        tree.offset = vec![usize::MAX; tree.token.len()];
+        tree
     }
 
-    fn children(&self, node: usize) -> &[Child<'p>] {
-        &self.children[self.first[node]..self.first[node + 1]]
+    fn add(&mut self, parent: Id, token: &'p [u8]) -> Id {
+        let node = self.token.len() as Id;
+        self.token.push(token);
+        self.index.push(array_index(token).unwrap_or(NONE));
+        self.first_child.push(NONE);
+        self.last_child.push(NONE);
+        self.next_sibling.push(NONE);
+        self.children.push(0);
+        let p = parent as usize;
+        match self.last_child[p] {
+            NONE => self.first_child[p] = node,
+            last => self.next_sibling[last as usize] = node,
+        }
+        self.last_child[p] = node;
+        self.children[p] += 1;
+        if self.children[p] == FEW_CHILDREN + 1 {
+            let all: Vec<Id> = self.siblings(parent).collect();
+            for child in all {
+                self.many
+                    .insert((parent, self.token[child as usize]), child);
+            }
+        } else if self.children[p] > FEW_CHILDREN {
+            self.many.insert((parent, token), node);
+        }
+        node
+    }
+
+    /// The children of `node`, in the order they were made.
+    fn siblings(&self, node: Id) -> impl Iterator<Item = Id> + '_ {
+        let real = |c: Id| (c != NONE).then_some(c);
+        std::iter::successors(real(self.first_child[node as usize]), move |c| {
+            real(self.next_sibling[*c as usize])
+        })
+    }
+
+    fn child(&self, node: Id, token: &[u8]) -> Option<Id> {
+        if self.children[node as usize] > FEW_CHILDREN {
+            return self.many.get(&(node, token)).copied();
+        }
+        self.siblings(node)
+            .find(|c| self.token[*c as usize] == token)
     }
 
     /// The child of `node` for a document key, given as the raw bytes between
     /// its quotes.
-    fn member(&self, node: usize, raw: &[u8]) -> Option<usize> {
+    fn member(&self, node: Id, raw: &[u8]) -> Option<Id> {
         if raw.iter().any(|b| matches!(b, b'\\' | b'/' | b'~')) {
             // Rare: decode the JSON escapes, then escape for a pointer.
             let quoted = [b"\"", raw, b"\""].concat();
             let key: String = serde_json::from_slice(&quoted).ok()?;
             let token = key.replace('~', "~0").replace('/', "~1");
-            return self.lookup(node, token.as_bytes());
+            return self.child(node, token.as_bytes());
         }
-        self.lookup(node, raw)
+        self.child(node, raw)
     }
 
-    fn lookup(&self, node: usize, token: &[u8]) -> Option<usize> {
-        let children = self.children(node);
-        if children.len() > FEW_CHILDREN {
-            return self.edges.get(&(node, token)).copied();
+    /// The children of `node` that name array items, by ascending index.
+    fn items(&self, node: Id) -> Vec<(Id, Id)> {
+        let mut items: Vec<(Id, Id)> = self
+            .siblings(node)
+            .map(|c| (self.index[c as usize], c))
+            .filter(|(i, _)| *i != NONE)
+            .collect();
+        if !items.is_sorted() {
+            items.sort_unstable();
         }
-        children.iter().find(|c| c.token == token).map(|c| c.node)
+        items
     }
 }
 
 /// The array index a pointer token names: digits without a leading zero.
-fn array_index(token: &[u8]) -> Option<usize> {
+fn array_index(token: &[u8]) -> Option<Id> {
     match token {
         [b'0'] => Some(0),
         [b'1'..=b'9', rest @ ..] if rest.iter().all(u8::is_ascii_digit) => {
-            std::str::from_utf8(token).ok()?.parse().ok()
+            std::str::from_utf8(token)
+                .ok()?
+                .parse()
+                .ok()
+                .filter(|i| *i != NONE)
         }
         _ => None,
     }
@@ -239,14 +259,14 @@ impl Cursor<'_> {
 
     /// Reads the value at the cursor, which the pointer tree reaches at `node`.
     /// `None` when the text stops being JSON.
-    fn value(&mut self, tree: &mut Tree<'_>, node: Option<usize>, depth: usize) -> Option<()> {
+    fn value(&mut self, tree: &mut Tree<'_>, node: Option<Id>, depth: usize) -> Option<()> {
         self.skip_ws();
         let Some(node) = node else {
             return self.skip_value();
         };
         // A duplicated key is seen again: the last occurrence wins, as in serde_json.
-        tree.offset[node] = Some(self.i);
-        if tree.children(node).is_empty() || depth > MAX_NESTING {
+        tree.offset[node as usize] = self.i;
+        if tree.first_child[node as usize] == NONE || depth > MAX_NESTING {
             return self.skip_value();
         }
         match self.peek()? {
@@ -256,7 +276,7 @@ impl Cursor<'_> {
         }
     }
 
-    fn object(&mut self, tree: &mut Tree<'_>, node: usize, depth: usize) -> Option<()> {
+    fn object(&mut self, tree: &mut Tree<'_>, node: Id, depth: usize) -> Option<()> {
         self.i += 1;
         self.skip_ws();
         if self.peek() == Some(b'}') {
@@ -284,27 +304,24 @@ impl Cursor<'_> {
         }
     }
 
-    fn array(&mut self, tree: &mut Tree<'_>, node: usize, depth: usize) -> Option<()> {
+    fn array(&mut self, tree: &mut Tree<'_>, node: Id, depth: usize) -> Option<()> {
         self.i += 1;
         self.skip_ws();
         if self.peek() == Some(b']') {
             self.i += 1;
             return Some(());
         }
-        // The node's array indexes come first, ascending: a cursor walks them.
-        let (mut index, mut next) = (0, 0);
+        // Items are read in order, so a cursor walks the wanted ones.
+        let items = tree.items(node);
+        let (mut index, mut next): (Id, usize) = (0, 0);
         loop {
-            let items = tree.children(node);
-            while items
-                .get(next)
-                .is_some_and(|c| c.index.is_some_and(|i| i < index))
-            {
+            while items.get(next).is_some_and(|(i, _)| *i < index) {
                 next += 1;
             }
             let child = items
                 .get(next)
-                .filter(|c| c.index == Some(index))
-                .map(|c| c.node);
+                .filter(|(i, _)| *i == index)
+                .map(|(_, c)| *c);
             self.value(tree, child, depth + 1)?;
             self.skip_ws();
             match self.peek()? {
@@ -315,7 +332,7 @@ impl Cursor<'_> {
                 }
                 _ => return None,
             }
-            index += 1;
+            index = index.saturating_add(1);
         }
     }
 }
@@ -334,9 +351,30 @@ pub fn locate(text: &[u8], pointers: &[&str]) -> Vec<Option<Position>> {
     let found: Vec<Option<usize>> = tree
         .node_of
         .iter()
-        .map(|n| n.and_then(|n| tree.offset[n]))
+        .map(|&n| {
+            tree.offset
+                .get(n as usize)
+                .copied()
+                .filter(|o| *o != usize::MAX)
+        })
         .collect();
     positions(text, &found)
+}
+
+/// Characters in UTF-8 bytes, as an editor counts columns: one at each byte
+/// that is not a continuation byte, CRs not counted. Counted in chunks small
+/// enough for a byte counter, which the compiler turns into vector code: a
+/// minified review is one long line.
+fn characters(bytes: &[u8]) -> u64 {
+    bytes
+        .chunks(255)
+        .map(|chunk| {
+            let starts = chunk.iter().fold(0u8, |n, &b| {
+                n + (u8::from((b as i8) >= -64) & u8::from(b != b'\r'))
+            });
+            u64::from(starts)
+        })
+        .sum()
 }
 
 /// Line and column of each byte offset, in one pass: offsets are visited in
@@ -359,11 +397,7 @@ fn positions(text: &[u8], offsets: &[Option<usize>]) -> Vec<Option<Position>> {
             last += memchr::memrchr(b'\n', &text[last..off]).expect("counted one") + 1;
             column = 0;
         }
-        // Characters start at every byte that is not a UTF-8 continuation byte.
-        column += text[last..off]
-            .iter()
-            .filter(|b| **b & 0xC0 != 0x80 && **b != b'\r')
-            .count() as u64;
+        column += characters(&text[last..off]);
         last = off;
         out[i] = Some(Position {
             line,
@@ -463,6 +497,14 @@ mod tests {
         assert!(obj.iter().all(|l| *l == last_line));
         assert!(found[6000].unwrap().column < found[6019].unwrap().column);
         assert_eq!(&found[6020..], &[None, None, None]);
+    }
+
+    #[test]
+    fn characters_are_counted_as_editors_count_columns() {
+        let text = "aé\r\nж€😀x".repeat(100);
+        let expected = text.chars().filter(|c| *c != '\r').count() as u64;
+        assert_eq!(characters(text.as_bytes()), expected);
+        assert_eq!(characters(b""), 0);
     }
 
     #[test]

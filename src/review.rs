@@ -256,6 +256,13 @@ fn violations(bytes: &[u8], value: &Value, schema: &Schema) -> (Vec<Violation>, 
     if schema.validator.is_valid(value) {
         return (Vec::new(), 0);
     }
+    let clock = std::time::Instant::now();
+    let lap = |what: &str| {
+        tracing::debug!(
+            "review: {what} after {:.1} ms",
+            clock.elapsed().as_secs_f64() * 1e3
+        )
+    };
     let mut total = 0;
     let mut errors = Vec::new();
     for error in schema.validator.iter_errors(value) {
@@ -267,8 +274,10 @@ fn violations(bytes: &[u8], value: &Value, schema: &Schema) -> (Vec<Violation>, 
     if errors.is_empty() {
         return (Vec::new(), total);
     }
+    lap("errors collected");
     let pointers: Vec<&str> = errors.iter().map(|e| e.instance_path().as_str()).collect();
     let positions = locate::locate(bytes, &pointers);
+    lap("errors located");
     let mut order: Vec<usize> = (0..errors.len()).collect();
     // Stable: errors at one place keep the validator's order.
     order.sort_by(|&a, &b| {
