@@ -168,20 +168,24 @@ pub fn execute(
     // the identities computed a second time for the verification.
     let (side, review) = std::thread::scope(|scope| {
         let (schema_tx, schema_rx) = std::sync::mpsc::channel();
-        let beside = {
-            let schema_tx = schema_tx.clone();
-            std::thread::Builder::new()
-                .name("identities".into())
-                .spawn_scoped(scope, || {
-                    beside_review(inputs, ws, codex_home, &usage.shown, schema_tx)
-                })
+        // `record` has no review to overlap with: no thread for it.
+        let beside = match inputs.mode {
+            Mode::Run => {
+                let schema_tx = schema_tx.clone();
+                std::thread::Builder::new()
+                    .name("identities".into())
+                    .spawn_scoped(scope, || {
+                        beside_review(inputs, ws, codex_home, &usage.shown, schema_tx)
+                    })
+            }
+            _ => Err(std::io::Error::other("not needed")),
         };
         let side = match beside {
             Ok(thread) => {
                 drop(schema_tx);
                 Err(thread)
             }
-            // No thread to be had: the same work, one after the other.
+            // No thread wanted, or none to be had: the same work, in turn.
             Err(_) => Ok(beside_review(
                 inputs,
                 ws,
