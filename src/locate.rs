@@ -32,7 +32,8 @@ struct Tree<'p> {
     first_child: Vec<Id>,
     last_child: Vec<Id>,
     next_sibling: Vec<Id>,
-    children: Vec<Id>,
+    /// Per node: how many children it has.
+    count: Vec<Id>,
     /// (parent, token) -> child, for the children of nodes with many (an
     /// array's items); a few are compared in order instead.
     many: HashMap<(Id, &'p [u8]), Id, foldhash::fast::RandomState>,
@@ -58,7 +59,7 @@ impl<'p> Tree<'p> {
             first_child: vec![NONE],
             last_child: vec![NONE],
             next_sibling: vec![NONE],
-            children: vec![0],
+            count: vec![0],
             many: HashMap::default(),
             offset: Vec::new(),
             node_of: Vec::with_capacity(pointers.len()),
@@ -97,21 +98,21 @@ impl<'p> Tree<'p> {
         self.first_child.push(NONE);
         self.last_child.push(NONE);
         self.next_sibling.push(NONE);
-        self.children.push(0);
+        self.count.push(0);
         let p = parent as usize;
         match self.last_child[p] {
             NONE => self.first_child[p] = node,
             last => self.next_sibling[last as usize] = node,
         }
         self.last_child[p] = node;
-        self.children[p] += 1;
-        if self.children[p] == FEW_CHILDREN + 1 {
+        self.count[p] += 1;
+        if self.count[p] == FEW_CHILDREN + 1 {
             let all: Vec<Id> = self.siblings(parent).collect();
             for child in all {
                 self.many
                     .insert((parent, self.token[child as usize]), child);
             }
-        } else if self.children[p] > FEW_CHILDREN {
+        } else if self.count[p] > FEW_CHILDREN {
             self.many.insert((parent, token), node);
         }
         node
@@ -126,7 +127,7 @@ impl<'p> Tree<'p> {
     }
 
     fn child(&self, node: Id, token: &[u8]) -> Option<Id> {
-        if self.children[node as usize] > FEW_CHILDREN {
+        if self.count[node as usize] > FEW_CHILDREN {
             return self.many.get(&(node, token)).copied();
         }
         self.siblings(node)

@@ -168,39 +168,31 @@ pub fn execute(
     // the identities computed a second time for the verification.
     let (side, review) = std::thread::scope(|scope| {
         let (schema_tx, schema_rx) = std::sync::mpsc::channel();
-        // `record` has no review to overlap with: no thread for it.
-        let beside = match inputs.mode {
-            Mode::Run => {
+        // Both capture only references: copied into a thread, or run here.
+        let beside = |schema_tx| beside_review(inputs, ws, codex_home, &usage.shown, schema_tx);
+        let review = || (inputs.mode == Mode::Run).then(|| review_output(inputs, ws, &schema_rx));
+        // `record` has nothing to overlap with.
+        let thread = (inputs.mode == Mode::Run)
+            .then(|| {
                 let schema_tx = schema_tx.clone();
                 std::thread::Builder::new()
                     .name("identities".into())
-                    .spawn_scoped(scope, || {
-                        beside_review(inputs, ws, codex_home, &usage.shown, schema_tx)
-                    })
-            }
-            _ => Err(std::io::Error::other("not needed")),
-        };
-        let side = match beside {
-            Ok(thread) => {
+                    .spawn_scoped(scope, move || beside(schema_tx))
+                    .ok()
+            })
+            .flatten();
+        match thread {
+            Some(thread) => {
                 drop(schema_tx);
-                Err(thread)
+                let review = review();
+                let side = thread
+                    .join()
+                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+                (side, review)
             }
             // No thread wanted, or none to be had: the same work, in turn.
-            Err(_) => Ok(beside_review(
-                inputs,
-                ws,
-                codex_home,
-                &usage.shown,
-                schema_tx,
-            )),
-        };
-        let review = (inputs.mode == Mode::Run).then(|| review_output(inputs, ws, &schema_rx));
-        let side = side.unwrap_or_else(|thread| {
-            thread
-                .join()
-                .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
-        });
-        (side, review)
+            None => (beside(schema_tx), review()),
+        }
     });
     let Beside {
         collected,
