@@ -53,7 +53,7 @@ the variable. Relative paths resolve against the workspace.\n\nExit codes: 0 eve
 1 a check failed, 2 bad input or configuration."
 )]
 pub struct Cli {
-    /// What to do: `run` (after the agent step), `record`, or `verify`.
+    /// What to do: `run` (after the agent step), `record`, `verify`, `validate`, `compare` or `lint`.
     #[arg(long, value_enum, default_value = "run")]
     pub mode: Mode,
 
