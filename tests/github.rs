@@ -54,6 +54,37 @@ fn assert_token_kept(out: &Outcome) {
 }
 
 #[tokio::test(flavor = "multi_thread")]
+async fn validate_mode_reports_the_gate_as_a_check_run_without_a_receipt() {
+    let gh = FakeGitHub::start().await;
+    let s = Scenario::example();
+    s.write("artifacts/review.json", findings(3).to_string());
+    let head = s.git(&["rev-parse", "HEAD"]);
+    let out = run(s
+        .action()
+        .input("mode", "validate")
+        .github(&gh.url(), MERGE_SHA)
+        .event("pull_request", pull_request(&head, false)))
+    .await;
+    out.code(0);
+    let runs = gh.runs();
+    assert_eq!(runs.len(), 1);
+    let r = &runs[0];
+    assert_eq!(r["head_sha"], head.as_str());
+    assert_eq!(r["conclusion"], "success");
+    assert_eq!(
+        r["output"]["title"],
+        "artifacts/review.json · valid · 3 findings"
+    );
+    assert_eq!(
+        r["external_id"],
+        "prompt-receipt/123456789/1/artifacts/review.json"
+    );
+    assert_eq!(r["annotations"].as_array().unwrap().len(), 3);
+    assert!(!s.ws.join("usage.json").exists());
+    assert_token_kept(&out);
+}
+
+#[tokio::test(flavor = "multi_thread")]
 async fn a_pull_request_check_lands_on_the_head_commit() {
     let gh = FakeGitHub::start().await;
     let s = Scenario::example();

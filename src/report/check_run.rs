@@ -25,6 +25,7 @@ use crate::error::Error;
 use crate::escape::one_line;
 use crate::event;
 use crate::identities::Caveat;
+use crate::inputs::Mode;
 use crate::markdown::{clip, code};
 use crate::run::RunResult;
 
@@ -127,13 +128,17 @@ fn read_event(ctx: &Context) -> Option<Value> {
 }
 
 /// The receipt's identity and this run's, so a run created by a request that
-/// seemed to fail is found again, and not confused with another job's.
+/// seemed to fail is found again, and not confused with another job's. With no
+/// receipt (`validate`), the output checked stands for it.
 pub fn external_id(ctx: &Context, result: &RunResult) -> String {
+    let what = match (&result.review, result.mode) {
+        (Some(review), Mode::Validate) => review.path.clone(),
+        _ => result.field("prompt_sha"),
+    };
     format!(
-        "prompt-receipt/{}/{}/{}",
+        "prompt-receipt/{}/{}/{what}",
         ctx.run_id.as_deref().unwrap_or("local"),
         ctx.run_attempt.as_deref().unwrap_or("1"),
-        result.field("prompt_sha")
     )
 }
 
