@@ -12,7 +12,9 @@ fn main() {
     let in_actions = env.get("GITHUB_ACTIONS").is_some_and(|v| v == "true");
     let code = match inputs::parse(std::env::args_os().collect(), &env) {
         Ok(Invocation::Print(text)) => {
-            print!("{text}");
+            // `print!` would panic when the reader has gone (`--help | head -1`).
+            use std::io::Write;
+            let _ = std::io::stdout().lock().write_all(text.as_bytes());
             EXIT_OK
         }
         Ok(Invocation::Run(inputs)) => {

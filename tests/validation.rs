@@ -393,3 +393,37 @@ fn validate_mode_is_the_gate_alone_without_a_receipt_or_git() {
     );
     assert!(!s.ws.join("usage.json").exists());
 }
+
+#[test]
+fn a_reader_that_goes_away_ends_the_output_not_the_verdict() {
+    // `prompt-receipt --mode validate | head -1`: the pipe closes early.
+    let s = Scenario::example();
+    s.write(OUTPUT, r#"{"ok": "yes", "findings": []}"#);
+    let (reader, writer) = std::io::pipe().unwrap();
+    drop(reader);
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_prompt-receipt"))
+        .args(["--mode", "validate"])
+        .current_dir(&s.ws)
+        .env_clear()
+        .env("PATH", std::env::var("PATH").unwrap_or_default())
+        .stdout(writer)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "the review is invalid: {stderr}"
+    );
+    assert_eq!(stderr, "");
+
+    let (reader, writer) = std::io::pipe().unwrap();
+    drop(reader);
+    let help = std::process::Command::new(env!("CARGO_BIN_EXE_prompt-receipt"))
+        .arg("--help")
+        .stdout(writer)
+        .output()
+        .unwrap();
+    assert_eq!(help.status.code(), Some(0));
+    assert_eq!(String::from_utf8_lossy(&help.stderr), "");
+}

@@ -42,8 +42,13 @@ impl Report for Console {
         }
         let mut out = std::io::stdout().lock();
         for line in lines {
-            writeln!(out, "{line}")
-                .map_err(|e| Error::new(format!("cannot write to stdout: {e}")))?;
+            match writeln!(out, "{line}") {
+                Ok(()) => {}
+                // The reader has gone (`| head`): it wanted no more, and the
+                // result still decides the exit code.
+                Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => break,
+                Err(e) => return Err(Error::new(format!("cannot write to stdout: {e}"))),
+            }
         }
         Ok(())
     }
