@@ -79,11 +79,11 @@ pub fn run(inputs: &Inputs, ctx: &Context) -> Result<RunResult, Error> {
     if let Some(file) = &ctx.summary_file {
         reports.push(Box::new(JobSummary { file: file.clone() }));
     }
-    let clock = std::time::Instant::now();
+    let clock = logging::Stopwatch::start("report");
     for r in &mut reports {
         r.report(&mut result)?;
     }
-    tracing::debug!("reported in {:.1} ms", clock.elapsed().as_secs_f64() * 1e3);
+    clock.lap("every report written");
     Ok(result)
 }
 

@@ -2,7 +2,33 @@
 //! "debug logging" switch) turns on debug lines. Anything untrusted in a log
 //! field must go through [`crate::escape::one_line`] first.
 
+use std::time::Instant;
+
 use tracing::Level;
+
+/// Debug lines saying when each step of a part of the run ended, so
+/// `RUNNER_DEBUG=1` shows where a run's time goes.
+pub struct Stopwatch {
+    part: &'static str,
+    start: Instant,
+}
+
+impl Stopwatch {
+    pub fn start(part: &'static str) -> Stopwatch {
+        Stopwatch {
+            part,
+            start: Instant::now(),
+        }
+    }
+
+    pub fn lap(&self, step: &str) {
+        tracing::debug!(
+            "{}: {step} after {:.1} ms",
+            self.part,
+            self.start.elapsed().as_secs_f64() * 1e3
+        );
+    }
+}
 
 /// Only debug events are logged this way (what users must see goes through the
 /// console report), so without `RUNNER_DEBUG` there is nothing to set up, and

@@ -170,7 +170,7 @@ pub fn parse(bytes: &[u8]) -> Result<Value, Verdict> {
     if bytes.iter().all(u8::is_ascii_whitespace) {
         return Err(Verdict::Empty);
     }
-    let clock = std::time::Instant::now();
+    let clock = crate::logging::Stopwatch::start("review");
     let parsed = serde_json::from_slice(bytes).map_err(|e| {
         let position = char_position(bytes, e.line(), e.column());
         let text = e.to_string();
@@ -188,10 +188,7 @@ pub fn parse(bytes: &[u8]) -> Result<Value, Verdict> {
             }
         }
     });
-    tracing::debug!(
-        "review: parsed in {:.1} ms",
-        clock.elapsed().as_secs_f64() * 1e3
-    );
+    clock.lap("parsed");
     parsed
 }
 
@@ -217,22 +214,16 @@ pub fn judge(output: Output, schema: &Schema, findings_pointer: &str) -> Review 
         }
     };
     let bytes = output.bytes.unwrap_or_default();
-    let clock = std::time::Instant::now();
-    let lap = |what: &str| {
-        tracing::debug!(
-            "review: {what} after {:.1} ms",
-            clock.elapsed().as_secs_f64() * 1e3
-        )
-    };
+    let clock = crate::logging::Stopwatch::start("review");
     let (violations, total) = violations(&bytes, &document, schema);
     if total > 0 {
         review.verdict = Verdict::Invalid;
     }
     review.violations = violations;
     review.violations_total = total;
-    lap("validated and located");
+    clock.lap("validated and located");
     review.findings = findings::take(&mut document, findings_pointer);
-    lap("findings read");
+    clock.lap("findings read");
     review.document = Some(document);
     review.bytes = Some(bytes);
     review
@@ -256,13 +247,7 @@ fn violations(bytes: &[u8], value: &Value, schema: &Schema) -> (Vec<Violation>, 
     if schema.validator.is_valid(value) {
         return (Vec::new(), 0);
     }
-    let clock = std::time::Instant::now();
-    let lap = |what: &str| {
-        tracing::debug!(
-            "review: {what} after {:.1} ms",
-            clock.elapsed().as_secs_f64() * 1e3
-        )
-    };
+    let clock = crate::logging::Stopwatch::start("review");
     let mut total = 0;
     let mut errors = Vec::new();
     for error in schema.validator.iter_errors(value) {
@@ -274,10 +259,10 @@ fn violations(bytes: &[u8], value: &Value, schema: &Schema) -> (Vec<Violation>, 
     if errors.is_empty() {
         return (Vec::new(), total);
     }
-    lap("errors collected");
+    clock.lap("errors collected");
     let pointers: Vec<&str> = errors.iter().map(|e| e.instance_path().as_str()).collect();
     let positions = locate::locate(bytes, &pointers);
-    lap("errors located");
+    clock.lap("errors located");
     let mut order: Vec<usize> = (0..errors.len()).collect();
     // Stable: errors at one place keep the validator's order.
     order.sort_by(|&a, &b| {

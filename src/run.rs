@@ -154,13 +154,7 @@ pub fn execute(
         _ => None,
     };
 
-    let clock = std::time::Instant::now();
-    let phase = |name: &str| {
-        tracing::debug!(
-            "{name} done after {:.1} ms",
-            clock.elapsed().as_secs_f64() * 1e3
-        )
-    };
+    let clock = crate::logging::Stopwatch::start("run");
     // Two lines of work that read different things, so on two cores a run
     // takes about as long as its review. The review (read, parse, validate,
     // locate) keeps the main thread, its allocator arena and its stack; beside
@@ -199,7 +193,7 @@ pub fn execute(
         recomputed,
     } = side?;
     let review = review.transpose()?;
-    phase("identities and review");
+    clock.lap("identities and review done");
     let mut receipt = collected.receipt;
     let mut checked = None;
     let mut agent = None;
@@ -254,7 +248,7 @@ pub fn execute(
         &statement,
         crate::pyjson::to_string(&attest::statement(&merged)).as_bytes(),
     )?;
-    phase("write");
+    clock.lap("write done");
 
     let verification = match recomputed {
         Some(after) => {
@@ -265,7 +259,7 @@ pub fn execute(
             after
                 .mismatches
                 .extend(verify::read_back(&merged, &written));
-            phase("verification");
+            clock.lap("verification done");
             let mut all = before.unwrap_or_default();
             all.checked.extend(after.checked);
             all.mismatches.extend(after.mismatches);
