@@ -258,6 +258,30 @@ impl Cursor<'_> {
         }
     }
 
+    /// Steps past a container's opening bracket; `true` when it closes at
+    /// once with `close` (and steps past that too).
+    fn open(&mut self, close: u8) -> bool {
+        self.i += 1;
+        self.skip_ws();
+        let empty = self.peek() == Some(close);
+        if empty {
+            self.i += 1;
+        }
+        empty
+    }
+
+    /// After a member or item: `true` at a comma (another follows), `false`
+    /// at `close`, `None` when the text is not JSON there.
+    fn another(&mut self, close: u8) -> Option<bool> {
+        self.skip_ws();
+        let b = self.peek()?;
+        if b != b',' && b != close {
+            return None;
+        }
+        self.i += 1;
+        Some(b == b',')
+    }
+
     /// Reads the value at the cursor, which the pointer tree reaches at `node`.
     /// `None` when the text stops being JSON.
     fn value(&mut self, tree: &mut Tree<'_>, node: Option<Id>, depth: usize) -> Option<()> {
@@ -278,10 +302,7 @@ impl Cursor<'_> {
     }
 
     fn object(&mut self, tree: &mut Tree<'_>, node: Id, depth: usize) -> Option<()> {
-        self.i += 1;
-        self.skip_ws();
-        if self.peek() == Some(b'}') {
-            self.i += 1;
+        if self.open(b'}') {
             return Some(());
         }
         loop {
@@ -293,23 +314,14 @@ impl Cursor<'_> {
             let child = tree.member(node, raw);
             self.expect(b':')?;
             self.value(tree, child, depth + 1)?;
-            self.skip_ws();
-            match self.peek()? {
-                b',' => self.i += 1,
-                b'}' => {
-                    self.i += 1;
-                    return Some(());
-                }
-                _ => return None,
+            if !self.another(b'}')? {
+                return Some(());
             }
         }
     }
 
     fn array(&mut self, tree: &mut Tree<'_>, node: Id, depth: usize) -> Option<()> {
-        self.i += 1;
-        self.skip_ws();
-        if self.peek() == Some(b']') {
-            self.i += 1;
+        if self.open(b']') {
             return Some(());
         }
         // Items are read in order, so a cursor walks the wanted ones.
@@ -324,14 +336,8 @@ impl Cursor<'_> {
                 .filter(|(i, _)| *i == index)
                 .map(|(_, c)| *c);
             self.value(tree, child, depth + 1)?;
-            self.skip_ws();
-            match self.peek()? {
-                b',' => self.i += 1,
-                b']' => {
-                    self.i += 1;
-                    return Some(());
-                }
-                _ => return None,
+            if !self.another(b']')? {
+                return Some(());
             }
             index = index.saturating_add(1);
         }
@@ -493,10 +499,13 @@ mod tests {
             let value = found[2 * i].unwrap();
             assert_eq!(value.column, key.len() as u64 + 6, "value {i}");
         }
-        let last_line = 3000 + 2;
-        let obj: Vec<u64> = found[6000..6020].iter().map(|p| p.unwrap().line).collect();
-        assert!(obj.iter().all(|l| *l == last_line));
-        assert!(found[6000].unwrap().column < found[6019].unwrap().column);
+        let last = text.lines().last().unwrap();
+        for i in 0..20 {
+            let member = format!("\"m{i}\": [");
+            let column = last.find(&member).unwrap() + member.len() + 1;
+            let at = found[6000 + i].unwrap();
+            assert_eq!((at.line, at.column), (3002, column as u64), "/obj/m{i}/0");
+        }
         assert_eq!(&found[6020..], &[None, None, None]);
     }
 
