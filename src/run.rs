@@ -3,7 +3,7 @@
 
 use serde_json::{Map, Value};
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::mpsc::{Receiver, Sender};
 
 use crate::annotation::Level;
@@ -422,7 +422,7 @@ fn review_output(
 }
 
 fn compile_schema(inputs: &Inputs, ws: &Workspace) -> Result<schema::Schema, Error> {
-    let (bytes, shown, path) = match &inputs.schema {
+    let given = match &inputs.schema {
         SchemaSource::Inline(text) => {
             return schema::compile(
                 text.as_bytes(),
@@ -431,16 +431,12 @@ fn compile_schema(inputs: &Inputs, ws: &Workspace) -> Result<schema::Schema, Err
                 ws.root(),
             );
         }
-        SchemaSource::File(given) => schema_file(ws, given)?,
-        SchemaSource::Default => schema_file(ws, DEFAULT_SCHEMA_FILE)?,
+        SchemaSource::File(given) => given.as_str(),
+        SchemaSource::Default => DEFAULT_SCHEMA_FILE,
     };
-    schema::compile(&bytes, &shown, &path, ws.root())
-}
-
-fn schema_file(ws: &Workspace, given: &str) -> Result<(Vec<u8>, String, PathBuf), Error> {
     let loc = ws.resolve("output-schema-file", given)?;
     let bytes = crate::workspace::read_required("output-schema-file", &loc)?;
-    Ok((bytes, loc.shown, loc.path))
+    schema::compile(&bytes, &loc.shown, &loc.path, ws.root())
 }
 
 /// `compare`: this run's receipt (`usage-file`) against the base run's.
