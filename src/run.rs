@@ -160,34 +160,18 @@ pub fn execute(
     // locate) keeps the main thread, its allocator arena and its stack; beside
     // it: the identities, the schema (handed over as soon as it compiles), and
     // the identities computed a second time for the verification.
-    let (side, review) = std::thread::scope(|scope| {
-        let (schema_tx, schema_rx) = std::sync::mpsc::channel();
-        // Both capture only references: copied into a thread, or run here.
-        let beside = |schema_tx| beside_review(inputs, ws, codex_home, &usage.shown, schema_tx);
-        let review = || (inputs.mode == Mode::Run).then(|| review_output(inputs, ws, &schema_rx));
-        // `record` has nothing to overlap with.
-        let thread = (inputs.mode == Mode::Run)
-            .then(|| {
-                let schema_tx = schema_tx.clone();
-                std::thread::Builder::new()
-                    .name("identities".into())
-                    .spawn_scoped(scope, move || beside(schema_tx))
-                    .ok()
-            })
-            .flatten();
-        match thread {
-            Some(thread) => {
-                drop(schema_tx);
-                let review = review();
-                let side = thread
-                    .join()
-                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-                (side, review)
-            }
-            // No thread wanted, or none to be had: the same work, in turn.
-            None => (beside(schema_tx), review()),
-        }
-    });
+    let (side, review) = match inputs.mode {
+        Mode::Run => side_by_side(
+            "identities",
+            |schema| beside_review(inputs, ws, codex_home, &usage.shown, Some(schema)),
+            |schema| Some(review_output(inputs, ws, schema)),
+        ),
+        // `record` has no review to overlap with.
+        _ => (
+            beside_review(inputs, ws, codex_home, &usage.shown, None),
+            None,
+        ),
+    };
     let Beside {
         collected,
         recomputed,
@@ -358,18 +342,18 @@ fn beside_review(
     ws: &Workspace,
     codex_home: Option<&Path>,
     usage_shown: &str,
-    schema_tx: Sender<Result<schema::Schema, Error>>,
+    schema: Option<Sender<Result<schema::Schema, Error>>>,
 ) -> Result<Beside, Error> {
     let collected = identities::collect(inputs, ws, codex_home)?;
-    if inputs.mode != Mode::Run {
+    let Some(schema) = schema else {
         return Ok(Beside {
             collected,
             recomputed: None,
         });
-    }
+    };
     // The review waits for this; a send fails only if the review gave up.
-    let _ = schema_tx.send(compile_schema(inputs, ws));
-    drop(schema_tx);
+    let _ = schema.send(compile_schema(inputs, ws));
+    drop(schema);
     let recorded = collected.receipt.to_map();
     let recomputed = verify::verify(&recorded, usage_shown, inputs, ws, Scope::All, codex_home);
     Ok(Beside {
@@ -378,24 +362,50 @@ fn beside_review(
     })
 }
 
+/// Runs `beside` on a thread named `name` while `here` runs on this one, the
+/// first handing the second what it makes through a channel (the schema,
+/// once compiled). Both capture only references, so without a thread to be
+/// had `beside` still runs, first. `here` keeps the main thread, its
+/// allocator arena and its stack: it does the heavy reading.
+fn side_by_side<S: Send, A: Send, B>(
+    name: &str,
+    beside: impl FnOnce(Sender<S>) -> A + Copy + Send,
+    here: impl FnOnce(&Receiver<S>) -> B,
+) -> (A, B) {
+    std::thread::scope(|scope| {
+        let (tx, rx) = std::sync::mpsc::channel();
+        let thread = {
+            let tx = tx.clone();
+            std::thread::Builder::new()
+                .name(name.into())
+                .spawn_scoped(scope, move || beside(tx))
+        };
+        match thread {
+            Ok(thread) => {
+                // The receiver hears the channel close if `beside` stops early.
+                drop(tx);
+                let b = here(&rx);
+                let a = thread
+                    .join()
+                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+                (a, b)
+            }
+            Err(_) => (beside(tx), here(&rx)),
+        }
+    })
+}
+
 /// `validate`: the schema gate alone. The schema compiles while the output is
 /// read and parsed.
 fn validate(inputs: &Inputs, ws: &Workspace) -> Result<RunResult, Error> {
-    let (schema_tx, schema_rx) = std::sync::mpsc::channel();
-    let review = std::thread::scope(|scope| {
-        let compile = {
-            let schema_tx = schema_tx.clone();
-            std::thread::Builder::new()
-                .name("schema".into())
-                .spawn_scoped(scope, move || schema_tx.send(compile_schema(inputs, ws)))
-        };
-        if compile.is_err() {
-            // No thread to be had: compiled here, first.
-            let _ = schema_tx.send(compile_schema(inputs, ws));
-        }
-        drop(schema_tx);
-        review_output(inputs, ws, &schema_rx)
-    })?;
+    let ((), review) = side_by_side(
+        "schema",
+        |schema| {
+            let _ = schema.send(compile_schema(inputs, ws));
+        },
+        |schema| review_output(inputs, ws, schema),
+    );
+    let review = review?;
     let mut result = RunResult::empty(Mode::Validate, String::new(), Map::new());
     result.decision = Some(gate::decide(&review, inputs.fail_on, inputs.min_severity));
     result.review = Some(review);
