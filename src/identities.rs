@@ -135,6 +135,21 @@ pub fn optional_sha(input: &str, loc: &Location) -> Result<Option<String>, Error
     }
 }
 
+/// The path shown and SHA-256 of an optional input naming a file that must
+/// exist when given.
+fn given_file_sha(
+    ws: &Workspace,
+    input: &str,
+    given: Option<&str>,
+) -> Result<Option<(String, String)>, Error> {
+    let Some(given) = given else {
+        return Ok(None);
+    };
+    let loc = ws.resolve(input, given)?;
+    let sha = required_sha(input, &loc)?;
+    Ok(Some((loc.shown, sha)))
+}
+
 /// SHA-256 of a file that must exist.
 pub fn required_sha(input: &str, loc: &Location) -> Result<String, Error> {
     optional_sha(input, loc)?.ok_or_else(|| workspace::missing(input, loc))
@@ -186,14 +201,11 @@ pub fn collect(
         );
     }
 
-    let template = match &inputs.prompt_template_file {
-        Some(given) => {
-            let loc = ws.resolve("prompt-template-file", given)?;
-            let sha = required_sha("prompt-template-file", &loc)?;
-            Some((loc.shown, sha))
-        }
-        None => None,
-    };
+    let template = given_file_sha(
+        ws,
+        "prompt-template-file",
+        inputs.prompt_template_file.as_deref(),
+    )?;
 
     let tools = ws.resolve("tools-file", &inputs.tools_file)?;
     let tools_sha = optional_sha("tools-file", &tools)?;
@@ -230,14 +242,7 @@ pub fn collect(
         }
     };
 
-    let fixture = match &inputs.fixture_file {
-        Some(given) => {
-            let loc = ws.resolve("fixture-file", given)?;
-            let sha = required_sha("fixture-file", &loc)?;
-            Some((loc.shown, sha))
-        }
-        None => None,
-    };
+    let fixture = given_file_sha(ws, "fixture-file", inputs.fixture_file.as_deref())?;
 
     let output = ws.resolve("output-file", &inputs.output_file)?;
     let output_sha = optional_sha("output-file", &output)?;
