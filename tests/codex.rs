@@ -239,6 +239,18 @@ fn codex_exec(c: &Case, workdir: &str, stdin: &[u8]) {
     );
 }
 
+/// [`codex_exec`] off the async runtime, which serves the fake Responses API
+/// meanwhile. Hands the case back: its folders live as long as it does.
+async fn run_codex(c: Case, workdir: &str, stdin: &[u8]) -> Case {
+    let (workdir, stdin) = (workdir.to_string(), stdin.to_vec());
+    tokio::task::spawn_blocking(move || {
+        codex_exec(&c, &workdir, &stdin);
+        c
+    })
+    .await
+    .unwrap()
+}
+
 fn receipt(c: &Case, prompt_file: &str, workdir: &str, extra: &[(&str, &str)]) -> Outcome {
     let mut step = c
         .scenario
@@ -271,12 +283,7 @@ async fn prove(
     } else {
         workdir.to_string()
     };
-    let (c, _) = tokio::task::spawn_blocking(move || {
-        codex_exec(&c, &dir, &stdin);
-        (c, ())
-    })
-    .await
-    .unwrap();
+    let c = run_codex(c, &dir, &stdin).await;
     let mut extra = Vec::new();
     let max = max_bytes.map(|m| m.to_string());
     if let Some(m) = &max {
@@ -447,12 +454,7 @@ async fn a_rendered_prompt_that_differs_from_the_committed_one_fails() {
         &server.url,
     );
     // The harness rendered the template and sent that, but recorded the template.
-    let c = tokio::task::spawn_blocking(move || {
-        codex_exec(&c, ".", b"Review #42.\n");
-        c
-    })
-    .await
-    .unwrap();
+    let c = run_codex(c, ".", b"Review #42.\n").await;
     let out = receipt(&c, "prompts/review.tmpl.md", ".", &[]);
     out.code(1);
     let errors = out.errors().join("\n");
@@ -475,12 +477,7 @@ async fn the_record_must_match_the_claimed_version_model_and_review() {
         None,
         &server.url,
     );
-    let c = tokio::task::spawn_blocking(move || {
-        codex_exec(&c, ".", b"Review.\n");
-        c
-    })
-    .await
-    .unwrap();
+    let c = run_codex(c, ".", b"Review.\n").await;
     receipt(&c, PROMPT, ".", &[]).code(0);
     let out = receipt(
         &c,
