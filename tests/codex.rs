@@ -521,11 +521,7 @@ async fn the_record_must_match_the_claimed_version_model_and_review() {
 #[test]
 fn no_codex_home_is_a_notice_and_a_missing_record_a_failure() {
     let s = Scenario::example();
-    let out = s
-        .action()
-        .input("prompt-file", ".github/codex/prompts/review.md")
-        .input("codex-version", CODEX_VERSION)
-        .run();
+    let out = s.review_step().run();
     out.code(0);
     assert!(
         out.stdout.contains("::notice::no codex-home"),
@@ -534,9 +530,7 @@ fn no_codex_home_is_a_notice_and_a_missing_record_a_failure() {
     );
     let empty = tempfile::tempdir().unwrap();
     let out = s
-        .action()
-        .input("prompt-file", ".github/codex/prompts/review.md")
-        .input("codex-version", CODEX_VERSION)
+        .review_step()
         .input("codex-home", empty.path().to_str().unwrap())
         .run();
     out.code(1);
@@ -546,8 +540,7 @@ fn no_codex_home_is_a_notice_and_a_missing_record_a_failure() {
         out.stdout
     );
     let out = s
-        .action()
-        .input("prompt-file", ".github/codex/prompts/review.md")
+        .review_step()
         .input("codex-home", "/nowhere/_temp/codex-home")
         .run();
     out.code(2);
