@@ -502,20 +502,12 @@ async fn the_record_must_match_the_claimed_version_model_and_review() {
     );
     let out = receipt(&c, PROMPT, ".", &[]);
     out.code(1);
-    assert!(
-        out.errors()
-            .join("\n")
-            .contains("is not the agent's last message")
-    );
+    out.error_says("is not the agent's last message");
     // The token budget.
     c.scenario.write("artifacts/review.json", REVIEW);
     let out = receipt(&c, PROMPT, ".", &[("max-total-tokens", "1000")]);
     out.code(1);
-    assert!(
-        out.errors().join("\n").contains("used 1250 tokens"),
-        "{}",
-        out.stdout
-    );
+    out.error_says("used 1250 tokens");
 }
 
 #[test]
@@ -534,11 +526,7 @@ fn no_codex_home_is_a_notice_and_a_missing_record_a_failure() {
         .input("codex-home", empty.path().to_str().unwrap())
         .run();
     out.code(1);
-    assert!(
-        out.errors().join("\n").contains("no session record"),
-        "{}",
-        out.stdout
-    );
+    out.error_says("no session record");
     let out = s
         .review_step()
         .input("codex-home", "/nowhere/_temp/codex-home")

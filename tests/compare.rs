@@ -108,13 +108,7 @@ fn an_unchanged_prompt_fails() {
     review_run(&s, V3, "artifacts/review.v4.json", "head/usage.json", &[]);
     let out = compare(&s, &[]);
     out.code(1);
-    assert!(
-        out.errors()
-            .join("\n")
-            .contains("the prompt did not change"),
-        "{}",
-        out.stdout
-    );
+    out.error_says("the prompt did not change");
 }
 
 #[test]

@@ -159,18 +159,14 @@ fn verify_passes_on_an_untouched_checkout_and_checks_the_inputs_given() {
         .input("prompt-file", ".github/codex/prompts/review.v3.md")
         .run();
     out.code(1);
-    assert!(
-        out.errors().join("\n").contains("prompt_path"),
-        "{}",
-        out.stdout
-    );
+    out.error_says("prompt_path");
     let out = s
         .action()
         .input("mode", "verify")
         .input("codex-version", "0.170.0")
         .run();
     out.code(1);
-    assert!(out.errors().join("\n").contains("codex_version"));
+    out.error_says("codex_version");
 }
 
 #[test]

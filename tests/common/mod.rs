@@ -348,6 +348,18 @@ impl Outcome {
             .collect()
     }
 
+    /// Some `::error` line says `needle`.
+    #[track_caller]
+    pub fn error_says(&self, needle: &str) -> &Self {
+        let errors = self.errors().join("\n");
+        assert!(
+            errors.contains(needle),
+            "no ::error says {needle:?}\n--- errors\n{errors}\n--- stdout\n{}",
+            self.stdout
+        );
+        self
+    }
+
     /// Every line of both streams that the runner would execute as a command.
     pub fn command_lines(&self) -> Vec<&str> {
         self.stdout
