@@ -152,11 +152,6 @@ impl Receipt {
             _ => unreachable!("a struct serializes to an object"),
         }
     }
-
-    /// The first 7 hex digits of the prompt's SHA-256, as people quote it.
-    pub fn prompt_short(&self) -> &str {
-        &self.prompt_sha[..7.min(self.prompt_sha.len())]
-    }
 }
 
 #[cfg(test)]
