@@ -16,7 +16,6 @@ pub mod error;
 pub mod escape;
 pub mod event;
 pub mod findings;
-pub mod fuzzing;
 pub mod gate;
 pub mod git;
 pub mod identities;

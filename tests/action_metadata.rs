@@ -111,9 +111,16 @@ fn metadata_is_complete() {
     assert!(a["branding"]["icon"].is_string() && a["branding"]["color"].is_string());
     for section in ["inputs", "outputs"] {
         for (k, v) in a[section].as_mapping().unwrap() {
+            let description = v["description"].as_str().unwrap_or("");
             assert!(
-                v["description"].as_str().is_some_and(|d| d.len() > 10),
+                description.len() > 10,
                 "{section}.{k:?} needs a description"
+            );
+            // nektos/act refuses an expression in a description ("expressions
+            // are not allowed here"); GitHub ignores it, but the action must run under both.
+            assert!(
+                !description.contains("${{"),
+                "{section}.{k:?}: an expression in a description breaks act"
             );
         }
     }

@@ -4,7 +4,8 @@
 use std::fs;
 use std::path::Path;
 
-use prompt_receipt::fuzzing;
+#[path = "../fuzz/properties.rs"]
+mod fuzzing;
 
 fn replay(target: &str, property: fn(&[u8])) {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR"))

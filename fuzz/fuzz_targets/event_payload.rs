@@ -1,3 +1,5 @@
 #![no_main]
-// See prompt_receipt::fuzzing::event_payload for the property checked.
-libfuzzer_sys::fuzz_target!(|data: &[u8]| prompt_receipt::fuzzing::event_payload(data));
+// See properties::event_payload for the property checked.
+#[path = "../properties.rs"]
+mod properties;
+libfuzzer_sys::fuzz_target!(|data: &[u8]| properties::event_payload(data));

@@ -1,3 +1,5 @@
 #![no_main]
-// See prompt_receipt::fuzzing::review for the property checked.
-libfuzzer_sys::fuzz_target!(|data: &[u8]| prompt_receipt::fuzzing::review(data));
+// See properties::review for the property checked.
+#[path = "../properties.rs"]
+mod properties;
+libfuzzer_sys::fuzz_target!(|data: &[u8]| properties::review(data));

@@ -1,3 +1,5 @@
 #![no_main]
-// See prompt_receipt::fuzzing::usage_merge for the property checked.
-libfuzzer_sys::fuzz_target!(|data: &[u8]| prompt_receipt::fuzzing::usage_merge(data));
+// See properties::usage_merge for the property checked.
+#[path = "../properties.rs"]
+mod properties;
+libfuzzer_sys::fuzz_target!(|data: &[u8]| properties::usage_merge(data));

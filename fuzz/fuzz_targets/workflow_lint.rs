@@ -1,3 +1,5 @@
 #![no_main]
-// See prompt_receipt::fuzzing::workflow_lint for the property checked.
-libfuzzer_sys::fuzz_target!(|data: &[u8]| prompt_receipt::fuzzing::workflow_lint(data));
+// See properties::workflow_lint for the property checked.
+#[path = "../properties.rs"]
+mod properties;
+libfuzzer_sys::fuzz_target!(|data: &[u8]| properties::workflow_lint(data));

@@ -1,14 +1,18 @@
-//! Properties checked by the fuzz targets (`fuzz/`) and, on their committed
-//! corpora, by the test suite. Each takes untrusted bytes and panics when a
-//! property fails; none may panic otherwise.
-#![doc(hidden)]
+//! Properties checked by the fuzz targets (`fuzz_targets/`) and, on their
+//! committed corpora, by the test suite (`tests/fuzz_corpus.rs`). Each takes
+//! untrusted bytes and panics when a property fails; none may panic otherwise.
+//!
+//! This file is compiled into the fuzz targets and the corpus test by `#[path]`,
+//! never into the library: the release binary (and the Docker build, whose
+//! context holds only `src/`) carries no fuzz code or fixtures.
+#![allow(dead_code)] // each fuzz target uses one property
 
 use std::path::Path;
 use std::sync::OnceLock;
 
 use serde_json::Value;
 
-use crate::{
+use prompt_receipt::{
     escape, event, lint, locate, markdown, pyjson, review, schema, transcript, usage_file,
 };
 
@@ -46,7 +50,7 @@ pub fn rollout(data: &[u8]) {
     let s = transcript::read_stream(data, Path::new("rollout.jsonl"))
         .expect("reading memory cannot fail");
     assert_eq!(s.bytes, data.len() as u64);
-    assert_eq!(s.sha256, crate::digest::sha256_hex(data));
+    assert_eq!(s.sha256, prompt_receipt::digest::sha256_hex(data));
 }
 
 /// The usage.json merge: a file is refused or merged; what is written reads
