@@ -12,9 +12,10 @@ use std::sync::OnceLock;
 
 use serde_json::Value;
 
-use prompt_receipt::{
-    escape, event, lint, locate, markdown, pyjson, review, schema, transcript, usage_file,
-};
+use prompt_receipt::agent::session as transcript;
+use prompt_receipt::receipt::{pyjson, usage_file};
+use prompt_receipt::review::{self, locate, schema};
+use prompt_receipt::{escape, event, lint, markdown};
 
 fn example_schema() -> &'static schema::Schema {
     static SCHEMA: OnceLock<schema::Schema> = OnceLock::new();

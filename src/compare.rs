@@ -11,7 +11,19 @@ use std::collections::BTreeMap;
 
 use serde_json::{Map, Value};
 
-use crate::findings::Finding;
+use crate::review::findings::Finding;
+use crate::workspace::Location;
+
+/// What to compare this run with: the base run's receipt and output, the
+/// channels besides the prompt that may differ, and where the findings are.
+#[derive(Clone, Debug)]
+pub struct Request {
+    pub base_usage: Location,
+    pub base_output: Option<Location>,
+    pub head_output: Location,
+    pub allow: Vec<String>,
+    pub findings_pointer: String,
+}
 
 /// Each channel an agent's behaviour can change through, and its receipt field.
 pub const CHANNELS: &[(&str, &str)] = &[

@@ -13,8 +13,9 @@ use clap::parser::ValueSource;
 use clap::{ArgMatches, CommandFactory, FromArgMatches, Parser, ValueEnum};
 
 use crate::error::Error;
-use crate::findings::Severity;
-use crate::gate::FailOn;
+use crate::review::findings::Severity;
+use crate::review::gate::FailOn;
+use crate::version::is_exact_version;
 
 /// A snapshot of the process environment; tests build their own.
 pub type Env = BTreeMap<String, String>;
@@ -463,25 +464,6 @@ pub fn check_exact_version(v: &str) -> Result<(), Error> {
             crate::escape::one_line(v)
         )))
     }
-}
-
-/// `MAJOR.MINOR.PATCH`, with an optional `-prerelease` and `+build`, as npm pins it.
-pub fn is_exact_version(v: &str) -> bool {
-    let (core, _build) = v.split_once('+').unwrap_or((v, ""));
-    let (core, pre) = match core.split_once('-') {
-        Some((c, p)) => (c, Some(p)),
-        None => (core, None),
-    };
-    let numbers: Vec<&str> = core.split('.').collect();
-    let numeric = |s: &str| {
-        !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit()) && (s == "0" || !s.starts_with('0'))
-    };
-    let ident =
-        |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-');
-    numbers.len() == 3
-        && numbers.iter().all(|n| numeric(n))
-        && pre.is_none_or(|p| p.split('.').all(ident))
-        && (!v.contains('+') || _build.split('.').all(ident))
 }
 
 #[cfg(test)]

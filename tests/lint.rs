@@ -3,7 +3,7 @@
 mod common;
 
 use common::*;
-use prompt_receipt::annotation::Level;
+use prompt_receipt::level::Level;
 use prompt_receipt::lint::lint;
 
 /// (line, level, words the message must hold) for each finding, in order.

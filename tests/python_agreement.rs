@@ -4,7 +4,7 @@
 use std::io::Write;
 use std::process::{Command, Stdio};
 
-use prompt_receipt::schema;
+use prompt_receipt::review::schema;
 use serde_json::{Value, json};
 
 fn schemas() -> Vec<Value> {

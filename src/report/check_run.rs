@@ -18,36 +18,24 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::Report;
+use super::annotations::{self, Annotation};
 use super::summary::{fit, headline, render};
-use crate::annotation::{self, Annotation, Level};
 use crate::context::Context;
 use crate::error::Error;
 use crate::escape::one_line;
 use crate::event;
-use crate::identities::Caveat;
 use crate::inputs::Mode;
+use crate::level::Caveat;
+use crate::level::Level;
 use crate::markdown::{clip, code};
-use crate::run::RunResult;
+use crate::outcome::CheckRunOutcome;
+use crate::outcome::Outcome;
 
 /// GitHub's limits on a check run's output.
 pub const MAX_TEXT: usize = 65_535;
 pub const ANNOTATIONS_PER_REQUEST: usize = 50;
 const MAX_TITLE: usize = 255;
 const MAX_MESSAGE: usize = 16_000;
-
-/// What became of the check run.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum CheckRunOutcome {
-    Published {
-        id: u64,
-        url: String,
-        annotations: usize,
-        left_out: usize,
-        requests: usize,
-    },
-    /// Not published; the reason says how to fix it.
-    NotPublished { reason: String },
-}
 
 pub struct CheckRun {
     pub ctx: Context,
@@ -58,7 +46,7 @@ pub struct CheckRun {
 }
 
 impl Report for CheckRun {
-    fn report(&mut self, result: &mut RunResult) -> Result<(), Error> {
+    fn report(&mut self, result: &mut Outcome) -> Result<(), Error> {
         let Some(repo) = self.ctx.repository.clone().filter(|_| self.ctx.in_actions) else {
             return Ok(()); // a local run: the terminal has the story
         };
@@ -130,7 +118,7 @@ fn read_event(ctx: &Context) -> Option<Value> {
 /// The receipt's identity and this run's, so a run created by a request that
 /// seemed to fail is found again, and not confused with another job's. With no
 /// receipt (`validate`), the output checked stands for it.
-pub fn external_id(ctx: &Context, result: &RunResult) -> String {
+pub fn external_id(ctx: &Context, result: &Outcome) -> String {
     let what = match (&result.review, result.mode) {
         (Some(review), Mode::Validate) => review.path.clone(),
         _ => result.field("prompt_sha"),
@@ -170,14 +158,14 @@ pub struct Plan {
 /// Builds the requests: summary and text within GitHub's limits, annotations
 /// with a file and line (at most `max`), 50 a request.
 pub fn plan(
-    result: &RunResult,
+    result: &Outcome,
     name: &str,
     head_sha: &str,
     details_url: Option<String>,
     external_id: &str,
     max: usize,
 ) -> Plan {
-    let all = annotation::collect(result, max);
+    let all = annotations::collect(result, max);
     let mut located: Vec<&Annotation> = all
         .list
         .iter()
@@ -267,7 +255,7 @@ fn to_check(a: &Annotation) -> CheckRunOutputAnnotation {
 }
 
 /// Every field of the receipt, in full: the check run's `text`.
-fn identities_text(result: &RunResult) -> String {
+fn identities_text(result: &Outcome) -> String {
     let mut md = String::from("### Receipt\n\n| Field | Value |\n| --- | --- |\n");
     for (key, value) in &result.receipt {
         let shown = match value {

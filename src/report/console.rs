@@ -4,10 +4,11 @@
 use std::io::Write;
 
 use super::Report;
-use crate::annotation::{self, Annotation, Level};
+use super::annotations::{self, Annotation};
 use crate::error::Error;
 use crate::escape::{one_line, workflow_command};
-use crate::run::RunResult;
+use crate::level::Level;
+use crate::outcome::Outcome;
 
 /// The runner records at most 10 annotations of each level per step.
 pub const ANNOTATIONS_PER_LEVEL: usize = 10;
@@ -19,14 +20,14 @@ pub struct Console {
 }
 
 impl Report for Console {
-    fn report(&mut self, result: &mut RunResult) -> Result<(), Error> {
+    fn report(&mut self, result: &mut Outcome) -> Result<(), Error> {
         let mut lines = Vec::new();
         let limit = if self.in_actions {
             ANNOTATIONS_PER_LEVEL
         } else {
             LINES_PER_LEVEL
         };
-        let all = annotation::collect(result, limit);
+        let all = annotations::collect(result, limit);
         for level in [Level::Failure, Level::Warning, Level::Notice] {
             let of_level: Vec<&Annotation> = all.of_level(level).collect();
             lines.extend(self.within_budget(level, &of_level, all.total(level), limit));

@@ -1,18 +1,58 @@
-//! Where the result goes. One small trait, one file per destination: step
-//! outputs, the job summary, the console (log lines or workflow commands).
+//! Where the result goes. One small trait, one file per destination: the check
+//! run, step outputs, the job summary, the console (log lines or workflow
+//! commands). [`annotations`] is the one list of problems they share.
 
+pub mod annotations;
 mod check_run;
 mod console;
 mod outputs;
 mod summary;
 
-pub use check_run::{CheckRun, CheckRunOutcome};
+pub use check_run::CheckRun;
 pub use console::Console;
 pub use outputs::{OTHER_OUTPUTS, OUTPUTS, StepOutputs};
 pub use summary::{JobSummary, render as render_summary};
 
+use crate::context::Context;
 use crate::error::Error;
-use crate::run::RunResult;
+use crate::inputs::Mode;
+use crate::outcome::Outcome;
+
+/// The inputs that say how to report: the check run's name, the token that
+/// creates it, and the limits.
+#[derive(Clone, Debug)]
+pub struct Options {
+    pub check_name: String,
+    pub token: Option<String>,
+    pub max_annotations: usize,
+    /// What all GitHub API calls may take, retries included.
+    pub api_timeout: std::time::Duration,
+}
+
+/// Every destination of a `mode`'s outcome here, in the order they report:
+/// the check run first, so the others can link it or say why there is none.
+pub fn destinations(ctx: &Context, options: Options, mode: Mode) -> Vec<Box<dyn Report>> {
+    let mut reports: Vec<Box<dyn Report>> = Vec::new();
+    if matches!(mode, Mode::Run | Mode::Compare | Mode::Validate) {
+        reports.push(Box::new(CheckRun {
+            ctx: ctx.clone(),
+            token: options.token,
+            name: options.check_name,
+            max_annotations: options.max_annotations,
+            budget: options.api_timeout,
+        }));
+    }
+    reports.push(Box::new(Console {
+        in_actions: ctx.in_actions,
+    }));
+    if let Some(file) = &ctx.output_file {
+        reports.push(Box::new(StepOutputs { file: file.clone() }));
+    }
+    if let Some(file) = &ctx.summary_file {
+        reports.push(Box::new(JobSummary { file: file.clone() }));
+    }
+    reports
+}
 
 /// Appends to a file the runner created for this step (`GITHUB_OUTPUT`,
 /// `GITHUB_STEP_SUMMARY`): other steps' content stays, ours follows it.
@@ -36,5 +76,5 @@ fn append_to_step_file(variable: &str, file: &std::path::Path, bytes: &[u8]) -> 
 /// Reports run in order; one may add what it produced (the check run's link,
 /// or why there is none) for the reports after it.
 pub trait Report {
-    fn report(&mut self, result: &mut RunResult) -> Result<(), Error>;
+    fn report(&mut self, result: &mut Outcome) -> Result<(), Error>;
 }

@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use super::Report;
 use crate::error::Error;
-use crate::run::RunResult;
+use crate::outcome::Outcome;
 
 /// Output name, and the receipt field it carries.
 pub const OUTPUTS: &[(&str, &str)] = &[
@@ -39,7 +39,7 @@ pub struct StepOutputs {
 }
 
 impl Report for StepOutputs {
-    fn report(&mut self, result: &mut RunResult) -> Result<(), Error> {
+    fn report(&mut self, result: &mut Outcome) -> Result<(), Error> {
         let mut values: Vec<(&str, String)> = OUTPUTS
             .iter()
             .map(|(name, field)| (*name, result.field(field)))
@@ -79,7 +79,8 @@ impl Report for StepOutputs {
                     .unwrap_or_default(),
             ));
         }
-        if let Some(crate::report::CheckRunOutcome::Published { id, url, .. }) = &result.check_run {
+        if let Some(crate::outcome::CheckRunOutcome::Published { id, url, .. }) = &result.check_run
+        {
             values.push(("check-run-id", id.to_string()));
             values.push(("check-run-url", url.clone()));
         }

@@ -6,13 +6,13 @@ use serde_json::Value;
 
 use super::Report;
 use crate::error::Error;
-use crate::findings::Severity;
-use crate::identities::Level;
 use crate::inputs::Mode;
+use crate::level::Level;
 use crate::markdown::clip;
 use crate::markdown::{code, prose, text};
+use crate::outcome::Outcome;
+use crate::review::findings::Severity;
 use crate::review::{Review, Verdict};
-use crate::run::RunResult;
 
 /// The runner drops a step summary over 1 MiB whole; stay well under it.
 pub const MAX_SUMMARY_BYTES: usize = 1024 * 1024 - 4096;
@@ -22,7 +22,7 @@ pub struct JobSummary {
 }
 
 impl Report for JobSummary {
-    fn report(&mut self, result: &mut RunResult) -> Result<(), Error> {
+    fn report(&mut self, result: &mut Outcome) -> Result<(), Error> {
         let md = fit(&render(result), MAX_SUMMARY_BYTES);
         super::append_to_step_file("GITHUB_STEP_SUMMARY", &self.file, md.as_bytes())
     }
@@ -34,7 +34,7 @@ const MAX_CELL_CHARS: usize = 300;
 
 /// The headline: what ran and whether it held up, e.g.
 /// `prompt 4d93b50 · verified · valid · 2 findings`.
-pub fn headline(result: &RunResult) -> String {
+pub fn headline(result: &Outcome) -> String {
     if let Some(c) = &result.comparison {
         let sha = |v: &Value| {
             v.as_str()
@@ -99,7 +99,7 @@ fn plural(n: usize) -> &'static str {
     if n == 1 { "" } else { "s" }
 }
 
-pub fn render(result: &RunResult) -> String {
+pub fn render(result: &Outcome) -> String {
     let mut md = String::new();
     let heading = match result.mode {
         Mode::Validate => "Agent review",
@@ -139,7 +139,7 @@ pub fn render(result: &RunResult) -> String {
         let failing = result
             .lints
             .iter()
-            .filter(|l| l.level == crate::annotation::Level::Failure)
+            .filter(|l| l.level == crate::level::Level::Failure)
             .count();
         if result.mode == Mode::Lint && failing > 0 {
             reasons.push(format!("{failing} workflow error{}", plural(failing)));
@@ -369,7 +369,7 @@ fn render_lints(md: &mut String, lints: &[crate::lint::Lint]) {
     md.push('\n');
 }
 
-fn render_verification(md: &mut String, v: &crate::verify::Verification) {
+fn render_verification(md: &mut String, v: &crate::receipt::verify::Verification) {
     md.push_str("### Verification\n\n");
     if v.passed() {
         let mut checked = v.checked.clone();
@@ -400,7 +400,7 @@ fn render_verification(md: &mut String, v: &crate::verify::Verification) {
     md.push('\n');
 }
 
-fn render_agent(md: &mut String, agent: &crate::sent::AgentCheck, result: &RunResult) {
+fn render_agent(md: &mut String, agent: &crate::agent::sent::AgentCheck, result: &Outcome) {
     md.push_str("### What reached the agent\n\n");
     let Some(t) = &agent.transcript else {
         for p in &agent.problems {

@@ -6,16 +6,22 @@
 //! value starts; the first [`MAX_VIOLATIONS`] in the file are reported. Each
 //! limit, when hit, is named in the verdict.
 
+pub mod findings;
+pub mod gate;
+pub mod locate;
+pub mod schema;
+
 use std::fs;
+use std::sync::mpsc::Receiver;
 
 use serde_json::Value;
 
 use crate::error::Error;
-use crate::findings::{self, Findings};
-use crate::locate::{self, Position};
 use crate::markdown::clip;
-use crate::schema::Schema;
 use crate::workspace::{self, Location, Presence};
+use findings::Findings;
+use locate::Position;
+use schema::Schema;
 
 /// The largest agent output read. A review is kilobytes; 32 MiB is generous and
 /// keeps memory bounded whatever the agent wrote.
@@ -158,6 +164,24 @@ pub fn read(loc: &Location) -> Result<Output, Error> {
     let bytes = workspace::read_required("output-file", loc)?;
     let document = parse(&bytes);
     Ok(output(Some(bytes), document))
+}
+
+/// Reads the agent's output at `output` and checks it with the schema that is
+/// compiled elsewhere meanwhile (`schema` hands it over). A broken schema is a
+/// configuration error, reported before anything about the output.
+pub fn read_and_judge(
+    output: &Location,
+    schema: &Receiver<Result<Schema, Error>>,
+    findings_pointer: &str,
+) -> Result<Review, Error> {
+    let output = read(output);
+    let Ok(compiled) = schema.recv() else {
+        // The side that compiles the schema failed first; that error is the one reported.
+        return Err(Error::new("the identities could not be collected"));
+    };
+    // In the order they were always reported: the schema, then the output.
+    let compiled = compiled?;
+    Ok(judge(output?, &compiled, findings_pointer))
 }
 
 /// Parses an output's bytes, or says why they cannot be validated.
@@ -314,7 +338,7 @@ fn char_position(bytes: &[u8], line: usize, byte_column: usize) -> Position {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::schema::compile;
+    use crate::review::schema::compile;
     use serde_json::json;
 
     fn schema() -> Schema {

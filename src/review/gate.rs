@@ -3,8 +3,8 @@
 use clap::ValueEnum;
 use serde::Serialize;
 
-use crate::findings::Severity;
 use crate::review::Review;
+use crate::review::findings::Severity;
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
 pub enum FailOn {
@@ -14,6 +14,22 @@ pub enum FailOn {
     Findings,
     /// Report only; the review never fails the step.
     Never,
+}
+
+/// What the user chose: which problems fail the step, from which severity,
+/// and where the review keeps its findings.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Policy {
+    pub fail_on: FailOn,
+    pub min_severity: Severity,
+    /// A JSON Pointer into the review.
+    pub findings_pointer: String,
+}
+
+impl Policy {
+    pub fn decide(&self, review: &Review) -> Decision {
+        decide(review, self.fail_on, self.min_severity)
+    }
 }
 
 /// The check run's conclusion, and the step's result.

@@ -9,11 +9,22 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use crate::agents::body_of_block;
+use crate::agent::chain::body_of_block;
+use crate::agent::session::{self, Session};
 use crate::digest::{UTF8_BOM, sha256_hex};
 use crate::error::Error;
-use crate::transcript::{self, Session};
 use crate::workspace::Workspace;
+
+/// Where Codex's record of the run is, and what else to hold it to.
+#[derive(Clone, Debug)]
+pub struct SessionOptions {
+    /// codex-home, as seen from here (inside the container).
+    pub home: PathBuf,
+    /// The session to read, when codex-home holds several.
+    pub session_id: Option<String>,
+    /// The circuit breaker: more tokens than this is a problem.
+    pub max_total_tokens: Option<u64>,
+}
 
 /// The session record, as the receipt names it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -88,6 +99,41 @@ pub fn resolve_codex_home(
     )))
 }
 
+/// Finds this run's record in codex-home, reads it, and checks it against the
+/// checkout. A record that cannot be found or read is a problem, not an error:
+/// the receipt is still written, and the check fails.
+pub fn read_and_check(
+    opts: &SessionOptions,
+    workdir: &Path,
+    ws: &Workspace,
+    expected: &Expected,
+) -> AgentCheck {
+    let relative = ws.relative(workdir);
+    let (session, note) = match load(&opts.home, opts.session_id.as_deref(), workdir, &relative) {
+        Ok(found) => found,
+        Err(why) => {
+            return AgentCheck {
+                problems: vec![format!(
+                    "{why}; give this step the same codex-home as openai/codex-action, and do not run Codex with --ephemeral"
+                )],
+                ..AgentCheck::default()
+            };
+        }
+    };
+    let shown = if session.path.starts_with(ws.root()) {
+        ws.relative(&session.path)
+    } else {
+        session
+            .path
+            .strip_prefix(&opts.home)
+            .map(|p| format!("$CODEX_HOME/{}", p.display()))
+            .unwrap_or_else(|_| session.path.display().to_string())
+    };
+    let mut check = check(session, shown, expected);
+    check.notes.extend(note);
+    check
+}
+
 /// Finds and reads this run's record.
 pub fn load(
     codex_home: &Path,
@@ -95,9 +141,9 @@ pub fn load(
     workdir: &Path,
     relative: &str,
 ) -> Result<(Session, Option<String>), String> {
-    let candidates = transcript::rollouts(codex_home);
-    let (pick, note) = transcript::pick(&candidates, session_id, workdir, relative)?;
-    let session = transcript::read(&pick.path).map_err(|e| e.message().to_string())?;
+    let candidates = session::rollouts(codex_home);
+    let (pick, note) = session::pick(&candidates, session_id, workdir, relative)?;
+    let session = session::read(&pick.path).map_err(|e| e.message().to_string())?;
     Ok((session, note))
 }
 
@@ -118,36 +164,58 @@ pub struct Expected<'a> {
 /// The pure core: the record against the checkout.
 pub fn check(session: Session, shown: String, expected: &Expected) -> AgentCheck {
     let mut c = AgentCheck::default();
-    let short = |s: &str| s[..s.len().min(12)].to_string();
+    check_prompt(&mut c, &session, expected);
+    check_agents(&mut c, &session, expected);
+    check_claims(&mut c, &session, expected);
+    check_output(&mut c, &session, expected);
+    check_budget(&mut c, &session, expected);
+    c.notes.extend(session.warnings.iter().cloned());
+    c.transcript = Some(TranscriptRecord {
+        path: shown,
+        session_id: session.id.clone(),
+        sha256: session.sha256.clone(),
+    });
+    c.session = session;
+    c
+}
+
+/// A hash shortened for a sentence; the receipt has it in full.
+fn short(s: &str) -> String {
+    s[..s.len().min(12)].to_string()
+}
+
+/// The prompt as sent is the prompt hashed, byte for byte (Codex strips a
+/// leading byte order mark, nothing else).
+fn check_prompt(c: &mut AgentCheck, session: &Session, expected: &Expected) {
     let prompt_name = expected
         .prompt_path
         .map_or("the inline prompt".to_string(), |p| format!("`{p}`"));
-
-    match &session.prompt {
-        None => c
-            .problems
-            .push("the session record holds no user prompt: the agent may not have run".into()),
-        Some(sent) => {
-            let sent_sha = sha256_hex(sent.as_bytes());
-            let committed = sha256_hex(expected.prompt_bytes);
-            if sent_sha != committed {
-                let without_bom = expected.prompt_bytes.strip_prefix(UTF8_BOM).map(sha256_hex);
-                if without_bom.as_deref() == Some(sent_sha.as_str()) {
-                    c.notes.push(format!(
-                        "{prompt_name} starts with a byte order mark, which Codex strips: the agent received the rest, byte for byte"
-                    ));
-                } else {
-                    c.problems.push(format!(
-                        "the prompt the agent received (sha256 {}) is not {prompt_name} (sha256 {}): was the hash taken before a template was rendered, or the agent given another prompt?",
-                        short(&sent_sha),
-                        short(&committed)
-                    ));
-                }
-            }
-            c.prompt_sent_sha = Some(sent_sha);
+    let Some(sent) = &session.prompt else {
+        c.problems
+            .push("the session record holds no user prompt: the agent may not have run".into());
+        return;
+    };
+    let sent_sha = sha256_hex(sent.as_bytes());
+    let committed = sha256_hex(expected.prompt_bytes);
+    if sent_sha != committed {
+        let without_bom = expected.prompt_bytes.strip_prefix(UTF8_BOM).map(sha256_hex);
+        if without_bom.as_deref() == Some(sent_sha.as_str()) {
+            c.notes.push(format!(
+                "{prompt_name} starts with a byte order mark, which Codex strips: the agent received the rest, byte for byte"
+            ));
+        } else {
+            c.problems.push(format!(
+                "the prompt the agent received (sha256 {}) is not {prompt_name} (sha256 {}): was the hash taken before a template was rendered, or the agent given another prompt?",
+                short(&sent_sha),
+                short(&committed)
+            ));
         }
     }
+    c.prompt_sent_sha = Some(sent_sha);
+}
 
+/// The AGENTS.md body as sent is the chain computed from the checkout.
+fn check_agents(c: &mut AgentCheck, session: &Session, expected: &Expected) {
     let sent_body = session
         .agents_block
         .as_deref()
@@ -163,7 +231,10 @@ pub fn check(session: Session, shown: String, expected: &Expected) -> AgentCheck
             describe(expected.agents_sha)
         ));
     }
+}
 
+/// What the step claims ran (CLI version, model) is what the record says ran.
+fn check_claims(c: &mut AgentCheck, session: &Session, expected: &Expected) {
     if let (Some(claimed), Some(ran)) = (expected.codex_version, session.cli_version.as_deref()) {
         if claimed != ran {
             c.problems.push(format!(
@@ -177,24 +248,10 @@ pub fn check(session: Session, shown: String, expected: &Expected) -> AgentCheck
                 .push(format!("model is `{claimed}` but the session ran `{ran}`"));
         }
     }
-    if let (Some(output), Some(last)) = (expected.output, session.last_agent_message.as_deref()) {
-        let output = String::from_utf8_lossy(output);
-        if output != last {
-            if output.trim_end() == last.trim_end() {
-                c.notes.push(format!(
-                    "`{}` is the agent's last message plus trailing whitespace",
-                    expected.output_path
-                ));
-            } else {
-                c.problems.push(format!(
-                    "`{}` is not the agent's last message (sha256 {} vs {}): something rewrote the review after the agent",
-                    expected.output_path,
-                    short(&sha256_hex(output.as_bytes())),
-                    short(&sha256_hex(last.as_bytes()))
-                ));
-            }
-        }
-    }
+}
+
+/// The circuit breaker: the session used no more tokens than allowed.
+fn check_budget(c: &mut AgentCheck, session: &Session, expected: &Expected) {
     if let (Some(max), Some(tokens)) = (expected.max_total_tokens, &session.tokens) {
         if tokens.total > max {
             c.problems.push(format!(
@@ -203,20 +260,37 @@ pub fn check(session: Session, shown: String, expected: &Expected) -> AgentCheck
             ));
         }
     }
-    c.notes.extend(session.warnings.iter().cloned());
-    c.transcript = Some(TranscriptRecord {
-        path: shown,
-        session_id: session.id.clone(),
-        sha256: session.sha256.clone(),
-    });
-    c.session = session;
-    c
+}
+
+/// The review the gate read is the agent's last message.
+fn check_output(c: &mut AgentCheck, session: &Session, expected: &Expected) {
+    let (Some(output), Some(last)) = (expected.output, session.last_agent_message.as_deref())
+    else {
+        return;
+    };
+    let output = String::from_utf8_lossy(output);
+    if output == last {
+        return;
+    }
+    if output.trim_end() == last.trim_end() {
+        c.notes.push(format!(
+            "`{}` is the agent's last message plus trailing whitespace",
+            expected.output_path
+        ));
+    } else {
+        c.problems.push(format!(
+            "`{}` is not the agent's last message (sha256 {} vs {}): something rewrote the review after the agent",
+            expected.output_path,
+            short(&sha256_hex(output.as_bytes())),
+            short(&sha256_hex(last.as_bytes()))
+        ));
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::transcript::Tokens;
+    use crate::agent::session::Tokens;
 
     fn session(prompt: &str, body: &str) -> Session {
         Session {

@@ -1,9 +1,21 @@
 //! The receipt: the identity of every input that reached the agent, as recorded
 //! in `usage.json`.
 //!
+//! [`identities`] hashes the sources and asks [`git`]; the [`Receipt`] is kept
+//! in the usage file by [`usage_file`] (written as Python writes JSON, by
+//! [`pyjson`]), recomputed by [`verify`], and restated for attestation by
+//! [`attest`].
+//!
 //! Field names and meanings of the seed's recipe are kept (`prompt_path`,
 //! `prompt_sha`, `tools_sha`, `git_describe`, `git_sha`) so receipts written by
 //! its script and by this tool read the same.
+
+pub mod attest;
+pub mod git;
+pub mod identities;
+pub mod pyjson;
+pub mod usage_file;
+pub mod verify;
 
 use std::collections::BTreeMap;
 
@@ -59,7 +71,7 @@ pub struct Receipt {
     pub findings_by_severity: Option<BTreeMap<String, usize>>,
     /// The AGENTS.md chain as Codex reads it, file by file.
     #[serde(skip_serializing_if = "Option::is_none", default)]
-    pub agents: Option<Vec<crate::agents::AgentsFile>>,
+    pub agents: Option<Vec<crate::agent::chain::AgentsFile>>,
     /// SHA-256 of the instruction body Codex sends; `null` when the chain is empty.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub agents_sha: Option<Option<String>>,
@@ -68,13 +80,13 @@ pub struct Receipt {
     pub prompt_sent_sha: Option<String>,
     /// Codex's session record of this run.
     #[serde(skip_serializing_if = "Option::is_none", default)]
-    pub transcript: Option<crate::sent::TranscriptRecord>,
+    pub transcript: Option<crate::agent::sent::TranscriptRecord>,
     /// Tokens the session used.
     #[serde(skip_serializing_if = "Option::is_none", default)]
-    pub tokens: Option<crate::transcript::Tokens>,
+    pub tokens: Option<crate::agent::session::Tokens>,
     /// The session's settings as Codex recorded them.
     #[serde(skip_serializing_if = "Option::is_none", default)]
-    pub session: Option<crate::sent::SessionRecord>,
+    pub session: Option<crate::agent::sent::SessionRecord>,
     /// The result of verifying identities recorded earlier (`run` mode only).
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub verification: Option<VerificationRecord>,
@@ -86,6 +98,16 @@ pub struct Receipt {
 pub struct VerificationRecord {
     pub verified: bool,
     pub mismatches: Vec<Mismatch>,
+}
+
+impl VerificationRecord {
+    /// What verifying a receipt recorded earlier found; verified when there was none.
+    pub fn of(before: Option<&verify::Verification>) -> VerificationRecord {
+        VerificationRecord {
+            verified: before.is_none_or(verify::Verification::passed),
+            mismatches: before.map(|v| v.mismatches.clone()).unwrap_or_default(),
+        }
+    }
 }
 
 /// The schema gate's verdict on the agent's output.
@@ -194,13 +216,13 @@ mod tests {
             agents: Some(vec![]),
             agents_sha: Some(None),
             prompt_sent_sha: Some("s".into()),
-            transcript: Some(crate::sent::TranscriptRecord {
+            transcript: Some(crate::agent::sent::TranscriptRecord {
                 path: "t".into(),
                 session_id: None,
                 sha256: "t".into(),
             }),
             tokens: Some(Default::default()),
-            session: Some(crate::sent::SessionRecord {
+            session: Some(crate::agent::sent::SessionRecord {
                 cli_version: None,
                 originator: None,
                 model: None,

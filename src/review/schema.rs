@@ -12,6 +12,8 @@ use jsonschema::{Draft, Retrieve, Uri, Validator};
 use serde_json::Value;
 
 use crate::error::Error;
+use crate::sources::SchemaInput;
+use crate::workspace::Workspace;
 
 pub struct Schema {
     pub validator: Validator,
@@ -93,6 +95,24 @@ fn file_uri(path: &Path) -> String {
     uri
 }
 
+/// Reads and compiles the output schema the step names: inline, a file, or the
+/// default file (which must then exist).
+pub fn compile_input(input: &SchemaInput, ws: &Workspace) -> Result<Schema, Error> {
+    let loc = match input {
+        SchemaInput::Inline(text) => {
+            return compile(
+                text.as_bytes(),
+                "input `output-schema`",
+                ws.root(),
+                ws.root(),
+            );
+        }
+        SchemaInput::File(loc) | SchemaInput::Default(loc) => loc,
+    };
+    let bytes = crate::workspace::read_required("output-schema-file", loc)?;
+    compile(&bytes, &loc.shown, &loc.path, ws.root())
+}
+
 /// Parses and compiles a schema. `shown` names it in errors; `location` is the
 /// schema file (relative `$ref`s resolve beside it), or the workspace root for
 /// an inline schema. An invalid schema is a configuration error.
@@ -120,7 +140,7 @@ pub fn compile(
     if !value.is_object() && !value.is_boolean() {
         return Err(bad(format!(
             "holds {}, not a schema object",
-            crate::usage_file::kind(&value)
+            crate::error::json_kind(&value)
         )));
     }
     let base = if location.is_dir() {

@@ -133,7 +133,7 @@ pub fn take(review: &mut Value, pointer: &str) -> Findings {
             Vec::new(),
             Some(format!(
                 "`{pointer}` holds {}, not a list of findings; set findings-pointer to the list",
-                crate::usage_file::kind(other)
+                crate::error::json_kind(other)
             )),
         ),
     };

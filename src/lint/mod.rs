@@ -13,8 +13,8 @@ use std::fs;
 
 use serde_yaml::{Mapping, Value};
 
-use crate::annotation::Level;
-use crate::inputs::is_exact_version;
+use crate::level::Level;
+use crate::version::is_exact_version;
 use crate::workspace::Workspace;
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -327,7 +327,7 @@ mod tests {
 
     #[test]
     fn a_clean_workflow_is_silent() {
-        let text = include_str!("../examples/agent-review/.github/workflows/agent-review.yml");
+        let text = include_str!("../../examples/agent-review/.github/workflows/agent-review.yml");
         assert_eq!(lint("w.yml", text), vec![]);
     }
 

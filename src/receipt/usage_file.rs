@@ -12,7 +12,8 @@ use std::path::Path;
 use serde_json::{Map, Value};
 
 use crate::error::Error;
-use crate::workspace::{self, Location, Presence};
+use crate::receipt::{OWNED_KEYS, Receipt, attest};
+use crate::workspace::{self, Location, Presence, Workspace};
 
 /// Reads the receipt file: `None` when it does not exist yet.
 pub fn load(loc: &Location) -> Result<Option<Map<String, Value>>, Error> {
@@ -47,23 +48,15 @@ pub fn parse(shown: &str, bytes: &[u8]) -> Result<Map<String, Value>, Error> {
     })?;
     match value {
         Value::Object(map) => Ok(map),
-        other => Err(refuse(format!("holds {}, not a JSON object", kind(&other)))),
+        other => Err(refuse(format!(
+            "holds {}, not a JSON object",
+            crate::error::json_kind(&other)
+        ))),
     }
 }
 
 fn strip_position(msg: &str) -> String {
     msg.split(" at line ").next().unwrap_or(msg).to_string()
-}
-
-pub fn kind(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
 }
 
 /// Replaces the keys this tool owns with `ours`; every other key stays as it was.
@@ -80,10 +73,28 @@ pub fn merge(
     map
 }
 
+/// Writes the receipt into the usage file, keeping every key it does not own,
+/// and the in-toto statement beside it. Returns the receipt as written.
+pub fn write_receipt(
+    usage: &Location,
+    existing: Option<Map<String, Value>>,
+    receipt: &Receipt,
+    ws: &Workspace,
+) -> Result<Map<String, Value>, Error> {
+    let merged = merge(existing, OWNED_KEYS, receipt.to_map());
+    write(usage, &merged)?;
+    let statement = ws.resolve("usage-file", &attest::path_for(&usage.shown))?;
+    write_derived(
+        &statement,
+        crate::receipt::pyjson::to_string(&attest::statement(&merged)).as_bytes(),
+    )?;
+    Ok(merged)
+}
+
 /// Writes `map` as Python's `json.dumps(indent=2, sort_keys=True)` would, atomically:
 /// a temporary file in the same folder, flushed, then renamed over the target.
 pub fn write(loc: &Location, map: &Map<String, Value>) -> Result<(), Error> {
-    let text = crate::pyjson::to_string(map);
+    let text = crate::receipt::pyjson::to_string(map);
     write_atomically(loc, text.as_bytes())
 }
 

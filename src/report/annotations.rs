@@ -1,39 +1,20 @@
 //! Annotations: a message pinned to a file and line, shown on the pull request.
 //!
-//! One list, built from every problem of a run, feeds both the workflow-command
-//! annotations in the log and the check run's annotations.
+//! One list, built from every problem of an invocation, feeds both the
+//! workflow-command annotations in the log and the check run's annotations.
 
-use crate::findings::Severity;
-use crate::identities::Level as CaveatLevel;
-use crate::review::Verdict;
-use crate::run::RunResult;
+use crate::level::Level;
+use crate::outcome::Outcome;
+use crate::review::findings::Severity;
+use crate::review::{Review, Verdict};
 
-/// Ordered from least to most serious.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum Level {
-    Notice,
-    Warning,
-    Failure,
-}
-
-impl Level {
-    /// The workflow command: `::notice`, `::warning`, `::error`.
-    pub fn command(self) -> &'static str {
-        match self {
-            Level::Notice => "notice",
-            Level::Warning => "warning",
-            Level::Failure => "error",
-        }
-    }
-
-    /// A finding's level: high and critical fail, medium warns, the rest notes.
-    /// Unknown severity warns: it is seen, but not blamed on the author as an error.
-    pub fn of_severity(s: Option<Severity>) -> Level {
-        match s {
-            Some(Severity::Critical | Severity::High) => Level::Failure,
-            Some(Severity::Medium) | None => Level::Warning,
-            Some(Severity::Low | Severity::Info) => Level::Notice,
-        }
+/// A finding's level: high and critical fail, medium warns, the rest notes.
+/// Unknown severity warns: it is seen, but not blamed on the author as an error.
+pub fn level_of(s: Option<Severity>) -> Level {
+    match s {
+        Some(Severity::Critical | Severity::High) => Level::Failure,
+        Some(Severity::Medium) | None => Level::Warning,
+        Some(Severity::Low | Severity::Info) => Level::Notice,
     }
 }
 
@@ -100,7 +81,7 @@ fn note(level: Level, message: String) -> Annotation {
 }
 
 /// Every annotation of a run, keeping at most `per_level` of each level.
-pub fn collect(result: &RunResult, per_level: usize) -> Annotations {
+pub fn collect(result: &Outcome, per_level: usize) -> Annotations {
     let mut out = Annotations {
         per_level,
         ..Annotations::default()
@@ -121,56 +102,7 @@ pub fn collect(result: &RunResult, per_level: usize) -> Annotations {
         }
     }
     if let Some(review) = &result.review {
-        if !review.valid() && review.violations.is_empty() {
-            let position = match &review.verdict {
-                Verdict::NotJson { position, .. } | Verdict::TooDeep { position } => {
-                    Some(*position)
-                }
-                _ => None,
-            };
-            out.add(Level::Failure, position.is_some(), || Annotation {
-                path: Some(review.path.clone()),
-                line: position.map(|p| p.line),
-                column: position.map(|p| p.column),
-                title: Some("Agent output rejected".into()),
-                ..note(Level::Failure, review.summary())
-            });
-        }
-        for v in &review.violations {
-            out.add(Level::Failure, v.position.is_some(), || {
-                let at = if v.instance_path.is_empty() {
-                    "the document".to_string()
-                } else {
-                    format!("`{}`", v.instance_path)
-                };
-                Annotation {
-                    path: Some(review.path.clone()),
-                    line: v.position.map(|p| p.line),
-                    column: v.position.map(|p| p.column),
-                    title: Some(format!("Schema violation: {}", v.keyword)),
-                    ..note(
-                        Level::Failure,
-                        format!("{} (at {at}; schema {})", v.message, v.schema_path),
-                    )
-                }
-            });
-        }
-        for f in review.findings.list.iter().filter(|f| f.is_located()) {
-            let level = Level::of_severity(f.severity);
-            out.add(level, true, || {
-                let sev = f.severity.map_or("finding".to_string(), |s| s.to_string());
-                Annotation {
-                    path: f.path.clone(),
-                    line: f.line,
-                    end_line: f.end_line,
-                    title: Some(match &f.title {
-                        Some(t) => format!("{sev}: {t}"),
-                        None => sev,
-                    }),
-                    ..note(level, f.message.clone())
-                }
-            });
-        }
+        add_review(&mut out, review);
     }
     if let Some(agent) = &result.agent {
         for p in &agent.problems {
@@ -207,15 +139,64 @@ pub fn collect(result: &RunResult, per_level: usize) -> Annotations {
         });
     }
     for c in &result.caveats {
-        let level = match c.level {
-            CaveatLevel::Warning => Level::Warning,
-            CaveatLevel::Notice => Level::Notice,
-        };
-        out.add(level, false, || Annotation {
+        out.add(c.level, false, || Annotation {
             path: c.file.clone(),
-            ..note(level, c.message.clone())
+            ..note(c.level, c.message.clone())
         });
     }
     out.list.sort_by_key(|a| std::cmp::Reverse(a.level));
     out
+}
+
+/// The review's annotations: why it was rejected, each schema violation where
+/// the value starts, each finding that names a file and line.
+fn add_review(out: &mut Annotations, review: &Review) {
+    if !review.valid() && review.violations.is_empty() {
+        let position = match &review.verdict {
+            Verdict::NotJson { position, .. } | Verdict::TooDeep { position } => Some(*position),
+            _ => None,
+        };
+        out.add(Level::Failure, position.is_some(), || Annotation {
+            path: Some(review.path.clone()),
+            line: position.map(|p| p.line),
+            column: position.map(|p| p.column),
+            title: Some("Agent output rejected".into()),
+            ..note(Level::Failure, review.summary())
+        });
+    }
+    for v in &review.violations {
+        out.add(Level::Failure, v.position.is_some(), || {
+            let at = if v.instance_path.is_empty() {
+                "the document".to_string()
+            } else {
+                format!("`{}`", v.instance_path)
+            };
+            Annotation {
+                path: Some(review.path.clone()),
+                line: v.position.map(|p| p.line),
+                column: v.position.map(|p| p.column),
+                title: Some(format!("Schema violation: {}", v.keyword)),
+                ..note(
+                    Level::Failure,
+                    format!("{} (at {at}; schema {})", v.message, v.schema_path),
+                )
+            }
+        });
+    }
+    for f in review.findings.list.iter().filter(|f| f.is_located()) {
+        let level = level_of(f.severity);
+        out.add(level, true, || {
+            let sev = f.severity.map_or("finding".to_string(), |s| s.to_string());
+            Annotation {
+                path: f.path.clone(),
+                line: f.line,
+                end_line: f.end_line,
+                title: Some(match &f.title {
+                    Some(t) => format!("{sev}: {t}"),
+                    None => sev,
+                }),
+                ..note(level, f.message.clone())
+            }
+        });
+    }
 }

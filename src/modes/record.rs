@@ -1,0 +1,24 @@
+//! `record`: the identities into the usage file, and nothing else.
+
+use std::path::Path;
+
+use crate::error::Error;
+use crate::inputs::{Inputs, Mode};
+use crate::outcome::Outcome;
+use crate::receipt::{identities, usage_file};
+use crate::workspace::Workspace;
+
+pub fn record(
+    inputs: &Inputs,
+    ws: &Workspace,
+    codex_home: Option<&Path>,
+) -> Result<Outcome, Error> {
+    let usage = inputs.usage_location(ws)?;
+    let existing = usage_file::load(&usage)?;
+    let sources = inputs.sources(ws)?;
+    let collected = identities::collect(&sources, &inputs.chain_options(codex_home), ws, false)?;
+    let receipt = usage_file::write_receipt(&usage, existing, &collected.receipt, ws)?;
+    let mut outcome = Outcome::empty(Mode::Record, usage.shown, receipt);
+    outcome.caveats = collected.caveats;
+    Ok(outcome)
+}

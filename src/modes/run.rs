@@ -1,0 +1,204 @@
+//! `run`, after the agent step: verify a receipt recorded before the agent
+//! ran, record this run's identities beside the review, check what reached the
+//! agent, write the receipt, and verify what was written.
+
+use std::path::Path;
+
+use serde_json::{Map, Value};
+use std::sync::mpsc::Sender;
+
+use super::side_by_side;
+use crate::agent::chain::Options as ChainOptions;
+use crate::agent::sent::{self, AgentCheck, Expected, SessionOptions};
+use crate::error::Error;
+use crate::inputs::{Inputs, Mode};
+use crate::level::{Caveat, Level};
+use crate::lint::{self, Lint};
+use crate::outcome::Outcome;
+use crate::receipt::identities::{self, Collected};
+use crate::receipt::verify::{self, Scope, Verification};
+use crate::receipt::{Receipt, ValidationRecord, VerificationRecord, usage_file};
+use crate::review::{self, Review, schema};
+use crate::sources::Sources;
+use crate::workspace::{Location, Workspace};
+
+pub fn run(inputs: &Inputs, ws: &Workspace, codex_home: Option<&Path>) -> Result<Outcome, Error> {
+    let usage = inputs.usage_location(ws)?;
+    let existing = usage_file::load(&usage)?;
+    let sources = inputs.sources(ws)?;
+    let chain = inputs.chain_options(codex_home);
+    let policy = inputs.gate_policy();
+
+    // A receipt recorded before the agent ran is checked before it is replaced.
+    let before = match &existing {
+        Some(recorded) if verify::has_identities(recorded) => Some(verify::verify(
+            recorded,
+            &usage.shown,
+            &sources,
+            &chain,
+            ws,
+            Scope::BeforeAgent,
+        )?),
+        _ => None,
+    };
+
+    let clock = crate::logging::Stopwatch::start("run");
+    // Two lines of work that read different things, so on two cores a run
+    // takes about as long as its review. The review (read, parse, validate,
+    // locate) keeps the main thread, its allocator arena and its stack; beside
+    // it: the identities, the schema (handed over as soon as it compiles), and
+    // the identities computed a second time for the verification.
+    let (side, review) = side_by_side(
+        "identities",
+        |schema| beside_review(&sources, &chain, ws, &usage.shown, schema),
+        |schema| review::read_and_judge(&sources.output, schema, &policy.findings_pointer),
+    );
+    let Beside {
+        collected,
+        recomputed,
+    } = side?;
+    let review = review?;
+    clock.lap("identities and review done");
+
+    let Collected {
+        mut receipt,
+        mut caveats,
+        prompt_bytes,
+    } = collected;
+    record_review(&mut receipt, &review);
+    let decision = policy.decide(&review);
+    let agent = match inputs.session_options(codex_home) {
+        Some(opts) => {
+            let check = check_agent(&opts, &sources, ws, &receipt, &prompt_bytes, &review);
+            record_agent(&mut receipt, &check);
+            Some(check)
+        }
+        None => {
+            caveats.push(Caveat::notice(NO_CODEX_HOME));
+            None
+        }
+    };
+    receipt.verification = Some(VerificationRecord::of(before.as_ref()));
+    let written = usage_file::write_receipt(&usage, existing, &receipt, ws)?;
+    clock.lap("write done");
+    let verification = verify_written(before, recomputed?, &usage, &written)?;
+    clock.lap("verification done");
+
+    let mut outcome = Outcome::empty(Mode::Run, usage.shown, written);
+    outcome.verification = Some(verification);
+    outcome.review = Some(review);
+    outcome.decision = Some(decision);
+    outcome.caveats = caveats;
+    outcome.agent = agent;
+    if inputs.lint_workflows {
+        outcome.lints = advice(lint::lint_workflows(ws));
+    }
+    Ok(outcome)
+}
+
+/// Every verification of this run in one: the receipt recorded before the
+/// agent, the identities computed a second time, and the receipt read back
+/// from disk (what gets uploaded must say what was recomputed).
+fn verify_written(
+    before: Option<Verification>,
+    mut after: Verification,
+    usage: &Location,
+    written: &Map<String, Value>,
+) -> Result<Verification, Error> {
+    let on_disk = usage_file::load(usage)?.unwrap_or_default();
+    after
+        .mismatches
+        .extend(verify::read_back(written, &on_disk));
+    let mut all = before.unwrap_or_default();
+    all.checked.extend(after.checked);
+    all.mismatches.extend(after.mismatches);
+    all.skipped.extend(after.skipped);
+    Ok(all)
+}
+
+/// In `run`, lint findings are advice: warnings at most.
+fn advice(lints: Vec<Lint>) -> Vec<Lint> {
+    lints
+        .into_iter()
+        .map(|mut l| {
+            l.level = l.level.min(Level::Warning);
+            l
+        })
+        .collect()
+}
+
+const NO_CODEX_HOME: &str = "no codex-home: the receipt cannot vouch for what reached the agent (the \
+     prompt and AGENTS.md as sent, the CLI version, the tokens); give this step the same codex-home \
+     as openai/codex-action";
+
+/// What is done beside the review.
+struct Beside {
+    collected: Collected,
+    /// Every identity computed again from the files, checked against the
+    /// receipt about to be written (an error is reported after the write).
+    recomputed: Result<Verification, Error>,
+}
+
+fn beside_review(
+    sources: &Sources,
+    chain: &ChainOptions,
+    ws: &Workspace,
+    usage_shown: &str,
+    schema: Sender<Result<schema::Schema, Error>>,
+) -> Result<Beside, Error> {
+    let collected = identities::collect(sources, chain, ws, true)?;
+    // The review waits for this; a send fails only if the review gave up.
+    let _ = schema.send(schema::compile_input(&sources.schema, ws));
+    drop(schema);
+    let recorded = collected.receipt.to_map();
+    let recomputed = verify::verify(&recorded, usage_shown, sources, chain, ws, Scope::All);
+    Ok(Beside {
+        collected,
+        recomputed,
+    })
+}
+
+/// The gate's view of the review, in the receipt.
+fn record_review(receipt: &mut Receipt, review: &Review) {
+    receipt.validation = Some(ValidationRecord {
+        valid: review.valid(),
+        verdict: review.verdict.as_str().to_string(),
+        draft: review.draft.to_string(),
+        errors: review.violations_total,
+    });
+    receipt.findings_count = Some(review.findings.list.len());
+    receipt.ok = review.findings.ok;
+    receipt.findings_by_severity = Some(review.findings.by_severity());
+}
+
+/// Reads Codex's record of this run and checks it against the checkout and
+/// the review bytes the gate read.
+fn check_agent(
+    opts: &SessionOptions,
+    sources: &Sources,
+    ws: &Workspace,
+    receipt: &Receipt,
+    prompt: &[u8],
+    review: &Review,
+) -> AgentCheck {
+    let agents_sha = receipt.agents_sha.clone().flatten();
+    let expected = Expected {
+        prompt_path: receipt.prompt_path.as_deref(),
+        prompt_bytes: prompt,
+        agents_sha: agents_sha.as_deref(),
+        codex_version: sources.codex_version.as_deref(),
+        model: sources.model.as_deref(),
+        output_path: &receipt.output_path,
+        output: review.bytes.as_deref(),
+        max_total_tokens: opts.max_total_tokens,
+    };
+    sent::read_and_check(opts, &sources.workdir, ws, &expected)
+}
+
+/// What the record showed, in the receipt.
+fn record_agent(receipt: &mut Receipt, check: &AgentCheck) {
+    receipt.prompt_sent_sha = check.prompt_sent_sha.clone();
+    receipt.transcript = check.transcript.clone();
+    receipt.tokens = check.session.tokens.clone();
+    receipt.session = check.transcript.as_ref().map(|_| check.session_record());
+}

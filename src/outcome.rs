@@ -1,0 +1,108 @@
+//! What one invocation found: the receipt, its verification, the review and
+//! the gate's decision, what reached the agent, a comparison, lint findings.
+//! The modes produce it and the reports read it; it sits between them so that
+//! no report imports the modes.
+
+use serde_json::{Map, Value};
+
+use crate::agent::sent::AgentCheck;
+use crate::compare::Comparison;
+use crate::inputs::Mode;
+use crate::level::{Caveat, Level};
+use crate::lint::Lint;
+use crate::receipt::verify::Verification;
+use crate::review::Review;
+use crate::review::gate::{Conclusion, Decision};
+
+/// Everything the reports need to tell the story of one invocation.
+#[derive(Clone, Debug)]
+pub struct Outcome {
+    pub mode: Mode,
+    /// The usage file, relative to the workspace.
+    pub usage_file: String,
+    /// The receipt as written (`record`, `run`) or as read (`verify`).
+    pub receipt: Map<String, Value>,
+    pub verification: Option<Verification>,
+    /// The agent's output checked against the schema (`run` only).
+    pub review: Option<Review>,
+    /// What the gate made of the review (`run` only).
+    pub decision: Option<Decision>,
+    pub caveats: Vec<Caveat>,
+    /// What reached the agent, from Codex's record (`run` with codex-home).
+    pub agent: Option<AgentCheck>,
+    /// Filled in by the check-run report.
+    pub check_run: Option<CheckRunOutcome>,
+    /// (`compare`) Base against head.
+    pub comparison: Option<Comparison>,
+    /// What the workflow lint found (`lint`; `run` as warnings).
+    pub lints: Vec<Lint>,
+}
+
+impl Outcome {
+    /// An outcome with nothing found yet.
+    pub fn empty(mode: Mode, usage_file: String, receipt: Map<String, Value>) -> Outcome {
+        Outcome {
+            mode,
+            usage_file,
+            receipt,
+            verification: None,
+            review: None,
+            decision: None,
+            caveats: Vec::new(),
+            agent: None,
+            check_run: None,
+            comparison: None,
+            lints: Vec::new(),
+        }
+    }
+
+    /// Every check passed: the exit code is 0.
+    pub fn passed(&self) -> bool {
+        self.conclusion() != Conclusion::Failure
+    }
+
+    /// A failed verification fails whatever `fail-on` says: it is about the
+    /// receipt's integrity, not the review's content.
+    pub fn conclusion(&self) -> Conclusion {
+        if self.verification.as_ref().is_some_and(|v| !v.passed()) {
+            return Conclusion::Failure;
+        }
+        // What reached the agent is integrity too: `fail-on` does not silence it.
+        if self.agent.as_ref().is_some_and(|a| !a.problems.is_empty()) {
+            return Conclusion::Failure;
+        }
+        if self.comparison.as_ref().is_some_and(|c| !c.controlled) {
+            return Conclusion::Failure;
+        }
+        if self.mode == Mode::Lint && self.lints.iter().any(|l| l.level == Level::Failure) {
+            return Conclusion::Failure;
+        }
+        self.decision
+            .as_ref()
+            .map_or(Conclusion::Success, |d| d.conclusion)
+    }
+
+    /// A receipt field as text, empty when absent or null.
+    pub fn field(&self, key: &str) -> String {
+        match self.receipt.get(key) {
+            Some(Value::String(s)) => s.clone(),
+            Some(Value::Null) | None => String::new(),
+            Some(other) => other.to_string(),
+        }
+    }
+}
+
+/// What became of the check run: the check-run report fills it in, and the
+/// reports after it (step outputs, summary) link it or say why there is none.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum CheckRunOutcome {
+    Published {
+        id: u64,
+        url: String,
+        annotations: usize,
+        left_out: usize,
+        requests: usize,
+    },
+    /// Not published; the reason says how to fix it.
+    NotPublished { reason: String },
+}

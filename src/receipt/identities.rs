@@ -1,0 +1,249 @@
+//! Collects the identity of every input the step names: reads files inside the
+//! workspace, asks git, and turns it all into a [`Receipt`] plus the caveats the
+//! receipt cannot vouch for.
+
+use crate::agent::chain::{self, Options as ChainOptions};
+use crate::digest::{self, LineEndings};
+use crate::error::Error;
+use crate::level::Caveat;
+use crate::receipt::git;
+use crate::receipt::{RECEIPT_VERSION, Receipt};
+use crate::sources::{Prompt, SchemaInput, Sources};
+use crate::workspace::{self, Location, Presence, Workspace};
+
+pub struct Collected {
+    pub receipt: Receipt,
+    pub caveats: Vec<Caveat>,
+    /// The prompt's bytes, to compare with what the agent received.
+    pub prompt_bytes: Vec<u8>,
+}
+
+/// The facts about a prompt's bytes that change its identity without changing how it looks.
+pub struct PromptFacts {
+    pub sha: String,
+    pub bom: bool,
+    pub line_endings: LineEndings,
+}
+
+impl PromptFacts {
+    pub fn of(bytes: &[u8]) -> PromptFacts {
+        PromptFacts {
+            sha: digest::sha256_hex(bytes),
+            bom: digest::has_bom(bytes),
+            line_endings: LineEndings::of(bytes),
+        }
+    }
+}
+
+/// Reads a prompt file that must exist and be UTF-8, as the agent step sends it.
+pub fn read_prompt(input: &str, loc: &Location) -> Result<Vec<u8>, Error> {
+    let bytes = workspace::read_required(input, loc)?;
+    if let Err(e) = std::str::from_utf8(&bytes) {
+        return Err(Error::in_file(
+            &loc.shown,
+            format!(
+                "input `{input}`: `{}` is not valid UTF-8 (byte {}): codex-action sends the prompt as \
+                 UTF-8 text, so the agent would not receive these bytes; save the file as UTF-8",
+                loc.shown,
+                e.valid_up_to()
+            ),
+        ));
+    }
+    Ok(bytes)
+}
+
+/// SHA-256 of an optional file: `None` when it does not exist.
+pub fn optional_sha(input: &str, loc: &Location) -> Result<Option<String>, Error> {
+    match workspace::presence(input, loc)? {
+        Presence::Missing => Ok(None),
+        Presence::File => digest::sha256_file(&loc.path).map(Some).map_err(|e| {
+            Error::io(
+                &format!("input `{input}`: cannot read"),
+                &loc.shown,
+                &loc.path,
+                &e,
+            )
+        }),
+    }
+}
+
+/// The path shown and SHA-256 of an optional input naming a file that must
+/// exist when given (a template, a fixture).
+fn given_sha(input: &str, loc: Option<&Location>) -> Result<Option<(String, String)>, Error> {
+    loc.map(|loc| Ok((loc.shown.clone(), required_sha(input, loc)?)))
+        .transpose()
+}
+
+/// SHA-256 of a file that must exist.
+pub fn required_sha(input: &str, loc: &Location) -> Result<String, Error> {
+    optional_sha(input, loc)?.ok_or_else(|| workspace::missing(input, loc))
+}
+
+/// Hashes every source, asks git, and reads the AGENTS.md chain (git runs
+/// while the files are hashed).
+pub fn collect(
+    sources: &Sources,
+    chain_options: &ChainOptions,
+    ws: &Workspace,
+    record_output_missing: bool,
+) -> Result<Collected, Error> {
+    let mut caveats = Vec::new();
+    let git = git::start_identify(&sources.workdir)?;
+
+    let (prompt_path, prompt_bytes) = prompt_bytes(sources.prompt.as_ref())?;
+    let prompt = PromptFacts::of(&prompt_bytes);
+    caveats.extend(prompt_caveats(&prompt, prompt_path.as_deref()));
+
+    let template = given_sha("prompt-template-file", sources.template.as_ref())?;
+
+    let tools_sha = optional_sha("tools-file", &sources.tools)?;
+    if tools_sha.is_none() {
+        caveats.push(no_tools(sources));
+    }
+    let (schema_path, schema_sha) = schema_identity(&sources.schema)?;
+
+    let fixture = given_sha("fixture-file", sources.fixture.as_ref())?;
+
+    let output_sha = optional_sha("output-file", &sources.output)?;
+    if output_sha.is_none() && record_output_missing {
+        caveats.push(Caveat::warning(format!(
+            "no agent output at `{}`: output_sha is null; set output-file to the agent step's output-file",
+            sources.output.shown
+        )));
+    }
+
+    if sources.codex_version.is_none() {
+        caveats.push(Caveat::warning(
+            "codex-version was not given: the receipt cannot say which agent CLI ran; pass the \
+             agent step's exact codex-version to this step too",
+        ));
+    }
+    let chain = chain::load(&sources.workdir, ws, chain_options)?;
+    caveats.extend(
+        chain
+            .warnings
+            .iter()
+            .map(|w| Caveat::warning(format!("AGENTS.md chain: {w}"))),
+    );
+    let chain_sha = chain.sha();
+
+    let checkout = git.checkout()?;
+    if checkout.shallow {
+        caveats.push(Caveat::warning(format!(
+            "the checkout is shallow, so `git describe` cannot see tags (it gave `{}`); set \
+             `fetch-depth: 0` on actions/checkout",
+            crate::escape::one_line(&checkout.describe)
+        )));
+    }
+
+    let receipt = Receipt {
+        receipt_version: RECEIPT_VERSION,
+        prompt_path,
+        prompt_sha: prompt.sha,
+        prompt_bom: prompt.bom,
+        prompt_line_endings: prompt.line_endings,
+        prompt_template_path: template.as_ref().map(|t| t.0.clone()),
+        prompt_template_sha: template.map(|t| t.1),
+        tools_path: sources.tools.shown.clone(),
+        tools_sha,
+        schema_path,
+        schema_sha,
+        output_path: sources.output.shown.clone(),
+        fixture_path: fixture.as_ref().map(|f| f.0.clone()),
+        fixture_sha: fixture.map(|f| f.1),
+        output_sha,
+        codex_version: sources.codex_version.clone(),
+        codex_args: sources.codex_args.clone(),
+        model: sources.model.clone(),
+        git_describe: checkout.describe,
+        git_sha: checkout.sha,
+        git_shallow: checkout.shallow,
+        validation: None,
+        findings_count: None,
+        ok: None,
+        findings_by_severity: None,
+        agents: Some(chain.files),
+        agents_sha: Some(chain_sha),
+        prompt_sent_sha: None,
+        transcript: None,
+        tokens: None,
+        session: None,
+        verification: None,
+    };
+    Ok(Collected {
+        receipt,
+        caveats,
+        prompt_bytes,
+    })
+}
+
+/// The prompt's path (none when inline) and its bytes.
+fn prompt_bytes(prompt: Option<&Prompt>) -> Result<(Option<String>, Vec<u8>), Error> {
+    match prompt {
+        Some(Prompt::Inline(text)) => Ok((None, text.as_bytes().to_vec())),
+        Some(Prompt::File(loc)) => Ok((Some(loc.shown.clone()), read_prompt("prompt-file", loc)?)),
+        None => Err(Error::new(
+            "Either `prompt` or `prompt-file` must be specified.",
+        )),
+    }
+}
+
+/// A tools file that is not there: a warning when it was named, else a notice.
+fn no_tools(sources: &Sources) -> Caveat {
+    let message = format!(
+        "no tools file at `{}`: tools_sha is null, so the receipt cannot vouch for the agent's tools",
+        sources.tools.shown
+    );
+    if sources.tools_given {
+        Caveat::warning(message)
+    } else {
+        Caveat::notice(message)
+    }
+}
+
+/// The schema's path (none when inline) and SHA-256.
+fn schema_identity(schema: &SchemaInput) -> Result<(Option<String>, String), Error> {
+    Ok(match schema {
+        SchemaInput::Inline(text) => (None, digest::sha256_hex(text.as_bytes())),
+        SchemaInput::File(loc) => (
+            Some(loc.shown.clone()),
+            required_sha("output-schema-file", loc)?,
+        ),
+        SchemaInput::Default(loc) => match optional_sha("output-schema-file", loc)? {
+            Some(sha) => (Some(loc.shown.clone()), sha),
+            None => {
+                return Err(Error::new(format!(
+                    "Either `output-schema` or `output-schema-file` must be specified. \
+                     (There is no schema at the default `{}`.)",
+                    loc.shown
+                )));
+            }
+        },
+    })
+}
+
+/// What a prompt's bytes hide from a reader: a byte order mark, CRLF endings.
+fn prompt_caveats(prompt: &PromptFacts, path: Option<&str>) -> Vec<Caveat> {
+    let shown = path.map_or("input `prompt`".to_string(), str::to_string);
+    let mut caveats = Vec::new();
+    if prompt.bom {
+        caveats.push(
+            Caveat::notice(format!(
+                "`{shown}` starts with a UTF-8 byte order mark: prompt_sha covers it, \
+                 but Codex strips it before sending"
+            ))
+            .on_opt(path),
+        );
+    }
+    if matches!(prompt.line_endings, LineEndings::Crlf | LineEndings::Mixed) {
+        caveats.push(
+            Caveat::notice(format!(
+                "`{shown}` has {} line endings: the agent receives them as they are, and \
+                 prompt_sha differs from an LF copy that looks the same",
+                prompt.line_endings.as_str().to_uppercase()
+            ))
+            .on_opt(path),
+        );
+    }
+    caveats
+}
