@@ -15,7 +15,6 @@ use clap::{ArgMatches, CommandFactory, FromArgMatches, Parser, ValueEnum};
 use crate::error::Error;
 use crate::review::findings::Severity;
 use crate::review::gate::FailOn;
-use crate::version::is_exact_version;
 
 /// A snapshot of the process environment; tests build their own.
 pub type Env = BTreeMap<String, String>;
@@ -346,10 +345,10 @@ impl Inputs {
             (None, Some(path)) => SchemaSource::File(path),
             (None, None) => SchemaSource::Default,
         };
-        let codex_version = given(cli.codex_version);
-        if let Some(v) = &codex_version {
-            check_exact_version(v)?;
-        }
+        // `v0.169.0` is the version npm installs as 0.169.0: recorded as that.
+        let codex_version = given(cli.codex_version)
+            .map(|v| exact_version(&v).map(str::to_string))
+            .transpose()?;
         Ok(Inputs {
             mode: cli.mode,
             prompt,
@@ -449,21 +448,20 @@ fn findings_pointer(p: &str) -> Result<String, Error> {
     }
 }
 
-/// Refuses a Codex version that is not exact: `latest`, `^1.2`, `1.x`, `>=0.1`...
+/// The exact version given; refuses a Codex version that is not exact:
+/// `latest`, `^1.2`, `1.x`, `>=0.1`...
 ///
 /// A range or a tag resolves to whatever npm serves that day: an invisible input.
 /// The receipt exists to make inputs visible, so such a version is a configuration
 /// error, not a warning.
-pub fn check_exact_version(v: &str) -> Result<(), Error> {
-    if is_exact_version(v) {
-        Ok(())
-    } else {
-        Err(Error::new(format!(
+pub fn exact_version(v: &str) -> Result<&str, Error> {
+    crate::version::exact(v).ok_or_else(|| {
+        Error::new(format!(
             "input `codex-version` is `{}`, which is not an exact version: a tag or a range \
              installs whatever npm serves that day; set an exact version such as 0.169.0",
             crate::escape::one_line(v)
-        )))
-    }
+        ))
+    })
 }
 
 #[cfg(test)]
@@ -571,24 +569,8 @@ mod tests {
 
     #[test]
     fn exact_versions_only() {
-        for ok in ["0.169.0", "1.2.3-alpha.1", "1.0.0+build.5", "10.20.30"] {
-            assert!(is_exact_version(ok), "{ok}");
-        }
-        for bad in [
-            "latest",
-            "^1.2",
-            "1.x",
-            ">=0.1",
-            "~0.1.2",
-            "1.2",
-            "01.2.3",
-            "*",
-            "1.2.3 || 2",
-            "v1.2.3",
-            "",
-        ] {
-            assert!(!is_exact_version(bad), "{bad}");
-        }
+        let i = inputs(&["--prompt", "x", "--codex-version", "v0.169.0"], &[]).unwrap();
+        assert_eq!(i.codex_version.as_deref(), Some("0.169.0"));
         let e = inputs(&["--prompt", "x"], &[("INPUT_CODEX-VERSION", "latest")]).unwrap_err();
         assert!(
             e.message().contains("`latest`") && e.message().contains("0.169.0"),

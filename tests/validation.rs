@@ -196,6 +196,42 @@ fn the_seed_shape_and_a_custom_pointer() {
         out.stdout
     );
     run(&s, &[("findings-pointer", "review/items")]).code(2);
+
+    // The pointer names nothing, but the review has a list at its top: a hint.
+    s.write(".github/codex/review.schema.json", r#"{"type": "object"}"#);
+    s.remove("usage.json"); // recorded with the schema before
+    s.write(OUTPUT, r#"{"ok": true, "issues": [{"message": "m"}]}"#);
+    let out = run(&s, &[]);
+    out.code(0);
+    assert!(
+        out.stdout.contains("::notice file=artifacts/review.json::the review has nothing at findings-pointer `/findings`, but lists at `/issues`"),
+        "{}",
+        out.stdout
+    );
+    // The pointer is right and the value wrong: no hint to change the pointer.
+    s.write(OUTPUT, r#"{"ok": true, "findings": "none"}"#);
+    let out = run(&s, &[]);
+    out.code(1);
+    out.error_says(
+        "holds a string, not a list of findings; make the output schema require an array there",
+    );
+    assert!(
+        !out.stdout.contains("set findings-pointer"),
+        "{}",
+        out.stdout
+    );
+}
+
+#[test]
+fn a_file_that_is_not_json_is_not_said_to_have_a_draft() {
+    let s = Scenario::example();
+    s.write(OUTPUT, "not json at all");
+    let out = run(&s, &[]);
+    out.code(1);
+    assert!(out.summary.contains("is not JSON"), "{}", out.summary);
+    assert!(!out.summary.contains("draft"), "{}", out.summary);
+    s.write(OUTPUT, r#"{"ok": true, "findings": []}"#);
+    assert!(run(&s, &[]).summary.contains("(JSON Schema draft 2020-12)"));
 }
 
 #[test]
@@ -211,7 +247,7 @@ fn a_broken_or_remote_schema_is_a_configuration_error() {
         ),
         (
             r#"{"$schema": "https://example.com/my-meta"}"#,
-            "cannot be used",
+            "set `$schema` to a standard draft",
         ),
     ] {
         s.write(".github/codex/review.schema.json", schema);

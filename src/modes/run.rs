@@ -66,6 +66,7 @@ pub fn run(inputs: &Inputs, ws: &Workspace, codex_home: Option<&Path>) -> Result
         prompt_bytes,
     } = collected;
     record_review(&mut receipt, &review);
+    caveats.extend(review.caveats());
     let decision = policy.decide(&review);
     let agent = match inputs.session_options(codex_home) {
         Some(opts) => {

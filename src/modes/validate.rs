@@ -22,6 +22,7 @@ pub fn validate(inputs: &Inputs, ws: &Workspace) -> Result<Outcome, Error> {
     let review = review?;
     let mut outcome = Outcome::empty(Mode::Validate, String::new(), Default::default());
     outcome.decision = Some(policy.decide(&review));
+    outcome.caveats = review.caveats();
     outcome.review = Some(review);
     Ok(outcome)
 }

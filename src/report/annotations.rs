@@ -164,6 +164,13 @@ fn add_review(out: &mut Annotations, review: &Review) {
             ..note(Level::Failure, review.summary())
         });
     }
+    if let Some(problem) = &review.findings.problem {
+        out.add(Level::Failure, false, || Annotation {
+            path: Some(review.path.clone()),
+            title: Some("Findings unreadable".into()),
+            ..note(Level::Failure, format!("`{}`: {problem}", review.path))
+        });
+    }
     for v in &review.violations {
         out.add(Level::Failure, v.position.is_some(), || {
             let at = if v.instance_path.is_empty() {

@@ -467,11 +467,15 @@ fn render_agent(md: &mut String, agent: &crate::agent::sent::AgentCheck, result:
 
 fn render_review(md: &mut String, review: &Review) {
     md.push_str("### Review\n\n");
+    // The draft matters only once the output was read as JSON and validated.
+    let draft = match review.verdict {
+        Verdict::Valid | Verdict::Invalid => format!(" (JSON Schema draft {})", review.draft),
+        _ => String::new(),
+    };
     md.push_str(&format!(
-        "{} {} (JSON Schema draft {}).\n\n",
+        "{} {}{draft}.\n\n",
         code(&review.path),
         text(&review.verdict.explain(review.violations_total)),
-        review.draft
     ));
     if !review.violations.is_empty() {
         md.push_str("| Where | Value | Keyword | Problem |\n| --- | --- | --- | --- |\n");

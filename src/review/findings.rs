@@ -104,6 +104,9 @@ pub struct Findings {
     pub list: Vec<Finding>,
     /// Set when the pointer names something that is not a list.
     pub problem: Option<String>,
+    /// Set when the pointer names nothing but the review has a list elsewhere
+    /// at its top: perhaps findings-pointer should name that list.
+    pub hint: Option<String>,
 }
 
 impl Findings {
@@ -125,19 +128,45 @@ impl Findings {
 /// Their text is moved out of `review`, not copied: the caller is done with it.
 pub fn take(review: &mut Value, pointer: &str) -> Findings {
     let ok = review.get("ok").and_then(Value::as_bool);
+    let hint = match review.pointer(pointer) {
+        None => lists_at_top(review).map(|lists| {
+            format!(
+                "the review has nothing at findings-pointer `{pointer}`, but lists at {lists}: if those are its findings, set findings-pointer to one"
+            )
+        }),
+        Some(_) => None,
+    };
     let (list, problem) = match review.pointer_mut(pointer) {
         None => (Vec::new(), None),
         Some(Value::Array(items)) => (items.iter_mut().map(finding).collect(), None),
         Some(Value::Null) => (Vec::new(), None),
+        // The pointer is right; the value is wrong: the schema should have said so.
         Some(other) => (
             Vec::new(),
             Some(format!(
-                "`{pointer}` holds {}, not a list of findings; set findings-pointer to the list",
+                "`{pointer}` holds {}, not a list of findings; make the output schema require an array there",
                 crate::error::json_kind(other)
             )),
         ),
     };
-    Findings { ok, list, problem }
+    Findings {
+        ok,
+        list,
+        problem,
+        hint,
+    }
+}
+
+/// The top-level members of the review that hold lists, as pointers.
+fn lists_at_top(review: &Value) -> Option<String> {
+    let names: Vec<String> = review
+        .as_object()?
+        .iter()
+        .filter(|(_, v)| v.is_array())
+        .take(5)
+        .map(|(k, _)| format!("`/{}`", k.replace('~', "~0").replace('/', "~1")))
+        .collect();
+    (!names.is_empty()).then(|| names.join(", "))
 }
 
 fn finding(item: &mut Value) -> Finding {

@@ -125,6 +125,15 @@ impl Review {
     pub fn summary(&self) -> String {
         self.verdict.describe(&self.path, self.violations_total)
     }
+
+    /// What is worth saying about the review without failing it.
+    pub fn caveats(&self) -> Vec<crate::level::Caveat> {
+        self.findings
+            .hint
+            .iter()
+            .map(|h| crate::level::Caveat::notice(h.clone()).on(&self.path))
+            .collect()
+    }
 }
 
 /// The agent's output as read, before any schema: its bytes and the parsed
@@ -303,11 +312,39 @@ fn violations(bytes: &[u8], value: &Value, schema: &Schema) -> (Vec<Violation>, 
             instance_path: pointers[i].to_string(),
             schema_path: errors[i].schema_path().as_str().to_string(),
             keyword: errors[i].kind().keyword().to_string(),
-            message: clip(&errors[i].to_string(), MAX_MESSAGE_CHARS),
+            message: clip(&describe(&errors[i]), MAX_MESSAGE_CHARS),
             position: positions[i],
         })
         .collect();
     (described, total)
+}
+
+/// Enum values shown in a violation; a longer list is counted.
+const MAX_ENUM_VALUES: usize = 12;
+
+/// The validator's message, except where it hides what a fix needs: an
+/// `enum` violation lists the allowed values (the validator names two and
+/// counts "other candidates").
+fn describe(error: &jsonschema::ValidationError) -> String {
+    let jsonschema::error::ValidationErrorKind::Enum { options } = error.kind() else {
+        return error.to_string();
+    };
+    let Some(values) = options.as_array() else {
+        return error.to_string();
+    };
+    let mut shown: Vec<String> = values
+        .iter()
+        .take(MAX_ENUM_VALUES)
+        .map(|v| clip(&v.to_string(), 60))
+        .collect();
+    if values.len() > MAX_ENUM_VALUES {
+        shown.push(format!("and {} more", values.len() - MAX_ENUM_VALUES));
+    }
+    format!(
+        "{} is not one of the allowed values: {}",
+        clip(&error.instance().to_string(), 120),
+        shown.join(", ")
+    )
 }
 
 /// serde_json counts columns in bytes; people count characters.

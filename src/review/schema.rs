@@ -32,6 +32,27 @@ pub fn draft_name(d: Draft) -> &'static str {
     }
 }
 
+/// The drafts the gate knows, as people name them.
+pub const DRAFTS: &str = "4, 6, 7, 2019-09 or 2020-12";
+
+/// `$schema`, when it names no draft the gate knows: a custom meta-schema.
+fn unknown_meta_schema(schema: &Value) -> Option<&str> {
+    let uri = schema.get("$schema")?.as_str()?;
+    (Draft::default().detect(schema) == Draft::Unknown).then_some(uri)
+}
+
+/// A custom meta-schema is refused for the reason a remote `$ref` is: what,
+/// why, and the fix, in the same words.
+fn meta_schema_refused(uri: &str) -> String {
+    format!(
+        "names the meta-schema `{}` in `$schema`, which is not a JSON Schema draft the gate knows \
+         ({DRAFTS}); custom meta-schemas are refused like a remote $ref: the schema's bytes are \
+         the contract, not the network or another file's rules; set `$schema` to a standard \
+         draft, such as https://json-schema.org/draft/2020-12/schema",
+        crate::escape::one_line(&crate::markdown::clip(uri, 200))
+    )
+}
+
 /// Resolves `file://` references inside the workspace; refuses everything else.
 struct WorkspaceRetriever {
     root: PathBuf,
@@ -143,6 +164,9 @@ pub fn compile(
             crate::error::json_kind(&value)
         )));
     }
+    if let Some(uri) = unknown_meta_schema(&value) {
+        return Err(bad(meta_schema_refused(uri)));
+    }
     let base = if location.is_dir() {
         format!("{}/", file_uri(location).trim_end_matches('/'))
     } else {
@@ -156,9 +180,17 @@ pub fn compile(
         .should_validate_formats(false)
         .build(&value)
         .map_err(|e| {
+            let text = e.to_string();
+            // A `$schema` deeper in the schema, or in a file it `$ref`s.
+            if let Some(uri) = text
+                .strip_prefix("Unknown meta-schema: '")
+                .and_then(|rest| rest.split('\'').next())
+            {
+                return bad(meta_schema_refused(uri));
+            }
             bad(format!(
                 "cannot be used: {}",
-                crate::escape::one_line(&crate::markdown::clip(&e.to_string(), 400))
+                crate::escape::one_line(&crate::markdown::clip(&text, 400))
             ))
         })?;
     let draft = draft_name(validator.draft());

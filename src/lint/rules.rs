@@ -1,0 +1,377 @@
+//! The rules, one function each, over one job at a time.
+//!
+//! Every rule earns its place by a failure seen in agent-review workflows; each
+//! is in the README's table under the same name and level. A value that only
+//! the run will know (an expression) never makes an error: the rule says what
+//! to check, as a notice, or stays silent.
+
+use super::LocalAction;
+use super::workflow::{Input, Job, Step, workspace_path};
+use crate::level::Level;
+use crate::version::is_exact_version;
+
+/// A rule: its name, its level, and what it catches.
+pub struct Rule {
+    pub name: &'static str,
+    pub level: Level,
+    pub catches: &'static str,
+}
+
+/// Every rule, in the order of the README's table.
+pub const RULES: &[Rule] = &[
+    Rule {
+        name: "yaml",
+        level: Level::Failure,
+        catches: "the file is not valid YAML, repeats a key, or holds more than one document",
+    },
+    Rule {
+        name: "both-prompts",
+        level: Level::Failure,
+        catches: "a codex-action step sets both `prompt` and `prompt-file` (a notice when an expression decides)",
+    },
+    Rule {
+        name: "codex-version",
+        level: Level::Failure,
+        catches: "a codex-action step's `codex-version` is not set, `latest` or a range (a notice when an expression decides)",
+    },
+    Rule {
+        name: "container-after-agent",
+        level: Level::Failure,
+        catches: "a container action (prompt-receipt, `docker://`, a local `using: docker` action) after a codex-action step whose `safety-strategy` is `drop-sudo` or not set: Docker is gone, the step cannot start",
+    },
+    Rule {
+        name: "receipt-mismatch",
+        level: Level::Failure,
+        catches: "a prompt-receipt step whose `prompt-file`, `codex-home`, `working-directory`, `output-file`, `codex-version` or `model` differ from the codex-action step of its job",
+    },
+    Rule {
+        name: "receipt-without-codex-home",
+        level: Level::Warning,
+        catches: "a prompt-receipt step without `codex-home` in a job whose codex-action step has one",
+    },
+    Rule {
+        name: "shallow-checkout",
+        level: Level::Warning,
+        catches: "`actions/checkout` before an agent step without `fetch-depth: 0`",
+    },
+    Rule {
+        name: "checkout-credentials",
+        level: Level::Notice,
+        catches: "that checkout leaves its token in `.git/config` (`persist-credentials` not `false`)",
+    },
+    Rule {
+        name: "checkout-after-agent",
+        level: Level::Notice,
+        catches: "the job checks out the repository only after the agent step (silent when the job has no checkout at all)",
+    },
+];
+
+/// One finding of a rule, before it is given its file.
+pub struct Finding {
+    pub level: Level,
+    pub rule: &'static str,
+    pub line: u64,
+    pub message: String,
+}
+
+fn finding(rule: &'static str, level: Level, line: u64, message: String) -> Finding {
+    Finding {
+        level,
+        rule,
+        line,
+        message,
+    }
+}
+
+const CODEX_ACTION: &str = "openai/codex-action";
+
+/// Every finding in one job, in the order of its steps.
+pub fn check(job: &Job, local: &dyn Fn(&str) -> Option<LocalAction>) -> Vec<Finding> {
+    let steps = &job.steps;
+    let agents: Vec<usize> = (0..steps.len())
+        .filter(|&i| steps[i].is(CODEX_ACTION))
+        .collect();
+    let mut out = Vec::new();
+    for &i in &agents {
+        both_prompts(&steps[i], &mut out);
+        codex_version(&steps[i], &mut out);
+    }
+    checkouts(steps, &agents, &mut out);
+    for (i, step) in steps.iter().enumerate() {
+        let kind = kind_of(step, local);
+        if kind.container {
+            container_after_agent(step, steps, &agents, i, &mut out);
+        }
+        if kind.receipt {
+            // The codex-action step this receipt describes: the last before it,
+            // or for a receipt recorded before the agent, the first after it.
+            let before = agents.iter().rev().find(|&&a| a < i);
+            if let Some(&a) = before.or(agents.first()) {
+                receipt_agrees(step, &steps[a], before.is_some(), &mut out);
+            }
+        }
+    }
+    out.sort_by_key(|f| f.line);
+    out
+}
+
+/// What the runner does with a step's action, as far as the repository tells.
+fn kind_of(step: &Step, local: &dyn Fn(&str) -> Option<LocalAction>) -> LocalAction {
+    let action = step.action();
+    if action.starts_with("docker://") {
+        return LocalAction {
+            container: true,
+            receipt: action.to_ascii_lowercase().contains("prompt-receipt"),
+        };
+    }
+    if action.starts_with("./") || action == "." {
+        // As written (`./` for the repository's own action.yml).
+        return local(step.uses.split('@').next().unwrap_or(action)).unwrap_or_default();
+    }
+    // `owner/repo[/path]`: prompt-receipt is a container action; for any other
+    // remote action its action.yml cannot be read here.
+    let named = action
+        .split('/')
+        .take(2)
+        .any(|part| part.eq_ignore_ascii_case("prompt-receipt"));
+    LocalAction {
+        container: named,
+        receipt: named,
+    }
+}
+
+fn both_prompts(step: &Step, out: &mut Vec<Finding>) {
+    let (prompt, file) = (step.input("prompt"), step.input("prompt-file"));
+    if prompt.is_absent() || file.is_absent() {
+        return;
+    }
+    let line = step.line_of("prompt");
+    if matches!(prompt, Input::Expression(_)) || matches!(file, Input::Expression(_)) {
+        out.push(finding(
+            "both-prompts",
+            Level::Notice,
+            line,
+            "this codex-action step gives both `prompt` and `prompt-file`, at least one from an expression: codex-action fails if both are non-empty when it runs; make sure only one is".into(),
+        ));
+    } else {
+        out.push(finding(
+            "both-prompts",
+            Level::Failure,
+            line,
+            "this codex-action step sets both `prompt` and `prompt-file`: the action rejects that; keep the one versioned source, `prompt-file`".into(),
+        ));
+    }
+}
+
+fn codex_version(step: &Step, out: &mut Vec<Finding>) {
+    let line = step.line_of("codex-version");
+    match step.input("codex-version") {
+        Input::Absent => out.push(finding(
+            "codex-version",
+            Level::Failure,
+            line,
+            "`codex-version` is not set: codex-action then installs whatever npm serves that day; pin an exact version such as 0.169.0".into(),
+        )),
+        Input::Expression(e) => out.push(finding(
+            "codex-version",
+            Level::Notice,
+            line,
+            format!(
+                "`codex-version` comes from `{e}`: make sure it resolves to an exact version, and give prompt-receipt the version installed (codex-action's `codex-version` output)"
+            ),
+        )),
+        Input::Literal { value, from_env } if !is_exact_version(&value) => {
+            let source = from_env.map_or(String::new(), |v| format!(" (from `env.{v}`)"));
+            out.push(finding(
+                "codex-version",
+                Level::Failure,
+                line,
+                format!(
+                    "`codex-version` is `{value}`{source}, a tag or a range: pin an exact version such as 0.169.0"
+                ),
+            ));
+        }
+        Input::Literal { .. } => {}
+    }
+}
+
+/// The checkout the agent reviews: it must see history and tags, and keep no token.
+fn checkouts(steps: &[Step], agents: &[usize], out: &mut Vec<Finding>) {
+    let Some(&first_agent) = agents.first() else {
+        return;
+    };
+    let is_checkout = |s: &&Step| s.is("actions/checkout");
+    let before: Vec<&Step> = steps[..first_agent].iter().filter(is_checkout).collect();
+    if before.is_empty() {
+        // A job with no checkout at all gives the agent no repository on
+        // purpose (a prompt built from artifacts): that is the safer layout.
+        if steps.iter().any(|s| s.is("actions/checkout")) {
+            out.push(finding(
+                "checkout-after-agent",
+                Level::Notice,
+                steps[first_agent].mark.line,
+                "actions/checkout runs only after this agent step: the agent reviews whatever is in the workspace when it starts".into(),
+            ));
+        }
+        return;
+    }
+    for c in before {
+        if c.input("fetch-depth").literal() != Some("0")
+            && !matches!(c.input("fetch-depth"), Input::Expression(_))
+        {
+            out.push(finding(
+                "shallow-checkout",
+                Level::Warning,
+                c.line_of("fetch-depth"),
+                "this checkout is shallow (no `fetch-depth: 0`): `git describe` cannot see tags, so the receipt cannot place the commit".into(),
+            ));
+        }
+        if c.input("persist-credentials").literal() != Some("false")
+            && !matches!(c.input("persist-credentials"), Input::Expression(_))
+        {
+            out.push(finding(
+                "checkout-credentials",
+                Level::Notice,
+                c.line_of("persist-credentials"),
+                "the checkout leaves its token in `.git/config` where the agent can read it; set `persist-credentials: false`".into(),
+            ));
+        }
+    }
+}
+
+/// codex-action's default `drop-sudo` revokes Docker for the rest of the job.
+fn container_after_agent(
+    step: &Step,
+    steps: &[Step],
+    agents: &[usize],
+    at: usize,
+    out: &mut Vec<Finding>,
+) {
+    let Some(&agent) = agents.iter().find(|&&a| a < at) else {
+        return;
+    };
+    let agent_line = steps[agent].mark.line;
+    match steps[agent].input("safety-strategy") {
+        Input::Absent => {}
+        Input::Literal { value, .. } if value == "drop-sudo" => {}
+        Input::Literal { .. } => return, // unprivileged-user, read-only, unsafe: Docker stays
+        Input::Expression(e) => {
+            out.push(finding(
+                "container-after-agent",
+                Level::Notice,
+                step.mark.line,
+                format!(
+                    "this container action runs after openai/codex-action (line {agent_line}) whose `safety-strategy` comes from `{e}`: with `drop-sudo` (the default) Docker is gone for the rest of the job and this step cannot start"
+                ),
+            ));
+            return;
+        }
+    }
+    out.push(finding(
+        "container-after-agent",
+        Level::Failure,
+        step.mark.line,
+        format!(
+            "this container action runs after openai/codex-action (line {agent_line}) with `safety-strategy: drop-sudo` (the default), which revokes the runner's access to Docker for the rest of the job: the step cannot start. Run the receipt in a job of its own (`needs:` this job, from an uploaded artifact), as the README's two-job workflow does"
+        ),
+    ));
+}
+
+/// A receipt step describes the run of its codex-action step. Recorded
+/// before the agent ran, it has no session record to read: codex-home is
+/// compared only for a receipt after the agent.
+fn receipt_agrees(ours: &Step, agent: &Step, after_agent: bool, out: &mut Vec<Finding>) {
+    let agent_line = agent.mark.line;
+    for key in ["prompt-file", "working-directory", "output-file"] {
+        let (theirs, mine) = (agent.input(key), ours.input(key));
+        if key == "output-file" && theirs.is_absent() {
+            continue; // the agent wrote no file; the receipt says so at run time
+        }
+        let default = if key == "output-file" {
+            "artifacts/review.json"
+        } else {
+            "."
+        };
+        let agent_default = if key == "working-directory" { "." } else { "" };
+        let (Some(t), Some(m)) = (
+            workspace_path(&theirs, agent_default),
+            workspace_path(&mine, if key == "prompt-file" { "" } else { default }),
+        ) else {
+            continue; // an expression decides: only the run knows
+        };
+        if t != m {
+            out.push(mismatch(ours, key, &m, &t, agent_line));
+        }
+    }
+    let recording = ours.input("mode").literal() == Some("record");
+    let homes = if after_agent && !recording {
+        (agent.input("codex-home"), ours.input("codex-home"))
+    } else {
+        (Input::Absent, Input::Absent)
+    };
+    match homes {
+        (Input::Absent, Input::Absent) => {}
+        (Input::Absent, mine) => {
+            let shown = shown(&mine);
+            out.push(finding(
+                "receipt-mismatch",
+                Level::Failure,
+                ours.line_of("codex-home"),
+                format!(
+                    "prompt-receipt reads codex-home `{shown}` but the codex-action step of this job (line {agent_line}) uses its default, `~/.codex`, which a container cannot see: give codex-action `codex-home: {shown}` too"
+                ),
+            ));
+        }
+        (theirs, Input::Absent) => out.push(finding(
+            "receipt-without-codex-home",
+            Level::Warning,
+            ours.mark.line,
+            format!(
+                "the codex-action step of this job (line {agent_line}) writes its session record under codex-home `{}`, but prompt-receipt is not given it: the receipt cannot vouch for what reached the agent; give prompt-receipt the same `codex-home`",
+                shown(&theirs)
+            ),
+        )),
+        (theirs, mine) => {
+            if let (Some(t), Some(m)) = (comparable(&theirs), comparable(&mine)) {
+                if t != m {
+                    out.push(mismatch(ours, "codex-home", &m, &t, agent_line));
+                }
+            }
+        }
+    }
+    for key in ["codex-version", "model"] {
+        if let (Some(t), Some(m)) = (agent.input(key).literal(), ours.input(key).literal()) {
+            if t != m {
+                out.push(mismatch(ours, key, m, t, agent_line));
+            }
+        }
+    }
+}
+
+/// A value two steps can be compared on: the literal, or the same expression text.
+fn comparable(input: &Input) -> Option<String> {
+    match input {
+        Input::Absent => None,
+        Input::Literal { value, .. } => Some(value.trim_end_matches('/').to_string()),
+        Input::Expression(e) => Some(e.replace(' ', "").trim_end_matches('/').to_string()),
+    }
+}
+
+fn shown(input: &Input) -> String {
+    match input {
+        Input::Absent => String::new(),
+        Input::Literal { value, .. } => value.clone(),
+        Input::Expression(e) => e.clone(),
+    }
+}
+
+fn mismatch(ours: &Step, key: &str, mine: &str, theirs: &str, agent_line: u64) -> Finding {
+    finding(
+        "receipt-mismatch",
+        Level::Failure,
+        ours.line_of(key),
+        format!(
+            "prompt-receipt's `{key}` is `{mine}` but the codex-action step of this job (line {agent_line}) uses `{theirs}`: the receipt would describe another run"
+        ),
+    )
+}

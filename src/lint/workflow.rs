@@ -1,0 +1,300 @@
+//! A workflow as the runner and codex-action read it: jobs, their steps, and
+//! each step's inputs as values that are absent, literal, or unknown until the
+//! run (an expression).
+//!
+//! codex-action treats an empty input as not given, so empty is absent here
+//! too. `${{ env.X }}` is resolved when `X` is a literal in the step's, the
+//! job's or the workflow's `env` (in that order of precedence); any other
+//! expression is unknown, and a rule that meets one says so at most as a
+//! notice. `${{ github.workspace }}` at the start of a path is the workspace.
+
+use super::yaml::{Mark, Node};
+
+/// What a step's input will be when the step runs.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Input {
+    /// Not given, null, or empty (whitespace only).
+    Absent,
+    /// A value known now, trimmed. `from_env` names the variable it came from.
+    Literal {
+        value: String,
+        from_env: Option<String>,
+    },
+    /// Known only when the workflow runs.
+    Expression(String),
+}
+
+impl Input {
+    pub fn literal(&self) -> Option<&str> {
+        match self {
+            Input::Literal { value, .. } => Some(value),
+            _ => None,
+        }
+    }
+
+    pub fn is_absent(&self) -> bool {
+        *self == Input::Absent
+    }
+}
+
+/// `env:` of the workflow, a job or a step: name, and the value when literal.
+type Env = Vec<(String, Option<String>)>;
+
+fn env_of(node: Option<&Node>) -> Env {
+    node.map(|n| {
+        n.entries()
+            .iter()
+            .filter_map(|(k, v)| {
+                let value = v.text().filter(|t| !t.contains("${{")).map(str::to_string);
+                Some((k.text()?.to_string(), value))
+            })
+            .collect()
+    })
+    .unwrap_or_default()
+}
+
+pub struct Workflow<'a> {
+    pub jobs: Vec<Job<'a>>,
+}
+
+pub struct Job<'a> {
+    pub id: String,
+    pub steps: Vec<Step<'a>>,
+}
+
+pub struct Step<'a> {
+    pub node: &'a Node,
+    /// The step's position: where its mapping starts (its `- ` line).
+    pub mark: Mark,
+    /// `uses:` as written, trimmed; empty for a `run:` step.
+    pub uses: String,
+    /// The step's, then the job's, then the workflow's env.
+    env: [Env; 3],
+}
+
+impl<'a> Workflow<'a> {
+    pub fn of(doc: &'a Node) -> Workflow<'a> {
+        let workflow_env = env_of(doc.get("env"));
+        let jobs = doc
+            .get("jobs")
+            .map(|jobs| {
+                jobs.entries()
+                    .iter()
+                    .map(|(id, job)| {
+                        let job_env = env_of(job.get("env"));
+                        let steps = job
+                            .get("steps")
+                            .map(|s| s.items())
+                            .unwrap_or_default()
+                            .iter()
+                            .filter(|n| !n.entries().is_empty())
+                            .map(|node| Step {
+                                node,
+                                mark: node.mark,
+                                uses: node
+                                    .get("uses")
+                                    .and_then(Node::text)
+                                    .unwrap_or("")
+                                    .trim()
+                                    .to_string(),
+                                env: [
+                                    env_of(node.get("env")),
+                                    job_env.clone(),
+                                    workflow_env.clone(),
+                                ],
+                            })
+                            .collect();
+                        Job {
+                            id: id.text().unwrap_or("").to_string(),
+                            steps,
+                        }
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
+        Workflow { jobs }
+    }
+}
+
+impl Step<'_> {
+    /// The action's name without its ref, `owner/repo[/path]`, or `./path`.
+    pub fn action(&self) -> &str {
+        self.uses
+            .split('@')
+            .next()
+            .unwrap_or("")
+            .trim_end_matches('/')
+    }
+
+    /// Whether this step uses `action` (`owner/repo`), at any ref.
+    pub fn is(&self, action: &str) -> bool {
+        self.action().eq_ignore_ascii_case(action)
+    }
+
+    /// The `with:` entry `key`, and where its key is.
+    fn with(&self, key: &str) -> Option<(&Node, &Node)> {
+        self.node.get("with")?.entry(key)
+    }
+
+    /// Where input `key` is written, else where the step is.
+    pub fn line_of(&self, key: &str) -> u64 {
+        self.with(key).map_or(self.mark.line, |(k, _)| k.mark.line)
+    }
+
+    /// Input `key` as the step will see it.
+    pub fn input(&self, key: &str) -> Input {
+        let Some((_, value)) = self.with(key) else {
+            return Input::Absent;
+        };
+        if value.is_null() {
+            return Input::Absent;
+        }
+        let Some(text) = value.text() else {
+            // A mapping or list where a string belongs: known, and odd.
+            return Input::Literal {
+                value: String::from("(not a string)"),
+                from_env: None,
+            };
+        };
+        let text = text.trim();
+        if text.is_empty() {
+            return Input::Absent;
+        }
+        if !text.contains("${{") {
+            return Input::Literal {
+                value: text.to_string(),
+                from_env: None,
+            };
+        }
+        match env_reference(text) {
+            Some(name) => match self.env_value(name) {
+                Some(Some(v)) if v.trim().is_empty() => Input::Absent,
+                Some(Some(v)) => Input::Literal {
+                    value: v.trim().to_string(),
+                    from_env: Some(name.to_string()),
+                },
+                _ => Input::Expression(text.to_string()),
+            },
+            None => Input::Expression(text.to_string()),
+        }
+    }
+
+    /// `Some(None)` when the variable is set but to an expression.
+    fn env_value(&self, name: &str) -> Option<Option<&str>> {
+        self.env.iter().find_map(|env| {
+            env.iter()
+                .rev()
+                .find(|(k, _)| k == name)
+                .map(|(_, v)| v.as_deref())
+        })
+    }
+}
+
+/// `X` when `text` is exactly `${{ env.X }}`.
+fn env_reference(text: &str) -> Option<&str> {
+    let inner = text.strip_prefix("${{")?.strip_suffix("}}")?.trim();
+    let name = inner.strip_prefix("env.")?;
+    name.bytes()
+        .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
+        .then_some(name)
+        .filter(|n| !n.is_empty())
+}
+
+/// A path input as the action resolves it against the workspace: `./`,
+/// trailing slashes and a leading `${{ github.workspace }}` removed; `.` for
+/// the workspace itself. `None` when it depends on another expression.
+pub fn workspace_path(input: &Input, default: &str) -> Option<String> {
+    let raw = match input {
+        Input::Absent => default.to_string(),
+        Input::Literal { value, .. } => value.clone(),
+        Input::Expression(e) => {
+            let rest = strip_workspace(e)?;
+            if rest.contains("${{") {
+                return None;
+            }
+            rest.to_string()
+        }
+    };
+    let trimmed = raw.trim().trim_end_matches('/');
+    let mut path = trimmed;
+    while let Some(rest) = path.strip_prefix("./") {
+        path = rest;
+    }
+    let path = path.trim_start_matches('/');
+    Some(if path.is_empty() || path == "." {
+        ".".to_string()
+    } else {
+        path.to_string()
+    })
+}
+
+/// The rest of a path that starts with the workspace expression.
+fn strip_workspace(e: &str) -> Option<&str> {
+    if !e.starts_with("${{") {
+        return None;
+    }
+    let close = e.find("}}")?;
+    let inner = e.get(3..close)?.trim();
+    matches!(inner, "github.workspace" | "env.GITHUB_WORKSPACE").then(|| &e[close + 2..])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::lint::yaml::parse;
+
+    fn first_step(text: &str, f: impl FnOnce(&Step)) {
+        let doc = parse(text).unwrap().unwrap();
+        let wf = Workflow::of(&doc);
+        f(&wf.jobs[0].steps[0]);
+    }
+
+    #[test]
+    fn inputs_as_codex_action_reads_them() {
+        let text = "env:\n  V: 0.169.0\n  E: ${{ vars.X }}\njobs:\n  j:\n    env:\n      V: 0.168.0\n    steps:\n      - uses: openai/codex-action@v1\n        env:\n          W: latest\n        with:\n          prompt: \"\"\n          prompt-file: \"  \"\n          model: ~\n          codex-version: ${{ env.V }}\n          effort: ${{ env.W }}\n          sandbox: ${{ env.E }}\n          output-file: ${{ inputs.out }}\n          fetch-depth: 0\n";
+        first_step(text, |s| {
+            assert!(s.is("OpenAI/codex-action"));
+            for absent in ["prompt", "prompt-file", "model", "nothing"] {
+                assert_eq!(s.input(absent), Input::Absent, "{absent}");
+            }
+            assert_eq!(
+                s.input("codex-version"),
+                Input::Literal {
+                    value: "0.168.0".into(),
+                    from_env: Some("V".into())
+                }
+            );
+            assert_eq!(s.input("effort").literal(), Some("latest"));
+            assert!(matches!(s.input("sandbox"), Input::Expression(_)));
+            assert!(matches!(s.input("output-file"), Input::Expression(_)));
+            assert_eq!(s.input("fetch-depth").literal(), Some("0"));
+            assert_eq!(s.line_of("codex-version"), 16);
+            assert_eq!(s.line_of("absent"), 9);
+        });
+    }
+
+    #[test]
+    fn workspace_paths_compare_after_resolving() {
+        let lit = |v: &str| Input::Literal {
+            value: v.into(),
+            from_env: None,
+        };
+        assert_eq!(workspace_path(&Input::Absent, "."), Some(".".into()));
+        assert_eq!(workspace_path(&lit("./sub/"), "."), Some("sub".into()));
+        assert_eq!(
+            workspace_path(&Input::Expression("${{ github.workspace }}".into()), "x"),
+            Some(".".into())
+        );
+        assert_eq!(
+            workspace_path(
+                &Input::Expression("${{ github.workspace }}/svc".into()),
+                "."
+            ),
+            Some("svc".into())
+        );
+        assert_eq!(
+            workspace_path(&Input::Expression("${{ inputs.dir }}".into()), "."),
+            None
+        );
+    }
+}
