@@ -4,6 +4,7 @@
 # (fixtures/pr-42.diff); their outputs are the example's review.v3.json and
 # review.v4.json. No agent or GitHub needed.
 set -euo pipefail
+DEMO_NAME=compare-demo
 source "$(dirname "$0")/example-repo.sh"
 
 for rev in v3 v4; do
@@ -21,5 +22,5 @@ set +e
   --base-usage-file runs/v3/usage.json --base-output-file artifacts/review.v3.json \
   --usage-file runs/v4/usage.json --output-file artifacts/review.v4.json "$@"
 code=$?
-echo "== exit code $code"
+echo "== exit code $code; both runs' receipts are in $work/runs"
 exit "$code"

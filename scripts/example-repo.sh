@@ -1,11 +1,14 @@
 # Sourced by the demo scripts: builds the release binary ($bin) and commits the
-# bundled example into a throwaway git repository ($work), tagged v1.4.0, as
-# actions/checkout would leave it. The repository is removed on exit.
+# bundled example into a git repository ($work, under target/), tagged v1.4.0,
+# as actions/checkout would leave it. The folder is kept after the run, so the
+# receipt can be read; each run starts it afresh.
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-cargo build --release --locked --quiet --manifest-path "$root/Cargo.toml"
+echo "== building prompt-receipt (release build: a few minutes the first time, then seconds)" >&2
+cargo build --release --locked --manifest-path "$root/Cargo.toml" >&2
 bin="$root/target/release/prompt-receipt"
-work="$(mktemp -d "${TMPDIR:-/tmp}/prompt-receipt-demo.XXXXXX")"
-trap 'rm -rf "$work"' EXIT
+work="$root/target/${DEMO_NAME:-demo}"
+rm -rf "$work"
+mkdir -p "$work"
 cp -R "$root/examples/agent-review/." "$work/"
 example_git() { command git -C "$work" -c user.name=demo -c user.email=demo@example.com -c commit.gpgsign=false -c tag.gpgsign=false "$@"; }
 example_git init -q -b main

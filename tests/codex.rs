@@ -8,149 +8,12 @@
 
 mod common;
 
-use std::io::Write;
 use std::path::PathBuf;
-use std::process::{Command, Stdio};
-use std::sync::{Arc, Mutex};
 
+use common::codex::{CODEX_VERSION, FakeResponses, REVIEW, exec_beside, write_config};
 use common::*;
 use prompt_receipt::digest::sha256_hex;
-use serde_json::{Value, json};
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
-
-pub const CODEX_VERSION: &str = "0.169.0";
-const REVIEW: &str = r#"{"ok":true,"findings":[]}"#;
-
-/// The Codex CLI installed by `.ci/run` (or `PROMPT_RECEIPT_CODEX`).
-fn codex() -> PathBuf {
-    let path = std::env::var_os("PROMPT_RECEIPT_CODEX")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| repo_root().join("target/codex/node_modules/.bin/codex"));
-    assert!(
-        path.exists(),
-        "the Codex CLI is not installed at {}: run `npm install --prefix target/codex @openai/codex@{CODEX_VERSION}` (.ci/run does)",
-        path.display()
-    );
-    path
-}
-
-/// A Responses API that records each request body and streams back a review.
-struct FakeResponses {
-    url: String,
-    bodies: Arc<Mutex<Vec<Value>>>,
-    _task: tokio::task::JoinHandle<()>,
-}
-
-impl FakeResponses {
-    async fn start(reply: &str) -> FakeResponses {
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let url = format!("http://{}/v1", listener.local_addr().unwrap());
-        let bodies = Arc::new(Mutex::new(Vec::new()));
-        let (seen, reply) = (bodies.clone(), reply.to_string());
-        let task = tokio::spawn(async move {
-            while let Ok((mut socket, _)) = listener.accept().await {
-                let (seen, reply) = (seen.clone(), reply.clone());
-                tokio::spawn(async move {
-                    let mut buf = Vec::new();
-                    let mut chunk = [0u8; 65536];
-                    let header_end = loop {
-                        let n = socket.read(&mut chunk).await.unwrap_or(0);
-                        if n == 0 {
-                            return;
-                        }
-                        buf.extend_from_slice(&chunk[..n]);
-                        if let Some(i) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
-                            break i + 4;
-                        }
-                    };
-                    let head = String::from_utf8_lossy(&buf[..header_end]).to_lowercase();
-                    let length: usize = head
-                        .lines()
-                        .find_map(|l| {
-                            l.strip_prefix("content-length:")
-                                .map(|v| v.trim().parse().unwrap_or(0))
-                        })
-                        .unwrap_or(0);
-                    while buf.len() < header_end + length {
-                        let n = socket.read(&mut chunk).await.unwrap_or(0);
-                        if n == 0 {
-                            break;
-                        }
-                        buf.extend_from_slice(&chunk[..n]);
-                    }
-                    if !head.starts_with("post ") || !head.contains("/responses") {
-                        let _ = socket.write_all(b"HTTP/1.1 404 Not Found\r\ncontent-length: 0\r\nconnection: close\r\n\r\n").await;
-                        return;
-                    }
-                    let body: Value = serde_json::from_slice(&buf[header_end..header_end + length])
-                        .unwrap_or(Value::Null);
-                    seen.lock().unwrap().push(body);
-                    let _ = socket.write_all(sse(&reply).as_bytes()).await;
-                });
-            }
-        });
-        FakeResponses {
-            url,
-            bodies,
-            _task: task,
-        }
-    }
-
-    fn only_request(&self) -> Value {
-        let bodies = self.bodies.lock().unwrap();
-        assert_eq!(bodies.len(), 1, "one request per run");
-        bodies[0].clone()
-    }
-}
-
-fn sse(text: &str) -> String {
-    let item = json!({"type": "message", "role": "assistant", "id": "msg_1", "content": [{"type": "output_text", "text": text}]});
-    let events = [
-        (
-            "response.created",
-            json!({"type": "response.created", "response": {"id": "resp_1"}}),
-        ),
-        (
-            "response.in_progress",
-            json!({"type": "response.in_progress", "response": {"id": "resp_1"}}),
-        ),
-        (
-            "response.output_item.added",
-            json!({"type": "response.output_item.added", "output_index": 0, "item": {"type": "message", "role": "assistant", "id": "msg_1", "content": []}}),
-        ),
-        (
-            "response.content_part.added",
-            json!({"type": "response.content_part.added", "item_id": "msg_1", "output_index": 0, "content_index": 0, "part": {"type": "output_text", "text": ""}}),
-        ),
-        (
-            "response.output_text.delta",
-            json!({"type": "response.output_text.delta", "item_id": "msg_1", "output_index": 0, "content_index": 0, "delta": text}),
-        ),
-        (
-            "response.output_text.done",
-            json!({"type": "response.output_text.done", "item_id": "msg_1", "output_index": 0, "content_index": 0, "text": text}),
-        ),
-        (
-            "response.content_part.done",
-            json!({"type": "response.content_part.done", "item_id": "msg_1", "output_index": 0, "content_index": 0, "part": {"type": "output_text", "text": text}}),
-        ),
-        (
-            "response.output_item.done",
-            json!({"type": "response.output_item.done", "output_index": 0, "item": item}),
-        ),
-        (
-            "response.completed",
-            json!({"type": "response.completed", "response": {"id": "resp_1", "usage": {"input_tokens": 1200, "input_tokens_details": {"cached_tokens": 200}, "output_tokens": 50, "output_tokens_details": {"reasoning_tokens": 10}, "total_tokens": 1250}}}),
-        ),
-    ];
-    let mut out = String::from(
-        "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\nconnection: close\r\n\r\n",
-    );
-    for (kind, data) in events {
-        out.push_str(&format!("event: {kind}\ndata: {data}\n\n"));
-    }
-    out
-}
+use serde_json::Value;
 
 /// The text of input message `index` as the server received it.
 fn input_text(request: &Value, index: usize) -> String {
@@ -175,8 +38,8 @@ fn agents_body(request: &Value) -> Option<String> {
 
 struct Case {
     scenario: Scenario,
+    /// Under the step's `RUNNER_TEMP`, as `${{ runner.temp }}/codex-home` is.
     codex_home: PathBuf,
-    _home: tempfile::TempDir,
 }
 
 fn case(
@@ -191,64 +54,32 @@ fn case(
         scenario.write(path, bytes);
     }
     let scenario = scenario.commit("case");
-    let home = tempfile::tempdir().unwrap();
-    let mut config = format!(
-        "model = \"gpt-5.5\"\nmodel_provider = \"fake\"\napproval_policy = \"never\"\n{}\
-         [model_providers.fake]\nname = \"local\"\nbase_url = \"{server}\"\nwire_api = \"responses\"\n\
-         [analytics]\nenabled = false\n[features]\nplugins = false\nshell_snapshot = false\n",
-        max_bytes
-            .map(|m| format!("project_doc_max_bytes = {m}\n"))
-            .unwrap_or_default()
-    );
-    config.push('\n');
-    std::fs::write(home.path().join("config.toml"), config).unwrap();
+    let home = scenario.runner_temp().join("codex-home");
+    let extra = max_bytes
+        .map(|m| format!("project_doc_max_bytes = {m}\n"))
+        .unwrap_or_default();
+    write_config(&home, server, &extra);
     if let Some(g) = global {
-        std::fs::write(home.path().join("AGENTS.md"), g).unwrap();
+        std::fs::write(home.join("AGENTS.md"), g).unwrap();
     }
     Case {
-        codex_home: home.path().to_path_buf(),
-        _home: home,
+        codex_home: home,
         scenario,
     }
 }
 
-/// `codex exec` as openai/codex-action runs it: the prompt's bytes on stdin.
-fn codex_exec(c: &Case, workdir: &str, stdin: &[u8]) {
-    let ws = &c.scenario.ws;
-    let mut child = Command::new(codex())
-        .args(["exec", "--skip-git-repo-check", "--cd"])
-        .arg(ws.join(workdir))
-        .arg("--output-last-message")
-        .arg(ws.join("artifacts/review.json"))
-        .arg("--output-schema")
-        .arg(ws.join(".github/codex/review.schema.json"))
-        .args(["--sandbox", "read-only"])
-        .env("CODEX_HOME", &c.codex_home)
-        .env_remove("OPENAI_API_KEY")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child.stdin.take().unwrap().write_all(stdin).unwrap();
-    let out = child.wait_with_output().unwrap();
-    assert!(
-        out.status.success(),
-        "codex exec failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-}
-
-/// [`codex_exec`] off the async runtime, which serves the fake Responses API
-/// meanwhile. Hands the case back: its folders live as long as it does.
+/// `codex exec` as openai/codex-action runs it, with a read-only sandbox.
+/// Hands the case back: its folders live as long as it does.
 async fn run_codex(c: Case, workdir: &str, stdin: &[u8]) -> Case {
-    let (workdir, stdin) = (workdir.to_string(), stdin.to_vec());
-    tokio::task::spawn_blocking(move || {
-        codex_exec(&c, &workdir, &stdin);
-        c
-    })
-    .await
-    .unwrap()
+    exec_beside(
+        c.codex_home.clone(),
+        c.scenario.ws.clone(),
+        workdir.to_string(),
+        stdin.to_vec(),
+        vec!["--sandbox".into(), "read-only".into()],
+    )
+    .await;
+    c
 }
 
 fn receipt(c: &Case, prompt_file: &str, workdir: &str, extra: &[(&str, &str)]) -> Outcome {
@@ -520,13 +351,22 @@ fn no_codex_home_is_a_notice_and_a_missing_record_a_failure() {
         "{}",
         out.stdout
     );
-    let empty = tempfile::tempdir().unwrap();
+    let empty = s.runner_temp().join("empty-codex-home");
+    std::fs::create_dir_all(&empty).unwrap();
     let out = s
         .review_step()
-        .input("codex-home", empty.path().to_str().unwrap())
+        .input("codex-home", empty.to_str().unwrap())
         .run();
     out.code(1);
     out.error_says("no session record");
+    // A folder the container could not see is refused, not read.
+    let elsewhere = tempfile::tempdir().unwrap();
+    let out = s
+        .review_step()
+        .input("codex-home", elsewhere.path().to_str().unwrap())
+        .run();
+    out.code(2);
+    out.error_says("is not a folder here");
     let out = s
         .review_step()
         .input("codex-home", "/nowhere/_temp/codex-home")

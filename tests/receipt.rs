@@ -136,12 +136,26 @@ fn verify_names_each_changed_identity_with_both_values() {
     let out = s.action().input("mode", "verify").run();
     out.code(1);
     let errors = out.errors().join("\n");
+    // Each failure is on the file that changed, names it, both hashes, and the fix.
+    out.error_says(&format!(
+        "::error file={PROMPT},title=Receipt verification failed::`{PROMPT}` changed after it was recorded in `usage.json`"
+    ));
     assert!(
-        errors.contains("prompt_sha") && errors.contains(&old),
+        errors.contains("prompt_sha") && errors.contains(&old[..12]),
         "{errors}"
     );
-    assert!(errors.contains(&sha256sum(&s.ws.join(PROMPT))), "{errors}");
-    assert!(errors.contains("tools_sha"), "{errors}");
+    assert!(
+        errors.contains(&sha256sum(&s.ws.join(PROMPT))[..12]),
+        "{errors}"
+    );
+    assert!(
+        errors.contains("restore it to the recorded version, or record the receipt again"),
+        "{errors}"
+    );
+    assert!(
+        errors.contains("`.agent/tools.json` changed") && errors.contains("tools_sha"),
+        "{errors}"
+    );
     assert!(!errors.contains("schema_sha"), "{errors}");
     assert_eq!(out.outputs["verified"], "false");
     assert!(out.summary.contains("Failed"));

@@ -43,6 +43,10 @@ pub struct SessionRecord {
     pub approval_policy: Option<String>,
     pub sandbox: Option<String>,
     pub duration_ms: Option<u64>,
+    /// The commit the agent ran on (`session_meta.git.commit_hash`): the
+    /// receipt's `git_sha` must be it.
+    #[serde(default)]
+    pub git_commit: Option<String>,
 }
 
 /// What the record showed, and every disagreement with the checkout.
@@ -67,13 +71,17 @@ impl AgentCheck {
             approval_policy: s.approval_policy.clone(),
             sandbox: s.sandbox.clone(),
             duration_ms: s.duration_ms,
+            git_commit: s.git_commit.clone(),
         }
     }
 }
 
 /// Where codex-home is inside the container. Inputs are host paths: one under
 /// the runner's temp folder (`.../_temp/...`, as `${{ runner.temp }}` gives) is
-/// found under `RUNNER_TEMP`, where the runner mounts that folder.
+/// found under `RUNNER_TEMP`, where the runner mounts that folder. In Actions
+/// (`RUNNER_TEMP` set) it must be inside the workspace or the runner's temp
+/// folder, the only host folders a container sees (a downloaded artifact is
+/// one of them); on a developer's machine any folder will do (`~/.codex`).
 pub fn resolve_codex_home(
     given: &str,
     ws: &Workspace,
@@ -83,20 +91,32 @@ pub fn resolve_codex_home(
     if !path.is_absolute() {
         return Ok(ws.resolve("codex-home", given)?.path);
     }
-    if path.is_dir() {
-        return Ok(path.to_path_buf());
+    let refuse = || {
+        Error::new(format!(
+            "input `codex-home`: `{}` is not a folder here; give the same codex-home as openai/codex-action, \
+             under the workspace or `${{{{ runner.temp }}}}` (the only host folders a container action sees), \
+             or the folder the session record was downloaded to",
+            crate::escape::one_line(given)
+        ))
+    };
+    let inside = |p: &Path| {
+        let Ok(real) = std::fs::canonicalize(p) else {
+            return false;
+        };
+        let under = |root: &Path| std::fs::canonicalize(root).is_ok_and(|r| real.starts_with(r));
+        real.is_dir()
+            && (runner_temp.is_none() || under(ws.root()) || runner_temp.is_some_and(under))
+    };
+    if inside(path) {
+        return std::fs::canonicalize(path).map_err(|_| refuse());
     }
     if let (Some(temp), Some((_, rest))) = (runner_temp, given.split_once("/_temp/")) {
         let mapped = temp.join(rest);
-        if mapped.is_dir() {
+        if inside(&mapped) {
             return Ok(mapped);
         }
     }
-    Err(Error::new(format!(
-        "input `codex-home`: `{}` is not a folder here; give the same codex-home as openai/codex-action, \
-         under the workspace or `${{{{ runner.temp }}}}` (the only host folders a container action sees)",
-        crate::escape::one_line(given)
-    )))
+    Err(refuse())
 }
 
 /// Finds this run's record in codex-home, reads it, and checks it against the
@@ -159,6 +179,13 @@ pub struct Expected<'a> {
     /// `None` when there is no output (the review gate says so already).
     pub output: Option<&'a [u8]>,
     pub max_total_tokens: Option<u64>,
+    /// The commit of the checkout (`git rev-parse HEAD`).
+    pub git_sha: &'a str,
+    /// The folder the agent ran in, relative to the workspace (`.` for the root).
+    pub workdir: &'a str,
+    /// Every input the receipt records, relative to the workspace: the agent
+    /// must not have changed any of them during its run.
+    pub inputs: &'a [String],
 }
 
 /// The pure core: the record against the checkout.
@@ -169,6 +196,8 @@ pub fn check(session: Session, shown: String, expected: &Expected) -> AgentCheck
     check_claims(&mut c, &session, expected);
     check_output(&mut c, &session, expected);
     check_budget(&mut c, &session, expected);
+    check_commit(&mut c, &session, expected);
+    check_edits(&mut c, &session, expected);
     c.notes.extend(session.warnings.iter().cloned());
     c.transcript = Some(TranscriptRecord {
         path: shown,
@@ -262,6 +291,162 @@ fn check_budget(c: &mut AgentCheck, session: &Session, expected: &Expected) {
     }
 }
 
+/// The record belongs to this commit: a record from another run cannot pass.
+fn check_commit(c: &mut AgentCheck, session: &Session, expected: &Expected) {
+    match session.git_commit.as_deref() {
+        Some(ran) if ran == expected.git_sha => {}
+        Some(ran) => c.problems.push(format!(
+            "the session record was written on commit {ran}, but the checkout is {}: the record is from another run; download the artifact of this run, and check out the commit the agent job checked out",
+            expected.git_sha
+        )),
+        None => c.notes.push(
+            "the session record names no git commit (Codex records one when it runs in a repository): nothing ties it to this checkout".into(),
+        ),
+    }
+}
+
+/// Commands that can write a file they name.
+const WRITES: &[&str] = &[
+    ">",
+    "tee ",
+    "sed -i",
+    "perl -i",
+    "mv ",
+    "cp ",
+    "rm ",
+    "truncate",
+    "dd ",
+    "ln ",
+    "touch ",
+    "install ",
+    "patch ",
+    "git checkout",
+    "git restore",
+    "git apply",
+    "git mv",
+    "git rm",
+];
+
+/// The agent must not change what it was given: its patches are recorded
+/// file by file (a problem, naming the file), and a command that names an
+/// input and can write is a problem too (the record does not say what a
+/// command changed, so reading commands are not counted).
+fn check_edits(c: &mut AgentCheck, session: &Session, expected: &Expected) {
+    let cwd = session.cwd.as_deref().unwrap_or("");
+    for change in &session.file_changes {
+        for path in std::iter::once(&change.path).chain(change.moved_to.as_ref()) {
+            // An input, or any AGENTS file: instructions for the agents after it.
+            let Some(input) = workspace_path(path, cwd, expected.workdir).filter(|p| {
+                expected.inputs.iter().any(|i| i == p)
+                    || p.rsplit('/').next().is_some_and(|name| {
+                        name == super::chain::DEFAULT || name == super::chain::OVERRIDE
+                    })
+            }) else {
+                continue;
+            };
+            let applied = change.status == "completed";
+            let what = format!(
+                "the agent {} `{input}` during its run ({} patch{}): what the receipt recorded is not what the agent left; fix the prompt or the sandbox so the agent cannot change its own instructions",
+                match change.kind.as_str() {
+                    "add" => "created",
+                    "delete" => "deleted",
+                    _ => "changed",
+                },
+                if applied { "an applied" } else { "a" },
+                if applied {
+                    String::new()
+                } else {
+                    format!(", status `{}`", change.status)
+                },
+            );
+            if applied {
+                c.problems.push(what);
+            } else {
+                c.notes.push(what);
+            }
+        }
+    }
+    for command in &session.commands {
+        let only_reads = !command.parsed.is_empty()
+            && command
+                .parsed
+                .iter()
+                .all(|k| matches!(k.as_str(), "read" | "list_files" | "search"));
+        if only_reads || !WRITES.iter().any(|w| command.text.contains(w)) {
+            continue;
+        }
+        for input in expected.inputs {
+            if mentions(&command.text, input, cwd, expected.workdir) {
+                c.problems.push(format!(
+                    "the agent ran a command that can write `{input}`: `{}`; the receipt cannot vouch that the agent left it as recorded",
+                    crate::escape::one_line(&crate::markdown::clip(&command.text, 200))
+                ));
+            }
+        }
+    }
+}
+
+/// A path from the record, relative to the workspace: `path` is absolute on
+/// the agent's machine (under its `cwd`) or relative to that cwd.
+fn workspace_path(path: &str, cwd: &str, workdir: &str) -> Option<String> {
+    let relative = if path.starts_with('/') {
+        path.strip_prefix(cwd.trim_end_matches('/'))?
+            .trim_start_matches('/')
+    } else {
+        path.trim_start_matches("./")
+    };
+    let joined = if workdir == "." || workdir.is_empty() {
+        relative.to_string()
+    } else {
+        format!("{}/{relative}", workdir.trim_end_matches('/'))
+    };
+    // `a/../b` and `./` as a path walker would read them.
+    let mut parts: Vec<&str> = Vec::new();
+    for part in joined.split('/') {
+        match part {
+            "" | "." => {}
+            ".." => {
+                parts.pop()?;
+            }
+            p => parts.push(p),
+        }
+    }
+    Some(parts.join("/"))
+}
+
+/// Whether a command names `input` (workspace-relative) as a whole path: as
+/// the workspace names it, relative to the agent's cwd, or absolute.
+fn mentions(command: &str, input: &str, cwd: &str, workdir: &str) -> bool {
+    let mut spellings = vec![input.to_string()];
+    let in_workdir = if workdir == "." || workdir.is_empty() {
+        Some(input)
+    } else {
+        input.strip_prefix(&format!("{}/", workdir.trim_end_matches('/')))
+    };
+    if let Some(rel) = in_workdir {
+        spellings.push(rel.to_string());
+        spellings.push(format!("./{rel}"));
+        if !cwd.is_empty() {
+            spellings.push(format!("{}/{rel}", cwd.trim_end_matches('/')));
+        }
+    }
+    let boundary = |c: Option<char>| {
+        c.is_none_or(|c| {
+            c.is_whitespace()
+                || matches!(
+                    c,
+                    '\'' | '"' | '>' | '<' | '=' | ';' | '|' | '&' | '(' | ')'
+                )
+        })
+    };
+    spellings.iter().any(|s| {
+        command.match_indices(s.as_str()).any(|(at, _)| {
+            boundary(command[..at].chars().next_back())
+                && boundary(command[at + s.len()..].chars().next())
+        })
+    })
+}
+
 /// The review the gate read is the agent's last message.
 fn check_output(c: &mut AgentCheck, session: &Session, expected: &Expected) {
     let (Some(output), Some(last)) = (expected.output, session.last_agent_message.as_deref())
@@ -301,6 +486,8 @@ mod tests {
             cli_version: Some("0.169.0".into()),
             model: Some("gpt-5.5".into()),
             last_agent_message: Some("{}".into()),
+            cwd: Some("/home/runner/work/r/r".into()),
+            git_commit: Some("c0ffee".into()),
             tokens: Some(Tokens {
                 input: 900,
                 cached_input: 100,
@@ -324,6 +511,9 @@ mod tests {
             output_path: "r.json",
             output: Some(b"{}"),
             max_total_tokens: None,
+            git_sha: "c0ffee",
+            workdir: ".",
+            inputs: Box::leak(Box::new(vec!["p.md".to_string(), "AGENTS.md".to_string()])),
         }
     }
 
@@ -364,5 +554,61 @@ mod tests {
             assert!(all.contains(needle), "{needle}: {all}");
         }
         assert_eq!(c.problems.len(), 6);
+    }
+
+    #[test]
+    fn the_record_must_be_of_this_commit() {
+        let mut s = session("Review", "rules");
+        s.git_commit = Some("deadbeef".into());
+        let c = check(s, "x".into(), &expected(b"Review", Some("rules")));
+        assert!(
+            c.problems[0].contains("written on commit deadbeef, but the checkout is c0ffee"),
+            "{:?}",
+            c.problems
+        );
+        let mut s = session("Review", "rules");
+        s.git_commit = None;
+        let c = check(s, "x".into(), &expected(b"Review", Some("rules")));
+        assert!(c.problems.is_empty());
+        assert!(c.notes.iter().any(|n| n.contains("names no git commit")));
+    }
+
+    #[test]
+    fn an_agent_that_changes_its_own_inputs_is_named() {
+        use crate::agent::session::{Command, FileChange};
+        let change = |path: &str, status: &str| FileChange {
+            path: path.into(),
+            kind: "update".into(),
+            moved_to: None,
+            status: status.into(),
+        };
+        let command = |text: &str, parsed: &[&str]| Command {
+            text: text.into(),
+            parsed: parsed.iter().map(|p| p.to_string()).collect(),
+            status: "completed".into(),
+        };
+        let mut s = session("Review", "rules");
+        s.file_changes = vec![
+            change("/home/runner/work/r/r/AGENTS.md", "completed"),
+            change("src/lib.rs", "completed"),
+            change("p.md", "declined"),
+            change("docs/AGENTS.override.md", "completed"),
+        ];
+        s.commands = vec![
+            command("cat AGENTS.md", &["read"]),
+            command("echo x >> ./p.md", &["unknown"]),
+            command("grep -r foo . > out.txt", &["search"]),
+            command("cp notes.md svc/AGENTS.md.bak", &["unknown"]),
+        ];
+        let c = check(s, "x".into(), &expected(b"Review", Some("rules")));
+        assert_eq!(c.problems.len(), 3, "{:#?}", c.problems);
+        assert!(c.problems[0].contains("changed `AGENTS.md` during its run (an applied patch)"));
+        assert!(c.problems[1].contains("`docs/AGENTS.override.md`"));
+        assert!(c.problems[2].contains("can write `p.md`: `echo x >> ./p.md`"));
+        assert!(
+            c.notes
+                .iter()
+                .any(|n| n.contains("`p.md`") && n.contains("declined"))
+        );
     }
 }

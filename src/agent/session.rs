@@ -53,9 +53,41 @@ pub struct Session {
     pub tokens: Option<Tokens>,
     pub duration_ms: Option<u64>,
     pub last_agent_message: Option<String>,
+    /// `session_meta.git`: the commit and branch the agent ran on.
+    pub git_commit: Option<String>,
+    pub git_branch: Option<String>,
+    /// Files the agent's patches changed, as Codex recorded them.
+    pub file_changes: Vec<FileChange>,
+    /// Commands the agent ran (at most [`MAX_COMMANDS`] kept).
+    pub commands: Vec<Command>,
     /// Odd things met on the way, said once each.
     pub warnings: Vec<String>,
 }
+
+/// A file a patch of the agent's touched (`item_completed`, `FileChange`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FileChange {
+    /// As recorded: absolute on the agent's machine, or relative to its cwd.
+    pub path: String,
+    /// `add`, `delete`, `update`; a move names its destination in `moved_to`.
+    pub kind: String,
+    pub moved_to: Option<String>,
+    /// `completed`, `failed`, `declined`...
+    pub status: String,
+}
+
+/// A command the agent ran (`item_completed`, `CommandExecution`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Command {
+    /// The command as the shell got it (the last argument of `bash -lc`).
+    pub text: String,
+    /// Codex's reading of it: `read`, `list_files`, `search` or `unknown`, per part.
+    pub parsed: Vec<String>,
+    pub status: String,
+}
+
+/// Commands kept from one record; past this many they are counted only.
+pub const MAX_COMMANDS: usize = 10_000;
 
 /// Hashes every byte read through it.
 struct Hashing<R> {
@@ -109,7 +141,7 @@ fn read_line(
 
 /// The line's `type` and its payload's `type`, from the first bytes when the
 /// line has the usual layout; `None` when it does not (then it is parsed).
-fn classify(line: &[u8]) -> Option<(&str, Option<&str>)> {
+fn classify(line: &[u8]) -> Option<(&str, Option<&str>, &str)> {
     let head = &line[..line.len().min(512)];
     let text = std::str::from_utf8(head).ok().or_else(|| {
         let valid = std::str::from_utf8(head).err()?.valid_up_to();
@@ -122,14 +154,25 @@ fn classify(line: &[u8]) -> Option<(&str, Option<&str>)> {
     let payload = after
         .strip_prefix("\",\"payload\":{\"type\":\"")
         .and_then(|p| p.find('"').map(|e| &p[..e]));
-    Some((kind, payload))
+    Some((kind, payload, text))
 }
 
-fn wanted(kind: &str, payload: Option<&str>) -> bool {
+/// The completed items whose details matter: files the agent changed and
+/// commands it ran (their output, often large, comes along).
+const ITEMS_READ: [&str; 2] = [
+    "\"item\":{\"type\":\"FileChange\"",
+    "\"item\":{\"type\":\"CommandExecution\"",
+];
+
+fn wanted(kind: &str, payload: Option<&str>, head: &str) -> bool {
     match kind {
         "session_meta" | "turn_context" | "world_state" => true,
         "response_item" => payload == Some("message"),
-        "event_msg" => matches!(payload, Some("token_count" | "task_complete")),
+        "event_msg" => match payload {
+            Some("token_count" | "task_complete") => true,
+            Some("item_completed") => ITEMS_READ.iter().any(|i| head.contains(i)),
+            _ => false,
+        },
         _ => false,
     }
 }
@@ -174,8 +217,8 @@ pub fn read_stream(stream: impl Read, path: &Path) -> Result<Session, Error> {
             continue;
         }
         // A line without its newline may be cut off: parse it to find out.
-        if let Some((kind, payload)) = classify(&line).filter(|_| ended) {
-            if !wanted(kind, payload) {
+        if let Some((kind, payload, head)) = classify(&line).filter(|_| ended) {
+            if !wanted(kind, payload, head) {
                 if !matches!(
                     kind,
                     "response_item" | "event_msg" | "token_usage_record" | "compacted"
@@ -247,6 +290,8 @@ fn absorb(s: &mut Session, v: &Value, unknown: &mut usize) {
             s.cwd = text_at(p, "/cwd");
             s.cli_version = text_at(p, "/cli_version");
             s.originator = text_at(p, "/originator");
+            s.git_commit = text_at(p, "/git/commit_hash");
+            s.git_branch = text_at(p, "/git/branch");
         }
         "turn_context" => {
             s.model = text_at(p, "/model").or(s.model.take());
@@ -300,6 +345,7 @@ fn absorb(s: &mut Session, v: &Value, unknown: &mut usize) {
                     });
                 }
             }
+            Some("item_completed") => absorb_item(s, &p["item"]),
             Some("task_complete") => {
                 if let Some(m) = text_at(p, "/last_agent_message") {
                     s.last_agent_message = Some(m);
@@ -309,6 +355,44 @@ fn absorb(s: &mut Session, v: &Value, unknown: &mut usize) {
             _ => {}
         },
         _ => *unknown += 1,
+    }
+}
+
+/// A completed item: a file change or a command.
+fn absorb_item(s: &mut Session, item: &Value) {
+    let status = text_at(item, "/status").unwrap_or_default();
+    match item["type"].as_str() {
+        Some("FileChange") => {
+            if let Some(changes) = item["changes"].as_object() {
+                for (path, change) in changes {
+                    s.file_changes.push(FileChange {
+                        path: path.clone(),
+                        kind: text_at(change, "/type").unwrap_or_default(),
+                        moved_to: text_at(change, "/move_path"),
+                        status: status.clone(),
+                    });
+                }
+            }
+        }
+        Some("CommandExecution") if s.commands.len() < MAX_COMMANDS => {
+            let text = match &item["command"] {
+                Value::Array(parts) => parts.last().and_then(Value::as_str).map(str::to_string),
+                Value::String(t) => Some(t.clone()),
+                _ => None,
+            };
+            let parsed = item["parsed_cmd"]
+                .as_array()
+                .map(|a| a.iter().filter_map(|p| text_at(p, "/type")).collect())
+                .unwrap_or_default();
+            if let Some(text) = text {
+                s.commands.push(Command {
+                    text,
+                    parsed,
+                    status,
+                });
+            }
+        }
+        _ => {}
     }
 }
 

@@ -183,6 +183,8 @@ fn check_agent(
     review: &Review,
 ) -> AgentCheck {
     let agents_sha = receipt.agents_sha.clone().flatten();
+    let inputs = receipt.input_paths();
+    let workdir = ws.relative(&sources.workdir);
     let expected = Expected {
         prompt_path: receipt.prompt_path.as_deref(),
         prompt_bytes: prompt,
@@ -192,6 +194,9 @@ fn check_agent(
         output_path: &receipt.output_path,
         output: review.bytes.as_deref(),
         max_total_tokens: opts.max_total_tokens,
+        git_sha: &receipt.git_sha,
+        workdir: &workdir,
+        inputs: &inputs,
     };
     sent::read_and_check(opts, &sources.workdir, ws, &expected)
 }

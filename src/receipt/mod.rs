@@ -128,6 +128,10 @@ pub struct Mismatch {
     pub field: String,
     pub recorded: Value,
     pub actual: Value,
+    /// The files whose bytes changed, relative to the workspace, when the
+    /// field is a file's identity (the AGENTS.md chain can name several).
+    #[serde(skip_serializing_if = "Vec::is_empty", default)]
+    pub files: Vec<String>,
 }
 
 /// Every top-level key this tool writes. Keys it does not produce in a run are
@@ -168,6 +172,31 @@ pub const OWNED_KEYS: &[&str] = &[
 ];
 
 impl Receipt {
+    /// Every file this receipt vouches for as an input to the agent, relative
+    /// to the workspace: the prompt, its template, the tools, the schema, the
+    /// fixture and the AGENTS.md files in the checkout.
+    pub fn input_paths(&self) -> Vec<String> {
+        let mut paths: Vec<String> = [
+            self.prompt_path.as_ref(),
+            self.prompt_template_path.as_ref(),
+            Some(&self.tools_path),
+            self.schema_path.as_ref(),
+            self.fixture_path.as_ref(),
+        ]
+        .into_iter()
+        .flatten()
+        .cloned()
+        .collect();
+        paths.extend(
+            self.agents
+                .iter()
+                .flatten()
+                .filter(|f| !f.path.starts_with("$CODEX_HOME"))
+                .map(|f| f.path.clone()),
+        );
+        paths
+    }
+
     pub fn to_map(&self) -> Map<String, Value> {
         match serde_json::to_value(self).expect("a receipt always serializes") {
             Value::Object(map) => map,
@@ -229,6 +258,7 @@ mod tests {
                 approval_policy: None,
                 sandbox: None,
                 duration_ms: None,
+                git_commit: None,
             }),
             verification: Some(VerificationRecord {
                 verified: true,

@@ -41,12 +41,24 @@ impl Verification {
     }
 
     fn compare(&mut self, field: &str, recorded: &Value, actual: Value) {
+        self.compare_files(field, recorded, actual, Vec::new);
+    }
+
+    /// Compares the identity of `files` (computed only on a difference).
+    fn compare_files(
+        &mut self,
+        field: &str,
+        recorded: &Value,
+        actual: Value,
+        files: impl FnOnce() -> Vec<String>,
+    ) {
         self.checked.push(field.to_string());
         if *recorded != actual {
             self.mismatches.push(Mismatch {
                 field: field.to_string(),
                 recorded: recorded.clone(),
                 actual,
+                files: files(),
             });
         }
     }
@@ -64,6 +76,7 @@ pub fn read_back(written: &Map<String, Value>, on_disk: &Map<String, Value>) -> 
             field: field.clone(),
             recorded: on_disk.get(field).cloned().unwrap_or(Value::Null),
             actual: written.get(field).cloned().unwrap_or(Value::Null),
+            files: Vec::new(),
         })
         .collect()
 }
@@ -116,10 +129,12 @@ pub fn verify(
     }
     if let Some(recorded_sha) = recorded.get("agents_sha") {
         let chain = chain::load(&sources.workdir, ws, chain_options)?;
-        v.compare(
+        let changed = || changed_agents_files(recorded.get("agents"), &chain.files);
+        v.compare_files(
             "agents_sha",
             recorded_sha,
             chain.sha().map_or(Value::Null, Value::String),
+            changed,
         );
     }
     if let (Some(recorded_sha), Some(head)) = (recorded.get("git_sha"), head) {
@@ -211,27 +226,57 @@ fn rehash(
             ),
         )
     })?;
+    let file = || vec![loc.shown.clone()];
     let actual = match crate::workspace::presence(pair.input, &loc)? {
         Presence::Missing if pair.optional => Value::Null,
         Presence::Missing => Value::String(format!("(missing: {})", loc.shown)),
         Presence::File if pair.sha_key == "prompt_sha" => {
             let facts = PromptFacts::of(&crate::workspace::read_required(pair.input, &loc)?);
             if let Some(r) = recorded.get("prompt_bom") {
-                v.compare("prompt_bom", r, Value::Bool(facts.bom));
+                v.compare_files("prompt_bom", r, Value::Bool(facts.bom), file);
             }
             if let Some(r) = recorded.get("prompt_line_endings") {
-                v.compare(
+                v.compare_files(
                     "prompt_line_endings",
                     r,
                     Value::from(facts.line_endings.as_str()),
+                    file,
                 );
             }
             Value::String(facts.sha)
         }
         Presence::File => Value::String(identities::required_sha(pair.input, &loc)?),
     };
-    v.compare(pair.sha_key, recorded_sha, actual);
+    v.compare_files(pair.sha_key, recorded_sha, actual, file);
     Ok(())
+}
+
+/// The AGENTS.md files that differ between the recorded chain and the chain
+/// now: changed, added or gone. Empty when the receipt lists no files.
+fn changed_agents_files(
+    recorded: Option<&Value>,
+    now: &[crate::agent::chain::AgentsFile],
+) -> Vec<String> {
+    let before: Vec<(&str, &str)> = recorded
+        .and_then(Value::as_array)
+        .map(|files| {
+            files
+                .iter()
+                .filter_map(|f| Some((f["path"].as_str()?, f["sha256"].as_str()?)))
+                .collect()
+        })
+        .unwrap_or_default();
+    let mut changed: Vec<String> = now
+        .iter()
+        .filter(|f| !before.contains(&(f.path.as_str(), f.sha256.as_str())))
+        .map(|f| f.path.clone())
+        .collect();
+    for (path, _) in &before {
+        if !now.iter().any(|f| f.path == *path) && !changed.iter().any(|c| c == path) {
+            changed.push(path.to_string());
+        }
+    }
+    changed
 }
 
 /// The sources given to this step must describe the same run as the receipt.

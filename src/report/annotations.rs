@@ -5,6 +5,7 @@
 
 use crate::level::Level;
 use crate::outcome::Outcome;
+use crate::receipt::Mismatch;
 use crate::review::findings::Severity;
 use crate::review::{Review, Verdict};
 
@@ -88,16 +89,13 @@ pub fn collect(result: &Outcome, per_level: usize) -> Annotations {
     };
     if let Some(v) = &result.verification {
         for m in &v.mismatches {
-            out.add(Level::Failure, false, || Annotation {
-                path: Some(result.usage_file.clone()),
-                title: Some("Receipt verification failed".into()),
-                ..note(
-                    Level::Failure,
-                    format!(
-                        "{} in `{}` is recorded as {} but is now {}; the input changed after it was recorded",
-                        m.field, result.usage_file, m.recorded, m.actual
-                    ),
-                )
+            out.add(Level::Failure, false, || {
+                let (path, message) = explain_mismatch(m, &result.usage_file);
+                Annotation {
+                    path: Some(path),
+                    title: Some("Receipt verification failed".into()),
+                    ..note(Level::Failure, message)
+                }
             });
         }
     }
@@ -146,6 +144,65 @@ pub fn collect(result: &Outcome, per_level: usize) -> Annotations {
     }
     out.list.sort_by_key(|a| std::cmp::Reverse(a.level));
     out
+}
+
+/// A recorded value as a sentence shows it: a hash shortened (the receipt
+/// has it in full), anything else as JSON.
+fn shown(v: &serde_json::Value) -> String {
+    match v {
+        serde_json::Value::String(s)
+            if s.len() == 64 && s.bytes().all(|b| b.is_ascii_hexdigit()) =>
+        {
+            format!("{}…", &s[..12])
+        }
+        serde_json::Value::String(s) => format!("`{s}`"),
+        other => format!("`{other}`"),
+    }
+}
+
+/// Where a verification failure belongs, and what it says: the file that
+/// changed, what changed, and what to do about it.
+pub fn explain_mismatch(m: &Mismatch, usage: &str) -> (String, String) {
+    let (recorded, actual) = (shown(&m.recorded), shown(&m.actual));
+    if let Some(first) = m.files.first() {
+        let names: Vec<String> = m.files.iter().map(|f| format!("`{f}`")).collect();
+        let what = match m.field.as_str() {
+            "prompt_bom" => "its byte order mark",
+            "prompt_line_endings" => "its line endings",
+            _ => "its bytes",
+        };
+        let (it, was) = if names.len() == 1 {
+            ("it", "was")
+        } else {
+            ("them", "were")
+        };
+        return (
+            first.clone(),
+            format!(
+                "{} changed after {it} {was} recorded in `{usage}`: {what} differ ({} {recorded} recorded, {actual} now); restore {it} to the recorded version, or record the receipt again if the change is meant",
+                names.join(", "),
+                m.field
+            ),
+        );
+    }
+    let message = match m.field.as_str() {
+        "git_sha" => format!(
+            "the checkout is commit {actual}, but `{usage}` was recorded on commit {recorded}: check out the commit the receipt was recorded on (give both jobs the same `ref`)"
+        ),
+        "agents_sha" => format!(
+            "the AGENTS.md chain the agent would receive now (sha256 {actual}) is not the one recorded in `{usage}` ({recorded}): an AGENTS.md file, its budget or codex-home changed; restore it, or record the receipt again"
+        ),
+        "prompt_path" | "tools_path" | "output_path" | "schema_path" | "codex_version"
+        | "model" | "codex_args" => format!(
+            "`{usage}` records {} {recorded}, but this step was given {actual}: give this step the same input as the run it verifies, or record the receipt again",
+            m.field
+        ),
+        _ => format!(
+            "`{usage}` on disk says {} is {recorded}, but {actual} was written: something changed the receipt after it was written",
+            m.field
+        ),
+    };
+    (usage.to_string(), message)
 }
 
 /// The review's annotations: why it was rejected, each schema violation where

@@ -7,11 +7,12 @@
 //! as the user, and a workspace owned by the runner's user (uid 1001).
 #![allow(dead_code)]
 
+pub mod codex;
 pub mod github;
 
 use std::collections::BTreeMap;
 use std::fs;
-use std::os::unix::fs::MetadataExt;
+use std::os::unix::fs::{MetadataExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -33,6 +34,38 @@ pub fn is_root() -> bool {
     fs::metadata("/proc/self")
         .map(|m| m.uid() == 0)
         .unwrap_or(false)
+}
+
+/// Where scenarios live: the system's temporary folder when every user can
+/// reach it, else `/tmp`. A test that runs the binary as another user must not
+/// depend on the folder the repository was cloned into (a 0700 `mktemp -d`).
+fn base_for_other_users() -> PathBuf {
+    let tmp = std::env::temp_dir();
+    let reachable = tmp
+        .ancestors()
+        .all(|a| fs::metadata(a).is_ok_and(|m| m.mode() & 0o001 != 0));
+    if reachable {
+        tmp
+    } else {
+        PathBuf::from("/tmp")
+    }
+}
+
+/// The binary, where another user can run it: a copy in the scenario's folder
+/// when the build folder is not reachable by everyone.
+fn binary_for(root: &Path, uid: Option<u32>) -> PathBuf {
+    let built = PathBuf::from(env!("CARGO_BIN_EXE_prompt-receipt"));
+    if uid.is_none() {
+        return built;
+    }
+    let copy = root.join("bin/prompt-receipt");
+    if !copy.exists() {
+        fs::create_dir_all(copy.parent().unwrap()).unwrap();
+        fs::copy(&built, &copy).unwrap();
+        fs::set_permissions(&copy, fs::Permissions::from_mode(0o755)).unwrap();
+        fs::set_permissions(root.join("bin"), fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    copy
 }
 
 /// The inputs action.yml declares, with their defaults.
@@ -62,7 +95,12 @@ pub struct Scenario {
 impl Scenario {
     /// An empty git repository with one commit.
     pub fn new() -> Scenario {
-        let dir = tempfile::tempdir().unwrap();
+        let dir = tempfile::Builder::new()
+            .prefix("prompt-receipt-test-")
+            .tempdir_in(base_for_other_users())
+            .unwrap();
+        // The runner's user (uid 1001) must be able to enter it, as on a runner.
+        fs::set_permissions(dir.path(), fs::Permissions::from_mode(0o755)).unwrap();
         let root = dir.path().to_path_buf();
         let ws = root.join("workspace");
         fs::create_dir_all(&ws).unwrap();
@@ -75,11 +113,38 @@ impl Scenario {
         s
     }
 
+    /// A fresh clone of `other`'s repository in a folder of its own: the same
+    /// commit and tags, as a second job's actions/checkout leaves it.
+    pub fn clone_of(other: &Scenario) -> Scenario {
+        let s = Scenario::new();
+        fs::remove_dir_all(&s.ws).unwrap();
+        let out = Command::new("git")
+            .args(["-c", "safe.directory=*", "clone", "-q"])
+            .arg(&other.ws)
+            .arg(&s.ws)
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "git clone: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        s
+    }
+
     /// The bundled example, committed and tagged `v1.4.0`.
     pub fn example() -> Scenario {
         let s = Scenario::new();
         copy_tree(&example_dir(), &s.ws);
         s.commit("example").tag("v1.4.0")
+    }
+
+    /// The folder the runner mounts as `RUNNER_TEMP` for this scenario's steps.
+    pub fn runner_temp(&self) -> PathBuf {
+        let dir = self.root.join("github/runner_temp");
+        fs::create_dir_all(&dir).unwrap();
+        dir
     }
 
     pub fn write(&self, path: &str, bytes: impl AsRef<[u8]>) -> &Self {
@@ -274,7 +339,7 @@ impl Step {
             }
             None => "push".to_string(),
         };
-        let mut cmd = Command::new(env!("CARGO_BIN_EXE_prompt-receipt"));
+        let mut cmd = Command::new(binary_for(&self.root, self.uid));
         cmd.env_clear()
             .env("PATH", std::env::var("PATH").unwrap_or_default())
             .env("HOME", &home)

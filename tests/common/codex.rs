@@ -1,0 +1,221 @@
+//! The real Codex CLI against a Responses API on loopback, as openai/codex-action
+//! runs it: the harness that tests/codex.rs and tests/two_jobs.rs share.
+//!
+//! `.ci/run` installs `@openai/codex` at a pinned version . The server records every
+//! request body and answers with a script: one list of output items a request
+//! (a tool call, then the final message), the last repeated.
+#![allow(dead_code)]
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::{Arc, Mutex};
+
+use serde_json::{Value, json};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+use super::repo_root;
+
+pub const CODEX_VERSION: &str = "0.169.0";
+/// A valid review of the example's schema.
+pub const REVIEW: &str = r#"{"ok":true,"findings":[]}"#;
+
+/// The Codex CLI installed by `.ci/run` (or `PROMPT_RECEIPT_CODEX`).
+pub fn codex() -> PathBuf {
+    let path = std::env::var_os("PROMPT_RECEIPT_CODEX")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| repo_root().join("target/codex/node_modules/.bin/codex"));
+    assert!(
+        path.exists(),
+        "the Codex CLI is not installed at {}: run `npm install --prefix target/codex @openai/codex@{CODEX_VERSION}` (.ci/run does)",
+        path.display()
+    );
+    path
+}
+
+/// A Responses API that records each request body and answers from a script.
+pub struct FakeResponses {
+    pub url: String,
+    pub bodies: Arc<Mutex<Vec<Value>>>,
+    _task: tokio::task::JoinHandle<()>,
+}
+
+impl FakeResponses {
+    /// Answers every request with the final message `reply`.
+    pub async fn start(reply: &str) -> FakeResponses {
+        FakeResponses::scripted(vec![vec![message(reply)]]).await
+    }
+
+    /// Answers request `n` with `script[n]`'s output items (the last one again
+    /// once the script runs out).
+    pub async fn scripted(script: Vec<Vec<Value>>) -> FakeResponses {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let url = format!("http://{}/v1", listener.local_addr().unwrap());
+        let bodies = Arc::new(Mutex::new(Vec::new()));
+        let (seen, script) = (bodies.clone(), Arc::new(script));
+        let task = tokio::spawn(async move {
+            while let Ok((mut socket, _)) = listener.accept().await {
+                let (seen, script) = (seen.clone(), script.clone());
+                tokio::spawn(async move {
+                    let mut buf = Vec::new();
+                    let mut chunk = [0u8; 65536];
+                    let header_end = loop {
+                        let n = socket.read(&mut chunk).await.unwrap_or(0);
+                        if n == 0 {
+                            return;
+                        }
+                        buf.extend_from_slice(&chunk[..n]);
+                        if let Some(i) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
+                            break i + 4;
+                        }
+                    };
+                    let head = String::from_utf8_lossy(&buf[..header_end]).to_lowercase();
+                    let length: usize = head
+                        .lines()
+                        .find_map(|l| {
+                            l.strip_prefix("content-length:")
+                                .map(|v| v.trim().parse().unwrap_or(0))
+                        })
+                        .unwrap_or(0);
+                    while buf.len() < header_end + length {
+                        let n = socket.read(&mut chunk).await.unwrap_or(0);
+                        if n == 0 {
+                            break;
+                        }
+                        buf.extend_from_slice(&chunk[..n]);
+                    }
+                    if !head.starts_with("post ") || !head.contains("/responses") {
+                        let _ = socket.write_all(b"HTTP/1.1 404 Not Found\r\ncontent-length: 0\r\nconnection: close\r\n\r\n").await;
+                        return;
+                    }
+                    let body: Value = serde_json::from_slice(&buf[header_end..header_end + length])
+                        .unwrap_or(Value::Null);
+                    let n = {
+                        let mut seen = seen.lock().unwrap();
+                        seen.push(body);
+                        seen.len() - 1
+                    };
+                    let items = &script[n.min(script.len() - 1)];
+                    let _ = socket.write_all(sse(items).as_bytes()).await;
+                });
+            }
+        });
+        FakeResponses {
+            url,
+            bodies,
+            _task: task,
+        }
+    }
+
+    pub fn only_request(&self) -> Value {
+        let bodies = self.bodies.lock().unwrap();
+        assert_eq!(bodies.len(), 1, "one request per run");
+        bodies[0].clone()
+    }
+}
+
+/// The assistant's final message.
+pub fn message(text: &str) -> Value {
+    json!({"type": "message", "role": "assistant", "id": "msg_1", "content": [{"type": "output_text", "text": text}]})
+}
+
+/// A patch the agent applies (Codex's freeform `apply_patch` tool).
+pub fn apply_patch(patch: &str) -> Value {
+    json!({"type": "custom_tool_call", "name": "apply_patch", "call_id": "call_patch", "input": patch})
+}
+
+/// A shell command the agent runs.
+pub fn exec_command(cmd: &str) -> Value {
+    json!({"type": "function_call", "name": "exec_command", "call_id": "call_exec", "arguments": json!({"cmd": cmd}).to_string()})
+}
+
+/// One streamed response: each item added and done, then the usage.
+fn sse(items: &[Value]) -> String {
+    let mut events = vec![(
+        "response.created",
+        json!({"type": "response.created", "response": {"id": "resp_1"}}),
+    )];
+    for (i, item) in items.iter().enumerate() {
+        events.push((
+            "response.output_item.added",
+            json!({"type": "response.output_item.added", "output_index": i, "item": item}),
+        ));
+        if let Some(text) = item["content"][0]["text"].as_str() {
+            events.push((
+                "response.output_text.delta",
+                json!({"type": "response.output_text.delta", "item_id": item["id"], "output_index": i, "content_index": 0, "delta": text}),
+            ));
+        }
+        events.push((
+            "response.output_item.done",
+            json!({"type": "response.output_item.done", "output_index": i, "item": item}),
+        ));
+    }
+    events.push((
+        "response.completed",
+        json!({"type": "response.completed", "response": {"id": "resp_1", "usage": {"input_tokens": 1200, "input_tokens_details": {"cached_tokens": 200}, "output_tokens": 50, "output_tokens_details": {"reasoning_tokens": 10}, "total_tokens": 1250}}}),
+    ));
+    let mut out = String::from(
+        "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\nconnection: close\r\n\r\n",
+    );
+    for (kind, data) in events {
+        out.push_str(&format!("event: {kind}\ndata: {data}\n\n"));
+    }
+    out
+}
+
+/// A codex-home for `codex exec` against `server`, with the settings that keep
+/// the CLI offline and quick; `extra` is more config.toml.
+pub fn write_config(home: &Path, server: &str, extra: &str) {
+    std::fs::create_dir_all(home).unwrap();
+    let config = format!(
+        "model = \"gpt-5.5\"\nmodel_provider = \"fake\"\napproval_policy = \"never\"\n{extra}\
+         [model_providers.fake]\nname = \"local\"\nbase_url = \"{server}\"\nwire_api = \"responses\"\n\
+         [analytics]\nenabled = false\n[features]\nplugins = false\nshell_snapshot = false\n\n"
+    );
+    std::fs::write(home.join("config.toml"), config).unwrap();
+}
+
+/// `codex exec` as openai/codex-action runs it: the prompt's bytes on stdin,
+/// `--cd`, `--output-last-message`, `--output-schema`, then `args` (the
+/// sandbox, `-c` settings).
+pub fn exec(codex_home: &Path, workspace: &Path, workdir: &str, stdin: &[u8], args: &[&str]) {
+    let mut child = Command::new(codex())
+        .args(["exec", "--skip-git-repo-check", "--cd"])
+        .arg(workspace.join(workdir))
+        .arg("--output-last-message")
+        .arg(workspace.join("artifacts/review.json"))
+        .arg("--output-schema")
+        .arg(workspace.join(".github/codex/review.schema.json"))
+        .args(args)
+        .env("CODEX_HOME", codex_home)
+        .env_remove("OPENAI_API_KEY")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(stdin).unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(
+        out.status.success(),
+        "codex exec failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// [`exec`] off the async runtime, which serves the fake Responses API meanwhile.
+pub async fn exec_beside(
+    codex_home: PathBuf,
+    workspace: PathBuf,
+    workdir: String,
+    stdin: Vec<u8>,
+    args: Vec<String>,
+) {
+    tokio::task::spawn_blocking(move || {
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        exec(&codex_home, &workspace, &workdir, &stdin, &args)
+    })
+    .await
+    .unwrap()
+}
