@@ -14,6 +14,8 @@ pub struct Target {
     pub from_fork: bool,
     /// The pull request number, when there is one.
     pub pull_request: Option<u64>,
+    /// The pull request's base commit, when the payload names one.
+    pub base_sha: Option<String>,
 }
 
 /// Picks the head commit for `event_name` from the payload; falls back to
@@ -23,6 +25,7 @@ pub fn target(event_name: &str, payload: Option<&Value>, github_sha: &str) -> Ta
         head_sha: github_sha.to_string(),
         from_fork: false,
         pull_request: None,
+        base_sha: None,
     };
     let Some(payload) = payload else {
         return fallback;
@@ -45,6 +48,7 @@ pub fn target(event_name: &str, payload: Option<&Value>, github_sha: &str) -> Ta
                 pull_request: payload
                     .pointer("/pull_request/number")
                     .and_then(Value::as_u64),
+                base_sha: text(payload, "/pull_request/base/sha").filter(|s| is_sha(s)),
             }
         }
         "workflow_run" => match text(payload, "/workflow_run/head_sha").filter(|s| is_sha(s)) {
@@ -55,11 +59,25 @@ pub fn target(event_name: &str, payload: Option<&Value>, github_sha: &str) -> Ta
                 pull_request: payload
                     .pointer("/workflow_run/pull_requests/0/number")
                     .and_then(Value::as_u64),
+                base_sha: text(payload, "/workflow_run/pull_requests/0/base/sha")
+                    .filter(|s| is_sha(s)),
             },
             None => fallback,
         },
         _ => fallback,
     }
+}
+
+/// The event payload, when it can be read: a missing or broken one means
+/// `GITHUB_SHA` is used, not that the step fails.
+pub fn read(path: Option<&std::path::Path>) -> Option<Value> {
+    let path = path?;
+    let meta = std::fs::metadata(path).ok()?;
+    if meta.len() > 64 * 1024 * 1024 {
+        tracing::debug!("event payload over 64 MiB; using GITHUB_SHA");
+        return None;
+    }
+    serde_json::from_slice(&std::fs::read(path).ok()?).ok()
 }
 
 /// A full commit SHA (SHA-1 or SHA-256 object format): anything else from a

@@ -134,9 +134,29 @@ pub struct Cli {
     #[arg(long, value_name = "NAMES")]
     pub agents_fallback_filenames: Option<String>,
 
-    /// Codex's project_doc_max_bytes: the budget of the AGENTS.md chain.
-    #[arg(long, value_name = "BYTES", default_value = "32768")]
-    pub project_doc_max_bytes: u64,
+    /// Codex's project_doc_max_bytes: the budget of the AGENTS.md chain. Default: as
+    /// codex-home's config.toml or `-c` in codex-args set it, else 32768.
+    #[arg(long, value_name = "BYTES")]
+    pub project_doc_max_bytes: Option<u64>,
+
+    /// The reasoning effort given to codex-action (`effort`); checked against the session record.
+    #[arg(long, value_name = "EFFORT")]
+    pub effort: Option<String>,
+
+    /// The permission profile given to codex-action (`permission-profile`); checked
+    /// against the session record.
+    #[arg(long, value_name = "PROFILE")]
+    pub permission_profile: Option<String>,
+
+    /// codex-action's `safety-strategy` (drop-sudo when not given); recorded.
+    #[arg(long, value_name = "STRATEGY")]
+    pub safety_strategy: Option<String>,
+
+    /// codex-action's `project-instructions-mode`: `workspace` (the checkout's
+    /// AGENTS.md files) or `default-branch` (the default branch's, written to
+    /// `$CODEX_HOME/AGENTS.override.md`).
+    #[arg(long, value_name = "MODE", value_parser = ["workspace", "default-branch"])]
+    pub project_instructions_mode: Option<String>,
 
     /// Fail when the session used more tokens than this (input plus output).
     #[arg(long, value_name = "TOKENS")]
@@ -229,7 +249,12 @@ pub struct Inputs {
     pub codex_home: Option<String>,
     pub session_id: Option<String>,
     pub agents_fallback_filenames: Vec<String>,
-    pub project_doc_max_bytes: u64,
+    pub project_doc_max_bytes: Option<u64>,
+    pub effort: Option<String>,
+    pub permission_profile: Option<String>,
+    pub safety_strategy: Option<String>,
+    /// `default-branch`: the agent saw the default branch's AGENTS files.
+    pub default_branch_instructions: bool,
     pub max_total_tokens: Option<u64>,
     pub fixture_file: Option<String>,
     pub base_usage_file: Option<String>,
@@ -389,6 +414,11 @@ impl Inputs {
                 })
                 .unwrap_or_default(),
             project_doc_max_bytes: cli.project_doc_max_bytes,
+            effort: given(cli.effort),
+            permission_profile: given(cli.permission_profile),
+            safety_strategy: given(cli.safety_strategy),
+            default_branch_instructions: cli.project_instructions_mode.as_deref()
+                == Some("default-branch"),
             max_total_tokens: cli.max_total_tokens,
             fixture_file: given(cli.fixture_file),
             base_usage_file: given(cli.base_usage_file),

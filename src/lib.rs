@@ -35,6 +35,7 @@ pub mod setup;
 pub mod sources;
 pub mod version;
 pub mod workspace;
+pub mod yaml;
 
 use context::Context;
 use error::Error;
@@ -54,7 +55,16 @@ pub fn run(inputs: &Inputs, ctx: &Context) -> Result<Outcome, Error> {
         )?),
         None => None,
     };
-    let mut outcome = modes::execute(inputs, &ws, codex_home.as_deref())?;
+    let base = ctx.in_actions.then(|| {
+        let payload = event::read(ctx.event_path.as_deref());
+        event::target(&ctx.event_name, payload.as_ref(), "").base_sha
+    });
+    let mut outcome = modes::execute(
+        inputs,
+        &ws,
+        codex_home.as_deref(),
+        base.flatten().as_deref(),
+    )?;
     let clock = logging::Stopwatch::start("report");
     for r in &mut report::destinations(ctx, inputs.report_options(), inputs.mode) {
         r.report(&mut outcome)?;

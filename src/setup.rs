@@ -9,7 +9,8 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::agent::chain::Options as ChainOptions;
+use crate::agent::chain::{DEFAULT_MAX_BYTES, Options as ChainOptions, default_root_markers};
+use crate::agent::config::CodexConfig;
 use crate::agent::sent::SessionOptions;
 use crate::compare;
 use crate::error::Error;
@@ -69,6 +70,7 @@ impl Inputs {
             codex_version: self.codex_version.clone(),
             codex_args: self.codex_args.clone(),
             model: self.model.clone(),
+            safety_strategy: self.safety_strategy.clone(),
         })
     }
 
@@ -99,21 +101,57 @@ impl Inputs {
         given.as_deref().map(|g| ws.resolve(input, g)).transpose()
     }
 
-    /// How Codex was set up to read the AGENTS.md chain.
-    pub fn chain_options(&self, codex_home: Option<&Path>) -> ChainOptions {
+    /// Codex's own settings that shape what the agent sees: codex-home's
+    /// config.toml, then `-c` in codex-args.
+    pub fn codex_config(&self, codex_home: Option<&Path>) -> Result<CodexConfig, Error> {
+        CodexConfig::read(codex_home, self.codex_args.as_deref())
+    }
+
+    /// How Codex was set up to read the AGENTS.md chain: this step's inputs,
+    /// else Codex's settings, else Codex's defaults. In codex-action's
+    /// `default-branch` mode no project file is read (`project_doc_max_bytes=0`).
+    pub fn chain_options(&self, codex_home: Option<&Path>, config: &CodexConfig) -> ChainOptions {
+        let max_bytes = if self.default_branch_instructions {
+            0
+        } else {
+            self.project_doc_max_bytes
+                .or(config.project_doc_max_bytes)
+                .unwrap_or(DEFAULT_MAX_BYTES)
+        };
+        let fallback_names = if self.agents_fallback_filenames.is_empty() {
+            config
+                .project_doc_fallback_filenames
+                .clone()
+                .unwrap_or_default()
+        } else {
+            self.agents_fallback_filenames.clone()
+        };
         ChainOptions {
-            fallback_names: self.agents_fallback_filenames.clone(),
-            max_bytes: self.project_doc_max_bytes,
+            fallback_names,
+            max_bytes,
+            root_markers: config
+                .project_root_markers
+                .clone()
+                .unwrap_or_else(default_root_markers),
             codex_home: codex_home.map(Path::to_path_buf),
         }
     }
 
-    /// Where Codex's record of the run is, when codex-home was given.
-    pub fn session_options(&self, codex_home: Option<&Path>) -> Option<SessionOptions> {
+    /// Where Codex's record of the run is, when codex-home was given, and
+    /// what else the record must show: what this step was told ran.
+    pub fn session_options(
+        &self,
+        codex_home: Option<&Path>,
+        config: &CodexConfig,
+    ) -> Option<SessionOptions> {
         Some(SessionOptions {
             home: codex_home?.to_path_buf(),
             session_id: self.session_id.clone(),
             max_total_tokens: self.max_total_tokens,
+            developer_instructions: config.developer_instructions.clone(),
+            effort: self.effort.clone(),
+            permission_profile: self.permission_profile.clone(),
+            default_branch_instructions: self.default_branch_instructions,
         })
     }
 
@@ -227,14 +265,35 @@ mod tests {
             "--min-severity",
             "medium",
         ]);
-        let chain = i.chain_options(Some(home));
-        assert_eq!(chain.fallback_names, vec!["CLAUDE.md", "TEAM.md"]);
+        let config = CodexConfig {
+            project_doc_max_bytes: Some(5),
+            project_root_markers: Some(vec![]),
+            project_doc_fallback_filenames: Some(vec!["X.md".into()]),
+            developer_instructions: Some("Be strict.".into()),
+            ..CodexConfig::default()
+        };
+        let chain = i.chain_options(Some(home), &config);
+        assert_eq!(
+            chain.fallback_names,
+            vec!["CLAUDE.md", "TEAM.md"],
+            "the inputs win"
+        );
         assert_eq!(
             (chain.max_bytes, chain.codex_home.as_deref()),
             (100, Some(home))
         );
-        assert!(i.session_options(None).is_none());
-        let session = i.session_options(Some(home)).unwrap();
+        assert!(chain.root_markers.is_empty(), "the config's markers");
+        let defaults = inputs(&["--mode", "compare"]).chain_options(None, &CodexConfig::default());
+        assert_eq!(
+            (defaults.max_bytes, defaults.root_markers),
+            (32768, vec![".git".to_string()])
+        );
+        assert!(i.session_options(None, &config).is_none());
+        let session = i.session_options(Some(home), &config).unwrap();
+        assert_eq!(
+            session.developer_instructions.as_deref(),
+            Some("Be strict.")
+        );
         assert_eq!(session.session_id.as_deref(), Some("s1"));
         let policy = i.gate_policy();
         assert_eq!(

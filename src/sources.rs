@@ -44,4 +44,6 @@ pub struct Sources {
     pub codex_version: Option<String>,
     pub codex_args: Option<String>,
     pub model: Option<String>,
+    /// codex-action's `safety-strategy`, as given.
+    pub safety_strategy: Option<String>,
 }

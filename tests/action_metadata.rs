@@ -93,6 +93,11 @@ fn every_output_is_declared_and_written() {
         "check-run-url",
         "prompt-sent-sha",
         "total-tokens",
+        "input-tokens",
+        "cached-input-tokens",
+        "cache-write-input-tokens",
+        "output-tokens",
+        "context-sha",
         "controlled",
         "findings-added",
         "findings-removed",
@@ -149,20 +154,74 @@ fn help_documents_every_input() {
     assert!(out.stdout.contains("--prompt-file"));
 }
 
+/// A release commit points action.yml at the published image by digest: that
+/// line changes, nothing else does, and the result is still an action the
+/// runner reads (a `docker://` image, every input and output as before).
+#[test]
+fn the_release_rewrite_changes_only_the_image_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let copy = dir.path().join("action.yml");
+    let original = fs::read_to_string(repo_root().join("action.yml")).unwrap();
+    fs::write(&copy, &original).unwrap();
+    let digest = format!("sha256:{}", "0123456789abcdef".repeat(4));
+    let run = |args: &[&str]| {
+        std::process::Command::new("bash")
+            .arg(repo_root().join("scripts/pin-image.sh"))
+            .args(args)
+            .output()
+            .unwrap()
+    };
+    let out = run(&[&digest, copy.to_str().unwrap()]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let pinned = fs::read_to_string(&copy).unwrap();
+    let changed: Vec<(&str, &str)> = original
+        .lines()
+        .zip(pinned.lines())
+        .filter(|(a, b)| a != b)
+        .collect();
+    assert_eq!(original.lines().count(), pinned.lines().count());
+    assert_eq!(
+        changed,
+        vec![(
+            "  image: Dockerfile",
+            &*format!("  image: docker://ghcr.io/prompt-receipt/prompt-receipt@{digest}")
+        )]
+    );
+    let yaml: serde_yaml::Value = serde_yaml::from_str(&pinned).unwrap();
+    assert_eq!(yaml["runs"]["using"], "docker");
+    assert_eq!(yaml["inputs"], action()["inputs"]);
+    assert_eq!(yaml["outputs"], action()["outputs"]);
+    // Twice, or with a tag instead of a digest, is refused: no half-made release.
+    assert_eq!(
+        run(&[&digest, copy.to_str().unwrap()]).status.code(),
+        Some(2)
+    );
+    fs::write(&copy, &original).unwrap();
+    assert_eq!(
+        run(&["latest", copy.to_str().unwrap()]).status.code(),
+        Some(2)
+    );
+    assert_eq!(fs::read_to_string(&copy).unwrap(), original);
+}
+
 /// The Dockerfile, read as a user reviewing it would.
 #[test]
 fn dockerfile_builds_locked_and_runs_as_the_runner_expects() {
     let text = fs::read_to_string(repo_root().join("Dockerfile")).unwrap();
     let lines: Vec<&str> = text
         .lines()
-        .filter(|l| !l.trim_start().starts_with('#'))
+        .filter(|l| !l.trim_start().starts_with('#') && !l.trim().is_empty())
         .collect();
     let froms: Vec<&str> = lines
         .iter()
         .filter(|l| l.starts_with("FROM "))
         .copied()
         .collect();
-    assert_eq!(froms.len(), 2, "a build stage and a runtime stage");
+    assert_eq!(froms.len(), 3, "build, packages, runtime: {froms:?}");
     let release = |from: &str| {
         ["bookworm", "trixie", "bullseye"]
             .into_iter()
@@ -173,12 +232,14 @@ fn dockerfile_builds_locked_and_runs_as_the_runner_expects() {
         release(froms[0]).is_some(),
         "the build image names its Debian release"
     );
-    assert_eq!(
-        release(froms[0]),
-        release(froms[1]),
-        "both stages on one Debian release: one glibc"
-    );
-    let runtime_start = lines.iter().position(|l| *l == froms[1]).unwrap();
+    for from in &froms[1..] {
+        assert_eq!(
+            release(froms[0]),
+            release(from),
+            "one Debian release: one glibc, Debian's git"
+        );
+    }
+    let runtime_start = lines.iter().position(|l| *l == froms[2]).unwrap();
     let (build, runtime) = lines.split_at(runtime_start);
     assert!(
         build
@@ -186,22 +247,64 @@ fn dockerfile_builds_locked_and_runs_as_the_runner_expects() {
             .any(|l| l.contains("cargo build --release --locked"))
     );
     assert!(
+        build
+            .iter()
+            .any(|l| l.starts_with("COPY Cargo.toml Cargo.lock")),
+        "the build copies the lockfile it is locked to"
+    );
+    // Only what the build needs is in its context: the code, never tests, fuzz
+    // or examples (.dockerignore leaves them out, so no include may reach them).
+    for l in build
+        .iter()
+        .filter(|l| l.starts_with("COPY ") && !l.contains("--from"))
+    {
+        assert!(
+            l.starts_with("COPY Cargo.toml Cargo.lock") || l.starts_with("COPY src "),
+            "{l}"
+        );
+    }
+    // ...and the release code includes no file from beyond src/ (what broke the build once).
+    let mut stack = vec![repo_root().join("src")];
+    while let Some(dir) = stack.pop() {
+        for entry in fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                stack.push(path);
+                continue;
+            }
+            let code = fs::read_to_string(&path).unwrap();
+            let release = code.split("#[cfg(test)]").next().unwrap();
+            for include in ["include_bytes!(", "include_str!("] {
+                assert!(
+                    !release.contains(include),
+                    "{}: {include} in release code: the Docker build context holds only src/",
+                    path.display()
+                );
+            }
+        }
+    }
+    assert!(
         !runtime.iter().any(|l| l.starts_with("USER")),
         "GitHub's docs: no USER, the runner expects root"
     );
     assert!(
-        runtime
-            .join("\n")
-            .contains("install -y --no-install-recommends git")
+        !runtime.iter().any(|l| l.starts_with("RUN ")),
+        "the runtime stage only copies files in"
     );
+    for file in [
+        "/usr/bin/git",
+        "/etc/ssl/certs/ca-certificates.crt",
+        "/usr/local/bin/prompt-receipt",
+    ] {
+        assert!(
+            runtime
+                .iter()
+                .any(|l| l.starts_with("COPY --from=") && l.ends_with(file)),
+            "{file}"
+        );
+    }
     assert_eq!(
         runtime.last().copied(),
         Some(r#"ENTRYPOINT ["/usr/local/bin/prompt-receipt"]"#)
-    );
-    // The build copies what it needs and the lockfile it is locked to.
-    assert!(
-        build
-            .iter()
-            .any(|l| l.starts_with("COPY Cargo.toml Cargo.lock"))
     );
 }

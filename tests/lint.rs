@@ -89,10 +89,16 @@ fn clean_workflows_are_silent() {
 #[test]
 fn the_readme_workflow_is_clean() {
     let readme = std::fs::read_to_string(repo_root().join("README.md")).unwrap();
-    let start = readme.find("```yaml\n# .github/workflows/agent-review.yml").unwrap() + 8;
+    let start = readme
+        .find("```yaml\n# .github/workflows/agent-review.yml")
+        .unwrap()
+        + 8;
     let end = start + readme[start..].find("```").unwrap();
     let workflow = &readme[start..end];
-    assert!(workflow.contains("needs: agent"), "the two-job layout leads");
+    assert!(
+        workflow.contains("needs: agent"),
+        "the two-job layout leads"
+    );
     expect(workflow, &[]);
 }
 

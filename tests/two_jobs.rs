@@ -12,93 +12,10 @@
 mod common;
 
 use std::fs;
-use std::path::PathBuf;
 
-use common::codex::{self, FakeResponses, REVIEW};
+use common::codex::{self, REVIEW};
+use common::jobs::*;
 use common::*;
-use serde_json::Value;
-
-const PROMPT: &str = EXAMPLE_PROMPT;
-/// What a workflow gives codex-action and prompt-receipt: `${{ runner.temp }}/codex-home`.
-const CODEX_HOME: &str = "/home/runner/work/_temp/codex-home";
-
-/// What the agent job leaves: its workspace, and the artifact it uploaded.
-struct AgentJob {
-    scenario: Scenario,
-    artifact: tempfile::TempDir,
-}
-
-/// Job one: record, run the agent (answering with `script`), upload.
-async fn agent_job(script: Vec<Vec<Value>>, sandbox: &str) -> AgentJob {
-    let s = Scenario::example();
-    s.remove("artifacts/review.json");
-    let s = s.commit("no review yet");
-    s.record(PROMPT);
-    let server = FakeResponses::scripted(script).await;
-    let home = s.runner_temp().join("codex-home");
-    codex::write_config(&home, &server.url, "");
-    codex::exec_beside(
-        home.clone(),
-        s.ws.clone(),
-        ".".into(),
-        s.read(PROMPT),
-        vec!["--sandbox".into(), sandbox.into()],
-    )
-    .await;
-    let artifact = tempfile::tempdir().unwrap();
-    for file in ["usage.json", "artifacts/review.json"] {
-        let to = artifact.path().join(file);
-        fs::create_dir_all(to.parent().unwrap()).unwrap();
-        fs::copy(s.ws.join(file), to).unwrap();
-    }
-    fs::create_dir_all(artifact.path().join("sessions")).unwrap();
-    copy_tree(&home.join("sessions"), &artifact.path().join("sessions"));
-    AgentJob {
-        scenario: s,
-        artifact,
-    }
-}
-
-/// Job two's checkout, with the artifact downloaded into it.
-fn receipt_checkout(agent: &AgentJob) -> Scenario {
-    let s = Scenario::clone_of(&agent.scenario);
-    for file in ["usage.json", "artifacts/review.json"] {
-        s.write(file, fs::read(agent.artifact.path().join(file)).unwrap());
-    }
-    let sessions = s.runner_temp().join("codex-home/sessions");
-    fs::create_dir_all(&sessions).unwrap();
-    copy_tree(&agent.artifact.path().join("sessions"), &sessions);
-    s
-}
-
-fn receipt_job(s: &Scenario) -> Outcome {
-    s.review_step()
-        .input("model", "gpt-5.5")
-        .input("codex-home", CODEX_HOME)
-        .run()
-}
-
-/// The one session record the receipt job downloaded.
-fn session_record(s: &Scenario) -> PathBuf {
-    let mut found = Vec::new();
-    let mut stack = vec![s.runner_temp().join("codex-home/sessions")];
-    while let Some(dir) = stack.pop() {
-        for e in fs::read_dir(dir).unwrap() {
-            let p = e.unwrap().path();
-            if p.is_dir() {
-                stack.push(p);
-            } else {
-                found.push(p);
-            }
-        }
-    }
-    assert_eq!(found.len(), 1, "{found:?}");
-    found.pop().unwrap()
-}
-
-fn review() -> Vec<Vec<Value>> {
-    vec![vec![codex::message(REVIEW)]]
-}
 
 #[tokio::test(flavor = "multi_thread")]
 async fn the_receipt_job_verifies_what_the_agent_job_uploaded() {

@@ -2,10 +2,14 @@
 //!
 //! The chain is an input to the agent as much as the prompt is, and a pull
 //! request can change it. Codex walks from the project root (the first ancestor
-//! of the working directory holding `.git`) down to the working directory and
-//! takes one file per folder: `AGENTS.override.md`, else `AGENTS.md`, else the
-//! fallback names. The first that exists is the folder's file even when it is
-//! empty (an empty override silences the folder). Each file is decoded lossily
+//! of the working directory holding one of `project_root_markers`, `.git` by
+//! default; with an empty list, only the working directory) down to the
+//! working directory and takes one file per folder: `AGENTS.override.md`, else
+//! `AGENTS.md`, else the fallback names. A candidate counts only if it is a
+//! regular file (a folder or a dangling symlink of that name does not). The
+//! first that counts is the folder's file even when it is empty (an empty
+//! override silences the folder). `project_doc_max_bytes = 0` reads no project
+//! files at all. Each file is decoded lossily
 //! and kept byte for byte otherwise; whitespace-only files are skipped; files
 //! are joined with `"\n\n"`; one budget of `project-doc-max-bytes` covers the
 //! files' bytes in walk order, cutting the file that overflows and dropping the
@@ -60,31 +64,34 @@ impl Chain {
 pub struct Options {
     pub fallback_names: Vec<String>,
     pub max_bytes: u64,
+    /// `project_root_markers`: `[".git"]` unless configured; empty means no walk up.
+    pub root_markers: Vec<String>,
     pub codex_home: Option<PathBuf>,
 }
 
+/// Codex's default `project_root_markers`.
+pub fn default_root_markers() -> Vec<String> {
+    vec![".git".to_string()]
+}
+
 /// The folders Codex reads, from the project root down to `cwd`.
-fn search_dirs(cwd: &Path) -> Vec<PathBuf> {
-    let mut chain = vec![cwd.to_path_buf()];
-    let mut cursor = cwd.to_path_buf();
-    let mut root = None;
-    while let Some(parent) = cursor.parent() {
-        if fs::metadata(cursor.join(".git")).is_ok() {
-            root = Some(cursor.clone());
-            break;
-        }
-        chain.push(parent.to_path_buf());
-        cursor = parent.to_path_buf();
-    }
-    match root {
-        Some(root) => {
-            let mut dirs: Vec<PathBuf> =
-                chain.into_iter().rev().skip_while(|p| *p != root).collect();
-            dirs.dedup();
-            dirs
-        }
-        None => vec![cwd.to_path_buf()],
-    }
+fn search_dirs(cwd: &Path, markers: &[String]) -> Vec<PathBuf> {
+    let root = if markers.is_empty() {
+        None
+    } else {
+        cwd.ancestors()
+            .find(|dir| markers.iter().any(|m| fs::metadata(dir.join(m)).is_ok()))
+    };
+    let Some(root) = root else {
+        return vec![cwd.to_path_buf()];
+    };
+    let mut dirs: Vec<PathBuf> = cwd
+        .ancestors()
+        .take_while(|dir| dir.starts_with(root))
+        .map(Path::to_path_buf)
+        .collect();
+    dirs.reverse();
+    dirs
 }
 
 fn candidates(opts: &Options) -> Vec<String> {
@@ -108,11 +115,13 @@ pub fn load(cwd: &Path, ws: &Workspace, opts: &Options) -> Result<Chain, Error> 
     if opts.max_bytes > 0 {
         let names = candidates(opts);
         let mut remaining = opts.max_bytes;
-        for dir in search_dirs(cwd) {
+        for dir in search_dirs(cwd, &opts.root_markers) {
+            // A regular file, symlinks followed: a folder or a dangling link
+            // of that name does not count, and the next name is tried.
             let Some(path) = names
                 .iter()
                 .map(|n| dir.join(n))
-                .find(|p| fs::symlink_metadata(p).is_ok())
+                .find(|p| fs::metadata(p).is_ok_and(|m| m.is_file()))
             else {
                 continue;
             };
@@ -249,6 +258,7 @@ mod tests {
         Options {
             fallback_names: vec![],
             max_bytes: max,
+            root_markers: default_root_markers(),
             codex_home: None,
         }
     }
@@ -354,5 +364,28 @@ mod tests {
             "# AGENTS.md instructions for /w\n\n<INSTRUCTIONS>\nroot\r\n\n\nsub\n</INSTRUCTIONS>";
         assert_eq!(body_of_block(block), Some("root\r\n\n\nsub"));
         assert_eq!(body_of_block("something else"), None);
+    }
+
+    #[test]
+    fn root_markers_and_regular_files_as_codex_reads_them() {
+        let t = tree(&[
+            ("AGENTS.md", b"repo root"),
+            ("svc/.projroot", b""),
+            ("svc/AGENTS.md", b"service"),
+            ("svc/api/AGENTS.md", b"api"),
+        ]);
+        let mut o = opts(DEFAULT_MAX_BYTES);
+        o.root_markers = vec![".projroot".into()];
+        assert_eq!(
+            chain(&t, "svc/api", &o).body.as_deref(),
+            Some("service\n\napi")
+        );
+        o.root_markers = vec![];
+        assert_eq!(chain(&t, "svc/api", &o).body.as_deref(), Some("api"));
+        // A folder named AGENTS.override.md and a dangling link do not count.
+        fs::create_dir_all(t.ws.root().join("svc/api/AGENTS.override.md")).unwrap();
+        std::os::unix::fs::symlink("/nowhere", t.ws.root().join("svc/AGENTS.override.md")).unwrap();
+        let c = chain(&t, "svc/api", &opts(DEFAULT_MAX_BYTES));
+        assert_eq!(c.body.as_deref(), Some("repo root\n\nservice\n\napi"));
     }
 }

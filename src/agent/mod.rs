@@ -4,5 +4,7 @@
 //! says it should have been.
 
 pub mod chain;
+pub mod config;
 pub mod sent;
 pub mod session;
+pub mod skills;

@@ -11,6 +11,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::agent::chain::body_of_block;
 use crate::agent::session::{self, Session};
+use crate::agent::skills::{self, InCheckout, Skill};
 use crate::digest::{UTF8_BOM, sha256_hex};
 use crate::error::Error;
 use crate::workspace::Workspace;
@@ -24,6 +25,15 @@ pub struct SessionOptions {
     pub session_id: Option<String>,
     /// The circuit breaker: more tokens than this is a problem.
     pub max_total_tokens: Option<u64>,
+    /// `developer_instructions` as Codex's settings give it: what the
+    /// developer message must begin with.
+    pub developer_instructions: Option<String>,
+    /// What this step was told codex-action ran with.
+    pub effort: Option<String>,
+    pub permission_profile: Option<String>,
+    /// codex-action's `default-branch` mode: the agent saw the default
+    /// branch's AGENTS files, from `$CODEX_HOME/AGENTS.override.md`.
+    pub default_branch_instructions: bool,
 }
 
 /// The session record, as the receipt names it.
@@ -47,6 +57,11 @@ pub struct SessionRecord {
     /// receipt's `git_sha` must be it.
     #[serde(default)]
     pub git_commit: Option<String>,
+    /// The reasoning effort and permission profile the turn ran with.
+    #[serde(default)]
+    pub effort: Option<String>,
+    #[serde(default)]
+    pub permission_profile: Option<String>,
 }
 
 /// What the record showed, and every disagreement with the checkout.
@@ -59,6 +74,24 @@ pub struct AgentCheck {
     pub problems: Vec<String>,
     /// Worth saying, not failing: a stripped BOM, a choice between records.
     pub notes: Vec<String>,
+    /// What the model received between its base instructions and the prompt.
+    pub context: Option<Context>,
+    /// Skills the pull request added or changed that the agent was shown.
+    pub new_skills: Vec<String>,
+}
+
+/// The hashes of what the model received before the prompt, part by part.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Context {
+    /// Every message between the base instructions and the prompt, canonically serialized.
+    pub sha: String,
+    /// The base instructions as Codex recorded them.
+    pub base_instructions_sha: Option<String>,
+    /// The developer message: developer instructions, skills, permissions, tools note.
+    pub developer_sha: Option<String>,
+    /// The `<environment_context>` block.
+    pub environment_sha: Option<String>,
+    pub skills: Vec<Skill>,
 }
 
 impl AgentCheck {
@@ -72,6 +105,8 @@ impl AgentCheck {
             sandbox: s.sandbox.clone(),
             duration_ms: s.duration_ms,
             git_commit: s.git_commit.clone(),
+            effort: s.effort.clone(),
+            permission_profile: s.permission_profile.clone(),
         }
     }
 }
@@ -186,6 +221,15 @@ pub struct Expected<'a> {
     /// Every input the receipt records, relative to the workspace: the agent
     /// must not have changed any of them during its run.
     pub inputs: &'a [String],
+    /// The repository's skills as the checkout has them.
+    pub skills: &'a [InCheckout],
+    /// Skill files the pull request added or changed (relative to the workspace).
+    pub changed_skills: &'a [String],
+    /// What Codex's settings and this step's inputs say was sent.
+    pub developer_instructions: Option<&'a str>,
+    pub effort: Option<&'a str>,
+    pub permission_profile: Option<&'a str>,
+    pub default_branch_instructions: bool,
 }
 
 /// The pure core: the record against the checkout.
@@ -198,6 +242,8 @@ pub fn check(session: Session, shown: String, expected: &Expected) -> AgentCheck
     check_budget(&mut c, &session, expected);
     check_commit(&mut c, &session, expected);
     check_edits(&mut c, &session, expected);
+    check_settings(&mut c, &session, expected);
+    c.context = Some(context_of(&mut c, &session, expected));
     c.notes.extend(session.warnings.iter().cloned());
     c.transcript = Some(TranscriptRecord {
         path: shown,
@@ -288,6 +334,139 @@ fn check_budget(c: &mut AgentCheck, session: &Session, expected: &Expected) {
                 tokens.total, tokens.input, tokens.cached_input, tokens.output, tokens.reasoning
             ));
         }
+    }
+}
+
+/// What the step says codex-action ran with must be what the record shows:
+/// the reasoning effort, a named permission profile, and the developer
+/// instructions Codex's settings give.
+fn check_settings(c: &mut AgentCheck, session: &Session, expected: &Expected) {
+    if let (Some(claimed), Some(ran)) = (expected.effort, session.effort.as_deref()) {
+        if claimed != ran {
+            c.problems.push(format!(
+                "effort is `{claimed}` but the session ran with reasoning effort `{ran}`"
+            ));
+        }
+    }
+    if let (Some(claimed), Some(ran)) = (
+        expected.permission_profile,
+        session.permission_profile.as_deref(),
+    ) {
+        // The record names a profile, or describes the one it resolved to.
+        if !ran.starts_with('{') && claimed != ran {
+            c.problems.push(format!(
+                "permission-profile is `{claimed}` but the session ran with `{ran}`"
+            ));
+        }
+    }
+    let sent = developer_instructions(session);
+    match (expected.developer_instructions, sent) {
+        (Some(expected), Some(sent)) if expected != sent => c.problems.push(format!(
+            "the developer instructions the agent received (sha256 {}) are not the ones Codex's settings give (sha256 {}): codex-args or codex-home's config.toml changed, or another config was used",
+            short(&sha256_hex(sent.as_bytes())),
+            short(&sha256_hex(expected.as_bytes()))
+        )),
+        (Some(_), None) => c.problems.push(
+            "Codex's settings give developer instructions, but the agent received none".into(),
+        ),
+        (None, Some(sent)) => c.notes.push(format!(
+            "the agent received developer instructions (sha256 {}, in developer_sha) that neither codex-args nor the codex-home given here set: the receipt records them but cannot say where they came from; upload codex-home's config.toml beside the session record",
+            short(&sha256_hex(sent.as_bytes()))
+        )),
+        _ => {}
+    }
+    if expected.default_branch_instructions {
+        c.notes.push(
+            "codex-action's project instructions came from the default branch (`project-instructions-mode: default-branch`): the agent saw the default branch's AGENTS files, written to `$CODEX_HOME/AGENTS.override.md`, not the pull request's".into(),
+        );
+    }
+}
+
+/// Developer instructions are the developer message's parts that are not one
+/// of Codex's own tagged blocks (`<skills_instructions>`, `<permissions ...>`).
+fn developer_instructions(session: &Session) -> Option<&str> {
+    session
+        .developer
+        .iter()
+        .find(|t| !t.trim_start().starts_with('<'))
+        .map(String::as_str)
+}
+
+/// The context hashes, and the skills: listed, checked against the checkout.
+fn context_of(c: &mut AgentCheck, session: &Session, expected: &Expected) -> Context {
+    let developer: Vec<serde_json::Value> = session
+        .context
+        .iter()
+        .filter(|m| m["role"] == "developer")
+        .cloned()
+        .collect();
+    let listed = session
+        .skills_block
+        .as_deref()
+        .map(skills::parse_listing)
+        .unwrap_or_default();
+    let cwd = session.cwd.as_deref().unwrap_or("");
+    let mut recorded = Vec::new();
+    let mut seen_in_repo = Vec::new();
+    for entry in &listed {
+        let in_repo = workspace_path(&entry.file, cwd, expected.workdir)
+            .and_then(|p| expected.skills.iter().find(|s| s.path == p));
+        match in_repo {
+            Some(ours) => {
+                seen_in_repo.push(ours.path.clone());
+                if ours.name != entry.name || ours.description != entry.description {
+                    c.problems.push(format!(
+                        "the skill the agent was shown from `{}` (`{}`: {}) is not what the checkout's file says (`{}`: {})",
+                        ours.path,
+                        crate::escape::one_line(&entry.name),
+                        crate::escape::one_line(&crate::markdown::clip(&entry.description, 200)),
+                        crate::escape::one_line(&ours.name),
+                        crate::escape::one_line(&crate::markdown::clip(&ours.description, 200))
+                    ));
+                }
+                if expected.changed_skills.contains(&ours.path) {
+                    c.new_skills.push(format!(
+                        "this pull request adds or changes the skill `{}` (`{}`), and the agent was shown it: {}",
+                        crate::escape::one_line(&ours.name),
+                        ours.path,
+                        crate::escape::one_line(&crate::markdown::clip(&ours.description, 300))
+                    ));
+                }
+                recorded.push(Skill {
+                    name: entry.name.clone(),
+                    path: ours.path.clone(),
+                    sha256: Some(ours.sha256.clone()),
+                });
+            }
+            None => recorded.push(Skill {
+                name: entry.name.clone(),
+                path: entry.file.clone(),
+                sha256: None,
+            }),
+        }
+    }
+    if session.skills_block.is_some() {
+        for ours in expected
+            .skills
+            .iter()
+            .filter(|s| !seen_in_repo.contains(&s.path))
+        {
+            c.problems.push(format!(
+                "the checkout has the skill `{}` (`{}`) but the agent was not shown it: the record is of another checkout",
+                crate::escape::one_line(&ours.name),
+                ours.path
+            ));
+        }
+    }
+    Context {
+        sha: session::messages_sha(&session.context),
+        base_instructions_sha: session.base_instructions_sha.clone(),
+        developer_sha: (!developer.is_empty()).then(|| session::messages_sha(&developer)),
+        environment_sha: session
+            .environment
+            .as_deref()
+            .map(|e| sha256_hex(e.as_bytes())),
+        skills: recorded,
     }
 }
 
@@ -491,6 +670,7 @@ mod tests {
             tokens: Some(Tokens {
                 input: 900,
                 cached_input: 100,
+                cache_write_input: 0,
                 output: 200,
                 reasoning: 50,
                 total: 1100,
@@ -514,6 +694,12 @@ mod tests {
             git_sha: "c0ffee",
             workdir: ".",
             inputs: Box::leak(Box::new(vec!["p.md".to_string(), "AGENTS.md".to_string()])),
+            skills: &[],
+            changed_skills: &[],
+            developer_instructions: None,
+            effort: None,
+            permission_profile: None,
+            default_branch_instructions: false,
         }
     }
 

@@ -26,6 +26,9 @@ pub const KNOWN_CLI: (u64, u64) = (0, 169);
 pub struct Tokens {
     pub input: u64,
     pub cached_input: u64,
+    /// Input tokens written to the prompt cache (Codex 0.169 and later).
+    #[serde(default)]
+    pub cache_write_input: u64,
     pub output: u64,
     pub reasoning: u64,
     pub total: u64,
@@ -53,6 +56,23 @@ pub struct Session {
     pub tokens: Option<Tokens>,
     pub duration_ms: Option<u64>,
     pub last_agent_message: Option<String>,
+    /// SHA-256 of `session_meta.base_instructions.text`: the model's base
+    /// instructions as Codex recorded them (it adjusts them per model before
+    /// sending, so this is not the hash of the bytes sent).
+    pub base_instructions_sha: Option<String>,
+    /// Every message Codex sent after its base instructions and before the
+    /// prompt (developer instructions, skills, permissions, the AGENTS.md block,
+    /// the environment), each as `{"role", "content": [{"type", "text"}]}`.
+    pub context: Vec<Value>,
+    /// The developer message's parts, in order.
+    pub developer: Vec<String>,
+    /// The `<environment_context>` block.
+    pub environment: Option<String>,
+    /// The `<skills_instructions>` block: the skills Codex listed.
+    pub skills_block: Option<String>,
+    /// `turn_context.effort` and `permission_profile` (as compact JSON, or its name).
+    pub effort: Option<String>,
+    pub permission_profile: Option<String>,
     /// `session_meta.git`: the commit and branch the agent ran on.
     pub git_commit: Option<String>,
     pub git_branch: Option<String>,
@@ -292,6 +312,10 @@ fn absorb(s: &mut Session, v: &Value, unknown: &mut usize) {
             s.originator = text_at(p, "/originator");
             s.git_commit = text_at(p, "/git/commit_hash");
             s.git_branch = text_at(p, "/git/branch");
+            s.base_instructions_sha = p
+                .pointer("/base_instructions/text")
+                .and_then(Value::as_str)
+                .map(|t| crate::digest::sha256_hex(t.as_bytes()));
         }
         "turn_context" => {
             s.model = text_at(p, "/model").or(s.model.take());
@@ -300,6 +324,12 @@ fn absorb(s: &mut Session, v: &Value, unknown: &mut usize) {
                 .or_else(|| text_at(p, "/sandbox_policy/mode"))
                 .or_else(|| text_at(p, "/sandbox_policy"))
                 .or(s.sandbox.take());
+            s.effort = text_at(p, "/effort").or(s.effort.take());
+            s.permission_profile = match &p["permission_profile"] {
+                Value::String(name) => Some(name.clone()),
+                Value::Null => s.permission_profile.take(),
+                other => Some(other.to_string()),
+            };
         }
         "world_state" => {
             if let Some(t) = text_at(p, "/state/agents_md/text") {
@@ -314,6 +344,29 @@ fn absorb(s: &mut Session, v: &Value, unknown: &mut usize) {
                 .as_array()
                 .map(|c| c.iter().filter_map(|i| i["text"].as_str()).collect())
                 .unwrap_or_default();
+            let before_prompt = s.prompt.is_none();
+            let is_context = match p["role"].as_str() {
+                Some("developer") => true,
+                Some("user") => texts.iter().all(|t| {
+                    t.starts_with("# AGENTS.md instructions for ")
+                        || t.starts_with("<environment_context>")
+                }),
+                _ => false,
+            };
+            if before_prompt && is_context {
+                s.context.push(canonical_message(p));
+                for t in &texts {
+                    if t.starts_with("<environment_context>") {
+                        s.environment = Some(t.to_string());
+                    }
+                    if t.starts_with("<skills_instructions>") {
+                        s.skills_block = Some(t.to_string());
+                    }
+                }
+                if p["role"] == "developer" {
+                    s.developer.extend(texts.iter().map(|t| t.to_string()));
+                }
+            }
             match p["role"].as_str() {
                 Some("user") => {
                     if let Some(block) = texts
@@ -339,6 +392,7 @@ fn absorb(s: &mut Session, v: &Value, unknown: &mut usize) {
                     s.tokens = Some(Tokens {
                         input: n("input_tokens"),
                         cached_input: n("cached_input_tokens"),
+                        cache_write_input: n("cache_write_input_tokens"),
                         output: n("output_tokens"),
                         reasoning: n("reasoning_output_tokens"),
                         total: n("total_tokens"),
@@ -356,6 +410,33 @@ fn absorb(s: &mut Session, v: &Value, unknown: &mut usize) {
         },
         _ => *unknown += 1,
     }
+}
+
+/// A message as the model received it, without the record's own fields (ids,
+/// metadata): `{"content": [{"text", "type"}], "role"}`. Serialized with
+/// sorted keys and no spaces, the same message read from the request Codex
+/// sent gives the same bytes.
+pub fn canonical_message(m: &Value) -> Value {
+    let content: Vec<Value> = m["content"]
+        .as_array()
+        .map(|items| {
+            items
+                .iter()
+                .map(|c| serde_json::json!({"text": c["text"], "type": c["type"]}))
+                .collect()
+        })
+        .unwrap_or_default();
+    serde_json::json!({"content": content, "role": m["role"]})
+}
+
+/// SHA-256 of messages serialized canonically: a JSON array, object keys
+/// sorted (serde_json's map is ordered), no whitespace, UTF-8 as it is.
+pub fn messages_sha(messages: &[Value]) -> String {
+    crate::digest::sha256_hex(
+        serde_json::to_string(messages)
+            .unwrap_or_default()
+            .as_bytes(),
+    )
 }
 
 /// A completed item: a file change or a command.
@@ -562,6 +643,7 @@ mod tests {
             Some(Tokens {
                 input: 10,
                 cached_input: 2,
+                cache_write_input: 0,
                 output: 3,
                 reasoning: 1,
                 total: 13

@@ -7,13 +7,13 @@
 
 mod rules;
 pub mod workflow;
-pub mod yaml;
 
 use std::fs;
 use std::path::Path;
 
 use crate::level::Level;
 use crate::workspace::Workspace;
+use crate::yaml;
 
 pub use rules::{RULES, Rule};
 

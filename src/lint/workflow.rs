@@ -8,7 +8,7 @@
 //! expression is unknown, and a rule that meets one says so at most as a
 //! notice. `${{ github.workspace }}` at the start of a path is the workspace.
 
-use super::yaml::{Mark, Node};
+use crate::yaml::{Mark, Node};
 
 /// What a step's input will be when the step runs.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -241,7 +241,7 @@ fn strip_workspace(e: &str) -> Option<&str> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::lint::yaml::parse;
+    use crate::yaml::parse;
 
     fn first_step(text: &str, f: impl FnOnce(&Step)) {
         let doc = parse(text).unwrap().unwrap();

@@ -19,13 +19,16 @@ use crate::outcome::Outcome;
 use crate::workspace::Workspace;
 
 /// Runs the mode the inputs ask for.
+/// `base`: the pull request's base commit, when the event names one (what
+/// the pull request changed is said, e.g. a skill it adds).
 pub fn execute(
     inputs: &Inputs,
     ws: &Workspace,
     codex_home: Option<&Path>,
+    base: Option<&str>,
 ) -> Result<Outcome, Error> {
     match inputs.mode {
-        Mode::Run => run::run(inputs, ws, codex_home),
+        Mode::Run => run::run(inputs, ws, codex_home, base),
         Mode::Record => record::record(inputs, ws, codex_home),
         Mode::Verify => verify::verify(inputs, ws, codex_home),
         Mode::Validate => validate::validate(inputs, ws),

@@ -16,7 +16,9 @@ pub fn record(
     let usage = inputs.usage_location(ws)?;
     let existing = usage_file::load(&usage)?;
     let sources = inputs.sources(ws)?;
-    let collected = identities::collect(&sources, &inputs.chain_options(codex_home), ws, false)?;
+    let config = inputs.codex_config(codex_home)?;
+    let chain = inputs.chain_options(codex_home, &config);
+    let collected = identities::collect(&sources, &chain, ws, false)?;
     let receipt = usage_file::write_receipt(&usage, existing, &collected.receipt, ws)?;
     let mut outcome = Outcome::empty(Mode::Record, usage.shown, receipt);
     outcome.caveats = collected.caveats;

@@ -10,11 +10,13 @@ use std::sync::mpsc::Sender;
 use super::side_by_side;
 use crate::agent::chain::Options as ChainOptions;
 use crate::agent::sent::{self, AgentCheck, Expected, SessionOptions};
+use crate::agent::skills;
 use crate::error::Error;
 use crate::inputs::{Inputs, Mode};
 use crate::level::{Caveat, Level};
 use crate::lint::{self, Lint};
 use crate::outcome::Outcome;
+use crate::receipt::git;
 use crate::receipt::identities::{self, Collected};
 use crate::receipt::verify::{self, Scope, Verification};
 use crate::receipt::{Receipt, ValidationRecord, VerificationRecord, usage_file};
@@ -22,11 +24,17 @@ use crate::review::{self, Review, schema};
 use crate::sources::Sources;
 use crate::workspace::{Location, Workspace};
 
-pub fn run(inputs: &Inputs, ws: &Workspace, codex_home: Option<&Path>) -> Result<Outcome, Error> {
+pub fn run(
+    inputs: &Inputs,
+    ws: &Workspace,
+    codex_home: Option<&Path>,
+    base: Option<&str>,
+) -> Result<Outcome, Error> {
     let usage = inputs.usage_location(ws)?;
     let existing = usage_file::load(&usage)?;
     let sources = inputs.sources(ws)?;
-    let chain = inputs.chain_options(codex_home);
+    let config = inputs.codex_config(codex_home)?;
+    let chain = inputs.chain_options(codex_home, &config);
     let policy = inputs.gate_policy();
 
     // A receipt recorded before the agent ran is checked before it is replaced.
@@ -68,9 +76,9 @@ pub fn run(inputs: &Inputs, ws: &Workspace, codex_home: Option<&Path>) -> Result
     record_review(&mut receipt, &review);
     caveats.extend(review.caveats());
     let decision = policy.decide(&review);
-    let agent = match inputs.session_options(codex_home) {
+    let agent = match inputs.session_options(codex_home, &config) {
         Some(opts) => {
-            let check = check_agent(&opts, &sources, ws, &receipt, &prompt_bytes, &review);
+            let check = check_agent(&opts, &sources, ws, &receipt, &prompt_bytes, &review, base);
             record_agent(&mut receipt, &check);
             Some(check)
         }
@@ -181,9 +189,15 @@ fn check_agent(
     receipt: &Receipt,
     prompt: &[u8],
     review: &Review,
+    base: Option<&str>,
 ) -> AgentCheck {
     let agents_sha = receipt.agents_sha.clone().flatten();
-    let inputs = receipt.input_paths();
+    let skills = skills::in_checkout(&sources.workdir, ws);
+    let mut inputs = receipt.input_paths();
+    inputs.extend(skills.iter().map(|s| s.path.clone()));
+    let changed_skills = base
+        .map(|b| git::changed_since(ws.root(), b, ":(glob)**/.agents/skills/**"))
+        .unwrap_or_default();
     let workdir = ws.relative(&sources.workdir);
     let expected = Expected {
         prompt_path: receipt.prompt_path.as_deref(),
@@ -197,6 +211,12 @@ fn check_agent(
         git_sha: &receipt.git_sha,
         workdir: &workdir,
         inputs: &inputs,
+        skills: &skills,
+        changed_skills: &changed_skills,
+        developer_instructions: opts.developer_instructions.as_deref(),
+        effort: opts.effort.as_deref(),
+        permission_profile: opts.permission_profile.as_deref(),
+        default_branch_instructions: opts.default_branch_instructions,
     };
     sent::read_and_check(opts, &sources.workdir, ws, &expected)
 }
@@ -207,4 +227,11 @@ fn record_agent(receipt: &mut Receipt, check: &AgentCheck) {
     receipt.transcript = check.transcript.clone();
     receipt.tokens = check.session.tokens.clone();
     receipt.session = check.transcript.as_ref().map(|_| check.session_record());
+    if let Some(context) = &check.context {
+        receipt.context_sha = Some(context.sha.clone());
+        receipt.base_instructions_sha = context.base_instructions_sha.clone();
+        receipt.developer_sha = context.developer_sha.clone();
+        receipt.environment_sha = context.environment_sha.clone();
+        receipt.skills = Some(context.skills.clone());
+    }
 }

@@ -26,11 +26,12 @@ pub fn verify(
         )
     })?;
     let sources = inputs.sources(ws)?;
+    let config = inputs.codex_config(codex_home)?;
     let verification = verify::verify(
         &recorded,
         &usage.shown,
         &sources,
-        &inputs.chain_options(codex_home),
+        &inputs.chain_options(codex_home, &config),
         ws,
         Scope::All,
     )?;

@@ -76,6 +76,26 @@ impl Pending {
     }
 }
 
+/// The files under `pathspec` that changed between `base` and `HEAD` on
+/// HEAD's side (`base...HEAD`), relative to the repository. Empty when git
+/// cannot tell (a shallow checkout without the base commit).
+pub fn changed_since(dir: &Path, base: &str, pathspec: &str) -> Vec<String> {
+    let range = format!("{base}...HEAD");
+    let args = [
+        "diff",
+        "--name-only",
+        "--no-renames",
+        &range,
+        "--",
+        pathspec,
+    ];
+    spawn(dir, &args)
+        .ok()
+        .and_then(|child| finish(dir, &args, child).ok())
+        .map(|out| out.lines().map(str::to_string).collect())
+        .unwrap_or_default()
+}
+
 fn spawn(dir: &Path, args: &[&str]) -> Result<Child, Error> {
     Command::new("git")
         .args(["-c", "safe.directory=*", "-c", "core.fsmonitor=false"])

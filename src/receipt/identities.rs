@@ -168,6 +168,12 @@ pub fn collect(
         transcript: None,
         tokens: None,
         session: None,
+        context_sha: None,
+        base_instructions_sha: None,
+        developer_sha: None,
+        environment_sha: None,
+        skills: None,
+        safety_strategy: sources.safety_strategy.clone(),
         verification: None,
     };
     Ok(Collected {

@@ -87,6 +87,24 @@ pub struct Receipt {
     /// The session's settings as Codex recorded them.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub session: Option<crate::agent::sent::SessionRecord>,
+    /// SHA-256 of the messages Codex sent between its base instructions and
+    /// the prompt, canonically serialized (`run`, codex-home).
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub context_sha: Option<String>,
+    /// Its parts: the base instructions as Codex recorded them, the developer
+    /// message, the environment context.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub base_instructions_sha: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub developer_sha: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub environment_sha: Option<String>,
+    /// The skills Codex listed to the model.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub skills: Option<Vec<crate::agent::skills::Skill>>,
+    /// codex-action's `safety-strategy`, as given to this step.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub safety_strategy: Option<String>,
     /// The result of verifying identities recorded earlier (`run` mode only).
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub verification: Option<VerificationRecord>,
@@ -164,6 +182,12 @@ pub const OWNED_KEYS: &[&str] = &[
     "transcript",
     "tokens",
     "session",
+    "context_sha",
+    "base_instructions_sha",
+    "developer_sha",
+    "environment_sha",
+    "skills",
+    "safety_strategy",
     "validation",
     "findings_count",
     "ok",
@@ -259,7 +283,15 @@ mod tests {
                 sandbox: None,
                 duration_ms: None,
                 git_commit: None,
+                effort: None,
+                permission_profile: None,
             }),
+            context_sha: Some("c".into()),
+            base_instructions_sha: Some("b".into()),
+            developer_sha: Some("d".into()),
+            environment_sha: Some("e".into()),
+            skills: Some(vec![]),
+            safety_strategy: Some("drop-sudo".into()),
             verification: Some(VerificationRecord {
                 verified: true,
                 mismatches: vec![],

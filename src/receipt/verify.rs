@@ -407,6 +407,7 @@ mod tests {
             codex_version: Some("0.169.0".into()),
             codex_args: None,
             model: None,
+            safety_strategy: None,
         };
         (dir, ws, sources)
     }
@@ -421,6 +422,7 @@ mod tests {
         let chain = ChainOptions {
             fallback_names: vec![],
             max_bytes: 32768,
+            root_markers: vec![".git".into()],
             codex_home: None,
         };
         let receipt = json!({

@@ -109,7 +109,7 @@ pub fn collect(result: &Outcome, per_level: usize) -> Annotations {
                 ..note(Level::Failure, p.clone())
             });
         }
-        for n in &agent.notes {
+        for n in agent.notes.iter().chain(&agent.new_skills) {
             out.add(Level::Notice, false, || note(Level::Notice, n.clone()));
         }
     }

@@ -60,7 +60,7 @@ impl Report for CheckRun {
             Some(token) => {
                 let target = event::target(
                     &self.ctx.event_name,
-                    read_event(&self.ctx).as_ref(),
+                    event::read(self.ctx.event_path.as_deref()).as_ref(),
                     self.ctx.sha.as_deref().unwrap_or(""),
                 );
                 if !event::is_sha(&target.head_sha) {
@@ -100,19 +100,6 @@ impl Report for CheckRun {
         result.check_run = Some(outcome);
         Ok(())
     }
-}
-
-/// The event payload, when it can be read: a missing or broken one means
-/// `GITHUB_SHA` is used, not that the step fails.
-fn read_event(ctx: &Context) -> Option<Value> {
-    let path = ctx.event_path.as_ref()?;
-    let meta = std::fs::metadata(path).ok()?;
-    if meta.len() > 64 * 1024 * 1024 {
-        tracing::debug!("event payload over 64 MiB; using GITHUB_SHA");
-        return None;
-    }
-    let bytes = std::fs::read(path).ok()?;
-    serde_json::from_slice(&bytes).ok()
 }
 
 /// The receipt's identity and this run's, so a run created by a request that

@@ -29,6 +29,11 @@ pub const OTHER_OUTPUTS: &[&str] = &[
     "prompt-sent-sha",
     "agents-sha",
     "total-tokens",
+    "input-tokens",
+    "cached-input-tokens",
+    "cache-write-input-tokens",
+    "output-tokens",
+    "context-sha",
     "controlled",
     "findings-added",
     "findings-removed",
@@ -70,12 +75,20 @@ impl Report for StepOutputs {
                 "prompt-sent-sha",
                 a.prompt_sent_sha.clone().unwrap_or_default(),
             ));
+            let tokens = a.session.tokens.as_ref();
+            let count = |f: fn(&crate::agent::session::Tokens) -> u64| {
+                tokens.map(|t| f(t).to_string()).unwrap_or_default()
+            };
+            values.push(("total-tokens", count(|t| t.total)));
+            values.push(("input-tokens", count(|t| t.input)));
+            values.push(("cached-input-tokens", count(|t| t.cached_input)));
+            values.push(("cache-write-input-tokens", count(|t| t.cache_write_input)));
+            values.push(("output-tokens", count(|t| t.output)));
             values.push((
-                "total-tokens",
-                a.session
-                    .tokens
+                "context-sha",
+                a.context
                     .as_ref()
-                    .map(|t| t.total.to_string())
+                    .map(|c| c.sha.clone())
                     .unwrap_or_default(),
             ));
         }

@@ -219,3 +219,31 @@ pub async fn exec_beside(
     .await
     .unwrap()
 }
+
+/// The folder npm unpacked the Codex CLI's own build into (`vendor/<target>`,
+/// with `bin/codex`, a static executable that runs in any Linux container).
+pub fn codex_binary_dir() -> PathBuf {
+    let npm_bin = codex();
+    let root = npm_bin
+        .canonicalize()
+        .unwrap()
+        .ancestors()
+        .find(|p| p.ends_with("node_modules"))
+        .map(Path::to_path_buf)
+        .unwrap_or_else(|| repo_root().join("target/codex/node_modules"));
+    let mut stack = vec![root.join("@openai")];
+    while let Some(dir) = stack.pop() {
+        for e in std::fs::read_dir(&dir).unwrap().flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if p.file_name().is_some_and(|n| n == "codex")
+                && p.parent().is_some_and(|d| d.ends_with("bin"))
+                && p.to_string_lossy().contains("vendor")
+            {
+                return p.parent().unwrap().parent().unwrap().to_path_buf();
+            }
+        }
+    }
+    panic!("no vendored codex binary under {}", root.display())
+}

@@ -9,6 +9,7 @@
 
 pub mod codex;
 pub mod github;
+pub mod jobs;
 
 use std::collections::BTreeMap;
 use std::fs;
@@ -374,6 +375,111 @@ impl Step {
             ws: self.ws,
         }
     }
+}
+
+impl Step {
+    /// The image run the way the runner starts a container action: `docker run
+    /// --workdir /github/workspace --rm`, one `-e NAME` per variable (its value
+    /// from the engine's own environment, `INPUT_*` names with their hyphens),
+    /// the workspace (owned by the runner's user), home, workflow, file
+    /// commands and runner temp mounted at `/github/...`, the image last and
+    /// `runs.args` after it. The host network lets the container reach the
+    /// test's loopback servers, as the runner's network reaches GitHub.
+    pub fn run_in_container(self, engine: &str, image: &str) -> Outcome {
+        let github = self.root.join("github");
+        let files = github.join("file_commands");
+        for d in ["file_commands", "home", "runner_temp", "workflow"] {
+            fs::create_dir_all(github.join(d)).unwrap();
+        }
+        let (output, summary) = (files.join("set_output"), files.join("step_summary"));
+        for f in [&output, &summary] {
+            fs::write(f, "").unwrap();
+        }
+        let event_name = match &self.event {
+            Some((name, payload)) => {
+                fs::write(github.join("workflow/event.json"), payload.to_string()).unwrap();
+                name.clone()
+            }
+            None => "push".to_string(),
+        };
+        let mut vars: Vec<(String, String)> = vec![
+            ("HOME".into(), "/github/home".into()),
+            ("GITHUB_ACTIONS".into(), "true".into()),
+            ("CI".into(), "true".into()),
+            ("GITHUB_WORKSPACE".into(), "/github/workspace".into()),
+            (
+                "GITHUB_OUTPUT".into(),
+                "/github/file_commands/set_output".into(),
+            ),
+            (
+                "GITHUB_STEP_SUMMARY".into(),
+                "/github/file_commands/step_summary".into(),
+            ),
+            ("GITHUB_EVENT_NAME".into(), event_name),
+            (
+                "GITHUB_EVENT_PATH".into(),
+                "/github/workflow/event.json".into(),
+            ),
+            ("RUNNER_TEMP".into(), "/github/runner_temp".into()),
+        ];
+        for (k, v) in &self.inputs {
+            vars.push((
+                format!("INPUT_{}", k.replace(' ', "_").to_uppercase()),
+                v.clone(),
+            ));
+        }
+        vars.extend(self.env.iter().cloned());
+        let mut cmd = Command::new(engine);
+        cmd.env_clear()
+            .env("PATH", std::env::var("PATH").unwrap_or_default())
+            .args([
+                "run",
+                "--workdir",
+                "/github/workspace",
+                "--rm",
+                "--network",
+                "host",
+            ]);
+        if let Ok(conf) = std::env::var("CONTAINERS_CONF") {
+            cmd.env("CONTAINERS_CONF", conf);
+        }
+        for (k, v) in &vars {
+            cmd.arg("-e").arg(k).env(k, v);
+        }
+        for (host, inside) in [
+            (self.ws.clone(), "/github/workspace"),
+            (github.join("home"), "/github/home"),
+            (github.join("workflow"), "/github/workflow"),
+            (files.clone(), "/github/file_commands"),
+            (github.join("runner_temp"), "/github/runner_temp"),
+        ] {
+            cmd.arg("-v").arg(format!("{}:{inside}", host.display()));
+        }
+        cmd.arg(image).args(action_args()).args(&self.args);
+        let out = cmd.output().unwrap();
+        Outcome {
+            code: out.status.code().unwrap_or(-1),
+            stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+            outputs: parse_outputs(&fs::read_to_string(&output).unwrap()),
+            summary: fs::read_to_string(&summary).unwrap(),
+            ws: self.ws,
+        }
+    }
+}
+
+/// `runs.args` of action.yml, as the runner passes them after the image.
+pub fn action_args() -> Vec<String> {
+    let text = fs::read_to_string(repo_root().join("action.yml")).unwrap();
+    let yaml: serde_yaml::Value = serde_yaml::from_str(&text).unwrap();
+    yaml["runs"]["args"]
+        .as_sequence()
+        .map(|a| {
+            a.iter()
+                .filter_map(|v| v.as_str().map(String::from))
+                .collect()
+        })
+        .unwrap_or_default()
 }
 
 #[derive(Debug)]

@@ -1,0 +1,227 @@
+//! Codex's settings that shape what the agent sees, read as Codex reads them.
+//!
+//! `codex-home/config.toml` first, then `-c key=value` in codex-args (later
+//! ones win), then this step's own inputs, which win over both. Only the keys
+//! that decide the AGENTS.md chain and the developer message are read:
+//! `project_root_markers`, `project_doc_max_bytes`,
+//! `project_doc_fallback_filenames` and `developer_instructions`. The file as a
+//! whole is not hashed: codex-action rewrites it on every run (a proxy port).
+
+use std::path::Path;
+
+use toml::Value;
+
+use crate::error::Error;
+
+/// codex-args as codex-action splits them: a JSON array of strings when it
+/// starts with `[`, else a shell-like string (quotes group, whitespace splits).
+pub fn split_args(given: &str) -> Result<Vec<String>, String> {
+    let given = given.trim();
+    if given.starts_with('[') {
+        return serde_json::from_str::<Vec<String>>(given)
+            .map_err(|e| format!("starts with `[` but is not a JSON array of strings ({e})"));
+    }
+    shlex::split(given).ok_or_else(|| "has an unclosed quote".to_string())
+}
+
+/// The settings read, each `None` when neither the file nor codex-args set it.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct CodexConfig {
+    pub project_root_markers: Option<Vec<String>>,
+    pub project_doc_max_bytes: Option<u64>,
+    pub project_doc_fallback_filenames: Option<Vec<String>>,
+    pub developer_instructions: Option<String>,
+    /// Where each setting came from, for messages: `config.toml` or `codex-args`.
+    pub sources: Vec<(String, &'static str)>,
+}
+
+const KEYS: [&str; 4] = [
+    "project_root_markers",
+    "project_doc_max_bytes",
+    "project_doc_fallback_filenames",
+    "developer_instructions",
+];
+
+impl CodexConfig {
+    /// Reads `home/config.toml` (when there is one) and the `-c` overrides of
+    /// `codex_args`. A file or an override that cannot be read is a
+    /// configuration error that names it: Codex would have refused it too.
+    pub fn read(home: Option<&Path>, codex_args: Option<&str>) -> Result<CodexConfig, Error> {
+        let mut config = CodexConfig::default();
+        if let Some(home) = home {
+            let path = home.join("config.toml");
+            match std::fs::read_to_string(&path) {
+                Ok(text) => {
+                    let table: toml::Table = text.parse().map_err(|e: toml::de::Error| {
+                        Error::new(format!(
+                            "`$CODEX_HOME/config.toml` is not valid TOML ({}); Codex would not start with it either: fix the file",
+                            crate::escape::one_line(e.message())
+                        ))
+                    })?;
+                    for key in KEYS {
+                        if let Some(value) = table.get(key) {
+                            config.set(key, value, "config.toml")?;
+                        }
+                    }
+                }
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                Err(e) => {
+                    return Err(Error::io(
+                        "cannot read the Codex config",
+                        "$CODEX_HOME/config.toml",
+                        &path,
+                        &e,
+                    ));
+                }
+            }
+        }
+        if let Some(args) = codex_args {
+            let args = split_args(args).map_err(|why| {
+                Error::new(format!(
+                    "input `codex-args` {why}; give it as codex-action does: a JSON array of strings, or a shell-like string"
+                ))
+            })?;
+            for (key, value) in overrides(&args) {
+                if KEYS.contains(&key.as_str()) {
+                    config.set(&key, &value, "codex-args")?;
+                }
+            }
+        }
+        Ok(config)
+    }
+
+    fn set(&mut self, key: &str, value: &Value, source: &'static str) -> Result<(), Error> {
+        let wrong = |what: &str| {
+            Error::new(format!(
+                "`{key}` in {source} is not {what}; Codex reads it as {what}: fix the setting"
+            ))
+        };
+        let strings = |v: &Value| -> Option<Vec<String>> {
+            v.as_array()?
+                .iter()
+                .map(|s| s.as_str().map(str::to_string))
+                .collect()
+        };
+        match key {
+            "project_root_markers" => {
+                self.project_root_markers =
+                    Some(strings(value).ok_or_else(|| wrong("a list of strings"))?)
+            }
+            "project_doc_fallback_filenames" => {
+                self.project_doc_fallback_filenames =
+                    Some(strings(value).ok_or_else(|| wrong("a list of strings"))?)
+            }
+            "project_doc_max_bytes" => {
+                self.project_doc_max_bytes = Some(
+                    value
+                        .as_integer()
+                        .and_then(|n| u64::try_from(n).ok())
+                        .ok_or_else(|| wrong("a number of bytes"))?,
+                )
+            }
+            "developer_instructions" => {
+                self.developer_instructions =
+                    Some(value.as_str().ok_or_else(|| wrong("a string"))?.to_string())
+            }
+            _ => return Ok(()),
+        }
+        self.sources.retain(|(k, _)| k != key);
+        self.sources.push((key.to_string(), source));
+        Ok(())
+    }
+
+    pub fn source_of(&self, key: &str) -> Option<&'static str> {
+        self.sources.iter().find(|(k, _)| k == key).map(|(_, s)| *s)
+    }
+}
+
+/// `-c key=value` and `--config key=value` (also `--config=key=value`) in
+/// order. The value is read as TOML, else taken as a string, as Codex does.
+pub fn overrides(args: &[String]) -> Vec<(String, Value)> {
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < args.len() {
+        let arg = &args[i];
+        let pair = if arg == "-c" || arg == "--config" {
+            i += 1;
+            args.get(i).cloned()
+        } else {
+            arg.strip_prefix("--config=")
+                .or_else(|| arg.strip_prefix("-c").filter(|rest| rest.contains('=')))
+                .map(str::to_string)
+        };
+        i += 1;
+        let Some((key, raw)) = pair.as_deref().and_then(|p| p.split_once('=')) else {
+            continue;
+        };
+        let value = format!("v = {raw}")
+            .parse::<toml::Table>()
+            .ok()
+            .and_then(|mut t| t.remove("v"))
+            .unwrap_or_else(|| Value::String(raw.to_string()));
+        out.push((key.trim().to_string(), value));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn codex_args_split_as_codex_action_splits_them() {
+        assert_eq!(
+            split_args(r#"["--ephemeral", "-c", "x=\"a b\""]"#).unwrap(),
+            vec!["--ephemeral", "-c", "x=\"a b\""]
+        );
+        assert_eq!(
+            split_args(r#"-c developer_instructions="Be strict." --add-dir /tmp"#).unwrap(),
+            vec![
+                "-c",
+                "developer_instructions=Be strict.",
+                "--add-dir",
+                "/tmp"
+            ]
+        );
+        assert!(split_args("[1, 2]").is_err());
+        assert!(split_args("-c 'unclosed").is_err());
+    }
+
+    #[test]
+    fn overrides_win_over_the_file() {
+        let home = tempfile::tempdir().unwrap();
+        std::fs::write(
+            home.path().join("config.toml"),
+            "model = \"x\"\nproject_root_markers = [\".projroot\"]\nproject_doc_max_bytes = 100\n[model_providers.p]\nbase_url = \"http://127.0.0.1:1/v1\"\n",
+        )
+        .unwrap();
+        let args = r#"["-c", "project_doc_max_bytes=0", "--config=developer_instructions=Be strict.", "-c", "project_doc_fallback_filenames=[\"CLAUDE.md\"]"]"#;
+        let c = CodexConfig::read(Some(home.path()), Some(args)).unwrap();
+        assert_eq!(c.project_root_markers, Some(vec![".projroot".to_string()]));
+        assert_eq!(c.project_doc_max_bytes, Some(0));
+        assert_eq!(c.source_of("project_doc_max_bytes"), Some("codex-args"));
+        assert_eq!(c.source_of("project_root_markers"), Some("config.toml"));
+        assert_eq!(c.developer_instructions.as_deref(), Some("Be strict."));
+        assert_eq!(
+            c.project_doc_fallback_filenames,
+            Some(vec!["CLAUDE.md".to_string()])
+        );
+        std::fs::write(
+            home.path().join("config.toml"),
+            "project_doc_max_bytes = \"lots\"\n",
+        )
+        .unwrap();
+        let e = CodexConfig::read(Some(home.path()), None).unwrap_err();
+        assert!(
+            e.message()
+                .contains("`project_doc_max_bytes` in config.toml is not a number of bytes"),
+            "{e}"
+        );
+        std::fs::write(home.path().join("config.toml"), "not toml [").unwrap();
+        assert!(CodexConfig::read(Some(home.path()), None).is_err());
+        assert_eq!(
+            CodexConfig::read(None, None).unwrap(),
+            CodexConfig::default()
+        );
+    }
+}
