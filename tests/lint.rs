@@ -490,6 +490,42 @@ fn inputs_read_as_codex_action_reads_them() {
 }
 
 #[test]
+fn codex_args_that_defeat_the_receipt() {
+    let with = |args: &str| {
+        CLEAN.replacen(
+            "          codex-user: codex\n",
+            &format!("          codex-user: codex\n          codex-args: {args}\n"),
+            1,
+        )
+    };
+    expect(
+        &with(r#"'["--ephemeral", "-c", "model_reasoning_effort=high", "--image", "shot.png"]'"#),
+        &[
+            (20, Level::Warning, "codex-args", "`--ephemeral`"),
+            (20, Level::Notice, "codex-args", "`--image`"),
+        ],
+    );
+    expect(
+        &with("--dangerously-bypass-approvals-and-sandbox --add-dir /tmp -p ci"),
+        &[
+            (
+                20,
+                Level::Warning,
+                "codex-args",
+                "`--dangerously-bypass-approvals-and-sandbox`",
+            ),
+            (20, Level::Warning, "codex-args", "`--add-dir`"),
+            (20, Level::Warning, "codex-args", "`-p`"),
+        ],
+    );
+    expect(&with(r#"'["--output-schema", "s.json"]'"#), &[]);
+    expect(
+        &with(r#"'["--ephemeral"'"#),
+        &[(20, Level::Failure, "codex-args", "not a JSON array")],
+    );
+}
+
+#[test]
 fn a_checkout_only_after_the_agent_is_a_notice_and_none_at_all_is_silent() {
     let none = "jobs:\n  j:\n    steps:\n      - uses: actions/download-artifact@v5\n      - uses: openai/codex-action@v1\n        with:\n          prompt-file: p.md\n          codex-version: 0.169.0\n";
     expect(none, &[]);

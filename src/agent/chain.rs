@@ -224,10 +224,14 @@ fn read_global(home: &Path, chain: &mut Chain) -> Result<Option<String>, Error> 
     Ok(None)
 }
 
+/// How an AGENTS.md block Codex sends begins.
+pub const BLOCK_HEADING: &str = "# AGENTS.md instructions";
+
 /// The body inside an AGENTS.md block as Codex sends it:
-/// `# AGENTS.md instructions for CWD\n\n<INSTRUCTIONS>\nBODY\n</INSTRUCTIONS>`.
+/// `# AGENTS.md instructions for CWD\n\n<INSTRUCTIONS>\nBODY\n</INSTRUCTIONS>`,
+/// or without ` for CWD` when only codex-home's file contributes.
 pub fn body_of_block(block: &str) -> Option<&str> {
-    let rest = block.strip_prefix("# AGENTS.md instructions for ")?;
+    let rest = block.strip_prefix(BLOCK_HEADING)?;
     let start = rest.find("\n\n<INSTRUCTIONS>\n")? + "\n\n<INSTRUCTIONS>\n".len();
     rest[start..].strip_suffix("\n</INSTRUCTIONS>")
 }
@@ -363,6 +367,8 @@ mod tests {
         let block =
             "# AGENTS.md instructions for /w\n\n<INSTRUCTIONS>\nroot\r\n\n\nsub\n</INSTRUCTIONS>";
         assert_eq!(body_of_block(block), Some("root\r\n\n\nsub"));
+        let global_only = "# AGENTS.md instructions\n\n<INSTRUCTIONS>\nrules\n</INSTRUCTIONS>";
+        assert_eq!(body_of_block(global_only), Some("rules"));
         assert_eq!(body_of_block("something else"), None);
     }
 

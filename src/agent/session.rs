@@ -19,8 +19,11 @@ use crate::error::Error;
 
 /// A line longer than this is skipped (hashed, not parsed): memory stays bounded.
 pub const MAX_LINE_BYTES: usize = 32 * 1024 * 1024;
-/// The newest Codex CLI whose record format this was checked against.
-pub const KNOWN_CLI: (u64, u64) = (0, 169);
+/// The newest Codex CLI whose record format this was checked against (the
+/// tests run every release from 0.165.0 to it).
+pub const KNOWN_CLI: (u64, u64) = (0, 171);
+/// The oldest, with [`KNOWN_CLI`]: the range the README states.
+pub const OLDEST_CLI: &str = "0.165.0";
 
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Tokens {
@@ -127,8 +130,8 @@ impl<R: Read> Read for Hashing<R> {
 
 /// Reads one line into `line` (without the newline), keeping at most `max`
 /// bytes; returns whether there was a line and whether it was cut.
-fn read_line(
-    reader: &mut impl BufRead,
+fn read_line<R: BufRead + ?Sized>(
+    reader: &mut R,
     line: &mut Vec<u8>,
     max: usize,
 ) -> io::Result<Option<(bool, bool)>> {
@@ -200,22 +203,56 @@ fn wanted(kind: &str, payload: Option<&str>, head: &str) -> bool {
 /// Reads a rollout: bounded memory whatever its size.
 pub fn read(path: &Path) -> Result<Session, Error> {
     let shown = path.display().to_string();
-    let file = File::open(path)
-        .map_err(|e| Error::io("cannot read the Codex session record", &shown, path, &e))?;
-    read_stream(file, path)
+    let fail = |e: io::Error| Error::io("cannot read the Codex session record", &shown, path, &e);
+    let file = File::open(path).map_err(fail)?;
+    if !is_compressed(path) {
+        return read_stream(file, path);
+    }
+    // Codex compresses old records: read them through the decoder; the hash
+    // is of the file as stored (what was uploaded).
+    let decoder = ruzstd::decoding::StreamingDecoder::new(Hashing::new(file)).map_err(|e| {
+        Error::in_file(
+            &shown,
+            format!(
+                "the Codex session record `{shown}` is not a zstd stream ({}); re-download it, or give the uncompressed .jsonl",
+                crate::escape::one_line(&e.to_string())
+            ),
+        )
+    })?;
+    let (mut session, decoder) = parse(decoder, path)?;
+    let stored = decoder.into_inner();
+    session.sha256 = hex::encode(stored.hasher.finalize());
+    session.bytes = stored.bytes;
+    Ok(session)
+}
+
+/// A record Codex compressed (`rollout-*.jsonl.zst`).
+fn is_compressed(path: &Path) -> bool {
+    path.extension().is_some_and(|e| e == "zst")
+}
+
+impl<R> Hashing<R> {
+    fn new(inner: R) -> Hashing<R> {
+        Hashing {
+            inner,
+            hasher: Sha256::new(),
+            bytes: 0,
+        }
+    }
 }
 
 /// Reads a rollout from any stream; `path` names it in the result and errors.
 pub fn read_stream(stream: impl Read, path: &Path) -> Result<Session, Error> {
+    let (mut session, hashing) = parse(Hashing::new(stream), path)?;
+    session.sha256 = hex::encode(hashing.hasher.finalize());
+    session.bytes = hashing.bytes;
+    Ok(session)
+}
+
+/// The lines of a record, bounded in memory; gives the stream back.
+fn parse<R: Read>(stream: R, path: &Path) -> Result<(Session, R), Error> {
     let shown = path.display().to_string();
-    let mut reader = BufReader::with_capacity(
-        1 << 20,
-        Hashing {
-            inner: stream,
-            hasher: Sha256::new(),
-            bytes: 0,
-        },
-    );
+    let mut reader = BufReader::with_capacity(1 << 20, stream);
     let mut session = Session {
         path: path.to_path_buf(),
         ..Session::default()
@@ -254,9 +291,6 @@ pub fn read_stream(stream: impl Read, path: &Path) -> Result<Session, Error> {
             Err(_) => unparsable += 1,
         }
     }
-    let hashing = reader.into_inner();
-    session.sha256 = hex::encode(hashing.hasher.finalize());
-    session.bytes = hashing.bytes;
     if cut_last {
         session.warnings.push("the record's last line is cut off (Codex may not have finished writing it); it was ignored".into());
     }
@@ -277,17 +311,24 @@ pub fn read_stream(stream: impl Read, path: &Path) -> Result<Session, Error> {
     if let Some(v) = session.cli_version.as_deref().and_then(parse_version) {
         if v > KNOWN_CLI {
             session.warnings.push(format!(
-                "the record was written by Codex {}, newer than the {}.{} this action was checked against; what it cannot find is reported missing",
+                "the record was written by Codex {}, newer than {}.{}.0, the newest version this action was tested with ({OLDEST_CLI} to {}.{}.0); fields it does not know are ignored, and what it cannot find is reported missing",
                 session.cli_version.as_deref().unwrap_or("?"),
+                KNOWN_CLI.0,
+                KNOWN_CLI.1,
                 KNOWN_CLI.0,
                 KNOWN_CLI.1
             ));
         }
     }
+    if number > 0 && session.cli_version.is_none() && session.cwd.is_none() {
+        session.warnings.push(
+            "the record has no session_meta line: no CLI version, working directory or commit to check".into(),
+        );
+    }
     if number == 0 {
         session.warnings.push("the record is empty".into());
     }
-    Ok(session)
+    Ok((session, reader.into_inner()))
 }
 
 fn parse_version(v: &str) -> Option<(u64, u64)> {
@@ -348,7 +389,7 @@ fn absorb(s: &mut Session, v: &Value, unknown: &mut usize) {
             let is_context = match p["role"].as_str() {
                 Some("developer") => true,
                 Some("user") => texts.iter().all(|t| {
-                    t.starts_with("# AGENTS.md instructions for ")
+                    t.starts_with(crate::agent::chain::BLOCK_HEADING)
                         || t.starts_with("<environment_context>")
                 }),
                 _ => false,
@@ -371,7 +412,7 @@ fn absorb(s: &mut Session, v: &Value, unknown: &mut usize) {
                 Some("user") => {
                     if let Some(block) = texts
                         .iter()
-                        .find(|t| t.starts_with("# AGENTS.md instructions for "))
+                        .find(|t| t.starts_with(crate::agent::chain::BLOCK_HEADING))
                     {
                         s.agents_block = Some(block.to_string());
                     } else if !texts.iter().all(|t| t.starts_with("<environment_context>"))
@@ -488,7 +529,11 @@ pub struct Candidate {
 /// Every rollout under `$CODEX_HOME/sessions`, oldest first (names sort by time).
 pub fn rollouts(codex_home: &Path) -> Vec<Candidate> {
     let mut files = Vec::new();
-    let mut stack = vec![codex_home.join("sessions")];
+    // Codex moves old records to archived_sessions/, and may compress them.
+    let mut stack = vec![
+        codex_home.join("sessions"),
+        codex_home.join("archived_sessions"),
+    ];
     while let Some(dir) = stack.pop() {
         let Ok(entries) = fs::read_dir(&dir) else {
             continue;
@@ -500,7 +545,8 @@ pub fn rollouts(codex_home: &Path) -> Vec<Candidate> {
                 Ok(t)
                     if t.is_file()
                         && p.file_name().and_then(|n| n.to_str()).is_some_and(|n| {
-                            n.starts_with("rollout-") && n.ends_with(".jsonl")
+                            n.starts_with("rollout-")
+                                && (n.ends_with(".jsonl") || n.ends_with(".jsonl.zst"))
                         }) =>
                 {
                     files.push(p)
@@ -515,12 +561,18 @@ pub fn rollouts(codex_home: &Path) -> Vec<Candidate> {
 
 fn first_facts(path: PathBuf) -> Candidate {
     let mut line = Vec::new();
+    let first = |reader: &mut dyn BufRead, line: &mut Vec<u8>| {
+        read_line(reader, line, 1 << 20).ok().flatten()
+    };
     let meta = File::open(&path)
         .ok()
         .and_then(|f| {
-            read_line(&mut BufReader::new(f), &mut line, 1 << 20)
-                .ok()
-                .flatten()
+            if is_compressed(&path) {
+                let decoder = ruzstd::decoding::StreamingDecoder::new(f).ok()?;
+                first(&mut BufReader::new(decoder), &mut line)
+            } else {
+                first(&mut BufReader::new(f), &mut line)
+            }
         })
         .and_then(|_| serde_json::from_slice::<Value>(&line).ok());
     let p = meta

@@ -35,6 +35,11 @@ pub const RULES: &[Rule] = &[
         catches: "a codex-action step's `codex-version` is not set, `latest` or a range (a notice when an expression decides)",
     },
     Rule {
+        name: "codex-args",
+        level: Level::Warning,
+        catches: "codex-args that defeat the receipt or widen the agent's reach: `--ephemeral` (no session record), `--remote` (the record stays on another server), `--dangerously-bypass-*`, `--add-dir`, `-p`/`--profile` (settings from outside the inputs); `--image` is a notice (each image reaches the model; record its hash)",
+    },
+    Rule {
         name: "container-after-agent",
         level: Level::Failure,
         catches: "a container action (prompt-receipt, `docker://`, a local `using: docker` action) after a codex-action step whose `safety-strategy` is `drop-sudo` or not set: Docker is gone, the step cannot start",
@@ -95,6 +100,7 @@ pub fn check(job: &Job, local: &dyn Fn(&str) -> Option<LocalAction>) -> Vec<Find
     for &i in &agents {
         both_prompts(&steps[i], &mut out);
         codex_version(&steps[i], &mut out);
+        codex_args(&steps[i], &mut out);
     }
     checkouts(steps, &agents, &mut out);
     for (i, step) in steps.iter().enumerate() {
@@ -192,6 +198,66 @@ fn codex_version(step: &Step, out: &mut Vec<Finding>) {
             ));
         }
         Input::Literal { .. } => {}
+    }
+}
+
+/// Flags in codex-args, read as codex-action splits them, that defeat the
+/// receipt or widen what the agent can reach.
+fn codex_args(step: &Step, out: &mut Vec<Finding>) {
+    let Input::Literal { value, .. } = step.input("codex-args") else {
+        return;
+    };
+    let line = step.line_of("codex-args");
+    let args = match crate::agent::config::split_args(&value) {
+        Ok(args) => args,
+        Err(why) => {
+            out.push(finding(
+                "codex-args",
+                Level::Failure,
+                line,
+                format!("`codex-args` {why}: codex-action cannot pass it to codex exec"),
+            ));
+            return;
+        }
+    };
+    for arg in &args {
+        let flag = arg.split('=').next().unwrap_or(arg);
+        let (level, why) = match flag {
+            "--ephemeral" => (
+                Level::Warning,
+                "writes no session record: the receipt cannot show what reached the agent",
+            ),
+            "--remote" => (
+                Level::Warning,
+                "keeps the session record on a remote app server: the receipt cannot read it",
+            ),
+            "--add-dir" => (
+                Level::Warning,
+                "gives the agent another folder to write beyond the workspace",
+            ),
+            "-p" | "--profile" => (
+                Level::Warning,
+                "takes settings from a profile in codex-home's config, outside this workflow's inputs",
+            ),
+            "-i" | "--image" => (
+                Level::Notice,
+                "sends an image to the model: an input the receipt does not hash; keep it in the repository and record its SHA-256",
+            ),
+            f if f.starts_with("--dangerously-bypass") => (
+                Level::Warning,
+                "turns off the sandbox or approvals: the agent can reach anything the runner can",
+            ),
+            _ => continue,
+        };
+        out.push(finding(
+            "codex-args",
+            level,
+            line,
+            format!(
+                "`codex-args` passes `{}`, which {why}",
+                crate::escape::one_line(flag)
+            ),
+        ));
     }
 }
 

@@ -176,11 +176,43 @@ pub fn write_config(home: &Path, server: &str, extra: &str) {
     std::fs::write(home.join("config.toml"), config).unwrap();
 }
 
+/// The releases the version tests run: `.ci/run` installs each under
+/// `target/codex-<version>` (0.169.0, the pinned one, under `target/codex`).
+pub const VERSIONS: &[&str] = &[
+    "0.165.0", "0.166.0", "0.167.2", "0.168.0", "0.169.0", "0.171.0",
+];
+
+/// The Codex CLI of one release, as `.ci/run` installs it.
+pub fn codex_at(version: &str) -> PathBuf {
+    if version == CODEX_VERSION {
+        return codex();
+    }
+    let path = repo_root().join(format!("target/codex-{version}/node_modules/.bin/codex"));
+    assert!(
+        path.exists(),
+        "Codex {version} is not installed at {}: run `npm install --prefix target/codex-{version} @openai/codex@{version}` (.ci/run does)",
+        path.display()
+    );
+    path
+}
+
 /// `codex exec` as openai/codex-action runs it: the prompt's bytes on stdin,
 /// `--cd`, `--output-last-message`, `--output-schema`, then `args` (the
 /// sandbox, `-c` settings).
 pub fn exec(codex_home: &Path, workspace: &Path, workdir: &str, stdin: &[u8], args: &[&str]) {
-    let mut child = Command::new(codex())
+    exec_with(&codex(), codex_home, workspace, workdir, stdin, args)
+}
+
+/// [`exec`] with a given Codex binary.
+pub fn exec_with(
+    binary: &Path,
+    codex_home: &Path,
+    workspace: &Path,
+    workdir: &str,
+    stdin: &[u8],
+    args: &[&str],
+) {
+    let mut child = Command::new(binary)
         .args(["exec", "--skip-git-repo-check", "--cd"])
         .arg(workspace.join(workdir))
         .arg("--output-last-message")
@@ -212,12 +244,46 @@ pub async fn exec_beside(
     stdin: Vec<u8>,
     args: Vec<String>,
 ) {
+    exec_version_beside(codex(), codex_home, workspace, workdir, stdin, args).await
+}
+
+/// [`exec_with`] off the async runtime.
+pub async fn exec_version_beside(
+    binary: PathBuf,
+    codex_home: PathBuf,
+    workspace: PathBuf,
+    workdir: String,
+    stdin: Vec<u8>,
+    args: Vec<String>,
+) {
     tokio::task::spawn_blocking(move || {
         let args: Vec<&str> = args.iter().map(String::as_str).collect();
-        exec(&codex_home, &workspace, &workdir, &stdin, &args)
+        exec_with(&binary, &codex_home, &workspace, &workdir, &stdin, &args)
     })
     .await
     .unwrap()
+}
+
+/// The messages the API received between the base instructions and the
+/// prompt (`input[1..]` up to the last user message), canonically serialized
+/// as the receipt's `context_sha` is: `{"content": [{"text", "type"}], "role"}`
+/// a message, keys sorted, no whitespace.
+pub fn context_sha_of(request: &Value) -> String {
+    let input = request["input"].as_array().unwrap();
+    let prompt_at = input.iter().rposition(|m| m["role"] == "user").unwrap();
+    let messages: Vec<Value> = input[1..prompt_at]
+        .iter()
+        .map(|m| {
+            let content: Vec<Value> = m["content"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|c| json!({"text": c["text"], "type": c["type"]}))
+                .collect();
+            json!({"content": content, "role": m["role"]})
+        })
+        .collect();
+    prompt_receipt::digest::sha256_hex(serde_json::to_string(&messages).unwrap().as_bytes())
 }
 
 /// The folder npm unpacked the Codex CLI's own build into (`vendor/<target>`,
