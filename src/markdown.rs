@@ -2,8 +2,10 @@
 //!
 //! File names, agent output and PR data end up in GitHub-flavoured Markdown that
 //! GitHub renders on the run page and the PR. Escaped text cannot open HTML, load
-//! an image, make a link, break out of a table cell or a code span, or notify
-//! anyone with an `@mention` or `#123` reference.
+//! an image, make a link, break out of a table cell or a code span, notify
+//! anyone with an `@mention`, link an issue (`#123`, `GH-123`), become an emoji
+//! (`:shipit:`), or hide or reorder itself: bidi controls and other invisible
+//! format characters are shown as `[U+202E]`, and tabs become spaces.
 
 /// Plain text in a paragraph, a list item or a table cell, on one line.
 ///
@@ -14,10 +16,34 @@
 pub fn text(s: &str) -> String {
     let mut out = String::with_capacity(s.len() + s.len() / 4);
     let mut chars = s.chars().peekable();
+    let mut previous = None;
     while let Some(c) = chars.next() {
+        let before = previous.replace(c);
         match c {
-            '\r' | '\n' | '\u{2028}' | '\u{2029}' => out.push(' '),
+            '\r' | '\n' | '\u{2028}' | '\u{2029}' | '\t' => out.push(' '),
+            c if invisible(c) => out.push_str(&format!("\\[U+{:04X}\\]", c as u32)),
             c if c.is_control() => out.push('\u{FFFD}'),
+            // `GH-45` links like `#45`: break it where GitHub looks for it.
+            'G' | 'g'
+                if !before.is_some_and(char::is_alphanumeric)
+                    && chars.peek().is_some_and(|n| *n == 'H' || *n == 'h') =>
+            {
+                out.push(c);
+                let h = chars.next().unwrap_or('H');
+                previous = Some(h);
+                out.push(h);
+                if chars.peek() == Some(&'-') {
+                    out.push('\u{200B}');
+                }
+            }
+            // `:shipit:` becomes an emoji: break the shortcode after its colon.
+            ':' if chars
+                .peek()
+                .is_some_and(|n| n.is_ascii_alphanumeric() || matches!(n, '_' | '+' | '-')) =>
+            {
+                out.push(':');
+                out.push('\u{200B}');
+            }
             // Mentions and references are linked after rendering, escapes or not:
             // a zero-width space after the sigil breaks them and stays invisible.
             '@' | '#' => {
@@ -68,14 +94,16 @@ pub fn prose(s: &str) -> String {
 /// A code span (for paths, hashes, versions): nothing inside is Markdown.
 /// `|` is escaped because GFM splits table cells on it even inside code.
 pub fn code(s: &str) -> String {
-    let s: String = s
-        .chars()
-        .map(|c| match c {
-            '\r' | '\n' | '\u{2028}' | '\u{2029}' => ' ',
-            c if c.is_control() => '\u{FFFD}',
-            c => c,
-        })
-        .collect();
+    let mut visible = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '\r' | '\n' | '\u{2028}' | '\u{2029}' | '\t' => visible.push(' '),
+            c if invisible(c) => visible.push_str(&format!("[U+{:04X}]", c as u32)),
+            c if c.is_control() => visible.push('\u{FFFD}'),
+            c => visible.push(c),
+        }
+    }
+    let s = visible;
     let s = s.replace('|', "\\|");
     let longest = s
         .split(|c| c != '`')
@@ -95,6 +123,15 @@ pub fn code(s: &str) -> String {
         return "` `".to_string();
     }
     format!("{fence}{pad}{s}{pad}{fence}")
+}
+
+/// Characters that change how text around them reads without showing
+/// themselves: bidi embeddings, overrides and isolates, zero-width spaces and
+/// joiners, marks, the byte order mark (Trojan Source and its kin).
+pub fn invisible(c: char) -> bool {
+    matches!(c,
+        '\u{200B}'..='\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}'
+        | '\u{2060}'..='\u{2064}' | '\u{061C}' | '\u{FEFF}')
 }
 
 /// Cuts `s` to at most `max` characters, marking the cut.
@@ -122,6 +159,17 @@ mod tests {
         assert_eq!(text("@org/team"), "\\@\u{200B}org/team");
         assert_eq!(text("#1"), "\\#\u{200B}1");
         assert!(text("see https://x.io").contains("\u{200B}"));
+    }
+
+    #[test]
+    fn nothing_untrusted_links_turns_into_an_emoji_or_hides() {
+        assert_eq!(text("see GH-45"), "see GH\u{200B}-45");
+        assert_eq!(text("gh-7 and THE GHOST"), "gh\u{200B}-7 and THE GHOST");
+        assert_eq!(text(":shipit: now"), ":\u{200B}shipit: now");
+        assert_eq!(text("price \u{202E}cba\u{202C}"), "price \\[U+202E\\]cba\\[U+202C\\]");
+        assert_eq!(text("a\tb"), "a b");
+        assert_eq!(text("x\u{200B}y\u{FEFF}"), "x\\[U+200B\\]y\\[U+FEFF\\]");
+        assert_eq!(code("a\u{2066}b\tc"), "`a[U+2066]b c`");
     }
 
     #[test]

@@ -161,6 +161,19 @@ async fn act_runs_the_example_workflow_end_to_end() {
     let event = s.root.join("event.json");
     std::fs::write(&event, pull_request(&head).to_string()).unwrap();
     let codex_dir = common::codex::codex_binary_dir();
+    // prompt-receipt as the committed tree has it (as tests/image/build.sh
+    // builds it, so the engine's layer cache serves both builds).
+    let action = tempfile::tempdir().unwrap();
+    let archive = std::process::Command::new("sh")
+        .arg("-c")
+        .arg(format!(
+            "git -C '{}' archive HEAD | tar -x -C '{}'",
+            repo_root().display(),
+            action.path().display()
+        ))
+        .status()
+        .unwrap();
+    assert!(archive.success(), "git archive HEAD failed");
     let pin = |action: &str, dir: std::path::PathBuf| format!("{action}={}", dir.display());
     let stand_in = |name: &str| repo_root().join("tests/image/act").join(name);
     let workflow_text =
@@ -185,9 +198,17 @@ async fn act_runs_the_example_workflow_end_to_end() {
         "-P".into(),
         format!("ubuntu-latest={job_image}"),
         "--pull=false".into(),
+        // The repository, its .git included, bound into each job (act's copy
+        // leaves .git out).
+        "--bind".into(),
         "--rebuild=false".into(),
         "--local-repository".into(),
-        pin(&uses("prompt-receipt/prompt-receipt@"), repo_root()),
+        pin(
+            &uses("prompt-receipt/prompt-receipt@"),
+            action.path().to_path_buf(),
+        ),
+        "--local-repository".into(),
+        pin(&uses("actions/checkout@"), stand_in("checkout")),
         "--local-repository".into(),
         pin(&uses("openai/codex-action@"), stand_in("codex-action")),
         "--local-repository".into(),
