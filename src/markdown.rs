@@ -166,7 +166,10 @@ mod tests {
         assert_eq!(text("see GH-45"), "see GH\u{200B}-45");
         assert_eq!(text("gh-7 and THE GHOST"), "gh\u{200B}-7 and THE GHOST");
         assert_eq!(text(":shipit: now"), ":\u{200B}shipit: now");
-        assert_eq!(text("price \u{202E}cba\u{202C}"), "price \\[U+202E\\]cba\\[U+202C\\]");
+        assert_eq!(
+            text("price \u{202E}cba\u{202C}"),
+            "price \\[U+202E\\]cba\\[U+202C\\]"
+        );
         assert_eq!(text("a\tb"), "a b");
         assert_eq!(text("x\u{200B}y\u{FEFF}"), "x\\[U+200B\\]y\\[U+FEFF\\]");
         assert_eq!(code("a\u{2066}b\tc"), "`a[U+2066]b c`");

@@ -155,6 +155,15 @@ async fn act_runs_the_example_workflow_end_to_end() {
     let responses = common::codex::FakeResponses::start(common::codex::REVIEW).await;
     let s = Scenario::example();
     s.remove("artifacts/review.json");
+    // act mounts no runner temp folder into a container action (on GitHub it is
+    // /github/runner_temp), so under act the example's `${{ runner.temp }}`
+    // becomes a folder in the workspace, which both containers see. Nothing
+    // else of the workflow changes.
+    let workflow_path = s.ws.join(".github/workflows/agent-review.yml");
+    let adapted = std::fs::read_to_string(&workflow_path)
+        .unwrap()
+        .replace("${{ runner.temp }}", "${{ github.workspace }}/.runner-temp");
+    std::fs::write(&workflow_path, adapted).unwrap();
     let s = s.commit("no review yet");
     let head = s.git(&["rev-parse", "HEAD"]);
     let artifacts = tempfile::tempdir().unwrap();
@@ -238,6 +247,17 @@ async fn act_runs_the_example_workflow_end_to_end() {
         "-s".into(),
         "OPENAI_API_KEY=unused-on-loopback".into(),
     ];
+    // The image tests/image/build.sh built from the committed tree is the one
+    // act would build for prompt-receipt@<ref>: name it so act runs it as it is.
+    let act_image = format!(
+        "act-{}-dockeraction:latest",
+        uses("prompt-receipt/prompt-receipt@").replace(|c: char| !c.is_ascii_alphanumeric(), "-")
+    );
+    let tagged = std::process::Command::new("podman")
+        .args(["tag", &image(), &act_image])
+        .status()
+        .unwrap();
+    assert!(tagged.success(), "podman tag {} {act_image}", image());
     let ws = s.ws.clone();
     let out = tokio::task::spawn_blocking(move || {
         std::process::Command::new(act)
