@@ -11,7 +11,7 @@ use std::collections::BTreeMap;
 
 use serde_json::{Map, Value};
 
-use crate::review::findings::Finding;
+use crate::review::findings::{Finding, Severity};
 use crate::workspace::Location;
 
 /// What to compare this run with: the base run's receipt and output, the
@@ -44,10 +44,28 @@ pub struct Change {
     pub head: Value,
 }
 
+/// A finding as the comparison lists it: its severity and one line.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Entry {
+    pub severity: Option<Severity>,
+    pub text: String,
+}
+
+impl Entry {
+    fn of(f: &Finding) -> Entry {
+        Entry {
+            severity: f.severity,
+            text: describe(f),
+        }
+    }
+}
+
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct FindingsDiff {
-    pub added: Vec<String>,
-    pub removed: Vec<String>,
+    /// Most severe first.
+    pub added: Vec<Entry>,
+    /// Most severe first.
+    pub removed: Vec<Entry>,
     /// Identical in both runs.
     pub kept: Vec<String>,
     /// Equal once case, whitespace and punctuation are set aside: (base, head).
@@ -65,6 +83,56 @@ pub struct Comparison {
     pub findings: FindingsDiff,
     /// Said, not failing: a channel only one receipt records, no fixture.
     pub notes: Vec<String>,
+    /// The two prompt files and their diff, filled in where the texts can be
+    /// read back (`compare` mode reads them; this module stays pure).
+    pub prompts: Prompts,
+}
+
+/// The prompt files the two receipts name, and what changed between them.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Prompts {
+    pub base_path: Option<String>,
+    pub head_path: Option<String>,
+    /// A unified diff of the base prompt against the head prompt, bounded.
+    pub diff: Option<String>,
+    /// Why there is no diff, and how to get one.
+    pub no_diff: Option<String>,
+}
+
+/// Lines of prompt diff shown before the rest is counted.
+pub const MAX_DIFF_LINES: usize = 200;
+/// Bytes of prompt diff shown at most.
+pub const MAX_DIFF_BYTES: usize = 24 * 1024;
+
+/// A unified diff (three lines of context) of two prompt texts, cut at
+/// [`MAX_DIFF_LINES`] lines or [`MAX_DIFF_BYTES`] bytes with a line saying
+/// how much is left out.
+pub fn prompt_diff(base_name: &str, base: &str, head_name: &str, head: &str) -> String {
+    let diff = similar::TextDiff::from_lines(base, head);
+    let full = diff
+        .unified_diff()
+        .context_radius(3)
+        .header(&format!("base/{base_name}"), &format!("head/{head_name}"))
+        .missing_newline_hint(false)
+        .to_string();
+    let lines: Vec<&str> = full.lines().collect();
+    let mut out = String::new();
+    let mut shown = 0;
+    for line in &lines {
+        if shown == MAX_DIFF_LINES || out.len() + line.len() + 1 > MAX_DIFF_BYTES {
+            break;
+        }
+        out.push_str(line);
+        out.push('\n');
+        shown += 1;
+    }
+    if shown < lines.len() {
+        out.push_str(&format!(
+            "... {} more diff lines not shown\n",
+            lines.len() - shown
+        ));
+    }
+    out
 }
 
 /// Compares two receipts and their findings.
@@ -111,6 +179,17 @@ pub fn compare(
         prompt_changed,
         findings: diff(base_findings, head_findings),
         notes,
+        prompts: Prompts {
+            base_path: base
+                .get("prompt_path")
+                .and_then(Value::as_str)
+                .map(str::to_string),
+            head_path: head
+                .get("prompt_path")
+                .and_then(Value::as_str)
+                .map(str::to_string),
+            ..Prompts::default()
+        },
     }
 }
 
@@ -184,10 +263,15 @@ pub fn diff(base: &[Finding], head: &[Finding]) -> FindingsDiff {
                 let b = remaining[i].take().expect("matched once");
                 out.reworded.push((describe(b), describe(h)));
             }
-            None => out.added.push(describe(h)),
+            None => out.added.push(Entry::of(h)),
         }
     }
-    out.removed = remaining.into_iter().flatten().map(describe).collect();
+    out.removed = remaining.into_iter().flatten().map(Entry::of).collect();
+    // Most severe first; a finding of unknown severity with the high ones,
+    // as the gate counts it.
+    let rank = |e: &Entry| std::cmp::Reverse(e.severity.unwrap_or(Severity::High));
+    out.added.sort_by_key(rank);
+    out.removed.sort_by_key(rank);
     out
 }
 
@@ -260,7 +344,55 @@ mod tests {
                 "no owner, for left pad".to_string()
             )]
         );
-        assert_eq!(d.added, vec!["Require a human reviewer."]);
-        assert_eq!(d.removed, vec!["Gone"]);
+        let texts = |v: &[Entry]| v.iter().map(|e| e.text.clone()).collect::<Vec<_>>();
+        assert_eq!(texts(&d.added), vec!["Require a human reviewer."]);
+        assert_eq!(texts(&d.removed), vec!["Gone"]);
+    }
+
+    #[test]
+    fn added_and_removed_findings_keep_their_severity_most_severe_first() {
+        let sev = |m: &str, s: Severity| Finding {
+            severity: Some(s),
+            ..f(m)
+        };
+        let d = diff(
+            &[
+                sev("old low", Severity::Low),
+                sev("old critical", Severity::Critical),
+            ],
+            &[
+                sev("new info", Severity::Info),
+                f("new unknown"),
+                sev("new high", Severity::High),
+            ],
+        );
+        let shown: Vec<(Option<Severity>, &str)> = d
+            .added
+            .iter()
+            .map(|e| (e.severity, e.text.as_str()))
+            .collect();
+        assert_eq!(
+            shown,
+            vec![
+                (None, "new unknown"),
+                (Some(Severity::High), "new high"),
+                (Some(Severity::Info), "new info")
+            ]
+        );
+        assert_eq!(d.removed[0].severity, Some(Severity::Critical));
+    }
+
+    #[test]
+    fn the_prompt_diff_is_unified_and_bounded() {
+        let d = prompt_diff("a.md", "one\ntwo\nthree\n", "b.md", "one\n2\nthree\n");
+        assert_eq!(
+            d,
+            "--- base/a.md\n+++ head/b.md\n@@ -1,3 +1,3 @@\n one\n-two\n+2\n three\n"
+        );
+        let long_base: String = (0..1000).map(|i| format!("line {i}\n")).collect();
+        let d = prompt_diff("a.md", &long_base, "b.md", "");
+        assert_eq!(d.lines().count(), MAX_DIFF_LINES + 1);
+        assert!(d.ends_with("more diff lines not shown\n"), "{d}");
+        assert!(d.len() <= MAX_DIFF_BYTES + 100);
     }
 }

@@ -25,6 +25,8 @@ pub struct Context {
     pub server_url: String,
     pub run_id: Option<String>,
     pub run_attempt: Option<String>,
+    /// `GITHUB_JOB`: the job's id in the workflow.
+    pub job: Option<String>,
     pub event_name: String,
     pub event_path: Option<PathBuf>,
     /// `GITHUB_SHA`: on pull requests, the merge commit, not the head.
@@ -66,6 +68,7 @@ impl Context {
                 .to_string(),
             run_id: var("GITHUB_RUN_ID").map(str::to_string),
             run_attempt: var("GITHUB_RUN_ATTEMPT").map(str::to_string),
+            job: var("GITHUB_JOB").map(str::to_string),
             event_name: var("GITHUB_EVENT_NAME").unwrap_or_default().to_string(),
             event_path: path("GITHUB_EVENT_PATH"),
             sha: var("GITHUB_SHA").map(str::to_string),

@@ -184,7 +184,7 @@ pub struct Cli {
     pub lint_workflows: bool,
 
     /// The check run's name on the pull request.
-    #[arg(long, value_name = "NAME", default_value = "Agent review")]
+    #[arg(long, value_name = "NAME", default_value = "Agent review receipt")]
     pub check_name: String,
 
     /// The most annotations the check run carries (GitHub takes 50 a request).
@@ -396,7 +396,7 @@ impl Inputs {
             check_name: match cli.check_name.trim() {
                 "" => {
                     return Err(Error::new(
-                        "input `check-name` is empty; name the check run, e.g. `Agent review`",
+                        "input `check-name` is empty; name the check run, e.g. `Agent review receipt`",
                     ));
                 }
                 name => name.to_string(),

@@ -30,6 +30,9 @@ pub struct Caveat {
     pub message: String,
     /// The workspace-relative file it is about, when there is one.
     pub file: Option<String>,
+    /// Said in the summary's evidence only, not as an annotation: a fact of
+    /// the chosen layout that would otherwise repeat on every run.
+    pub quiet: bool,
 }
 
 impl Caveat {
@@ -38,6 +41,7 @@ impl Caveat {
             level: Level::Warning,
             message: message.into(),
             file: None,
+            quiet: false,
         }
     }
 
@@ -46,7 +50,13 @@ impl Caveat {
             level: Level::Notice,
             message: message.into(),
             file: None,
+            quiet: false,
         }
+    }
+
+    pub fn quiet(mut self) -> Caveat {
+        self.quiet = true;
+        self
     }
 
     pub fn on(mut self, file: &str) -> Caveat {

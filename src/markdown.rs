@@ -134,6 +134,101 @@ pub fn invisible(c: char) -> bool {
         | '\u{2060}'..='\u{2064}' | '\u{061C}' | '\u{FEFF}')
 }
 
+/// Plain text (a check run's title, a log line): each invisible format
+/// character shown as `[U+XXXX]`, line breaks and tabs as spaces, other
+/// control characters as U+FFFD. Markup is not escaped: plain text has none.
+pub fn visible(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '\r' | '\n' | '\u{2028}' | '\u{2029}' | '\t' => out.push(' '),
+            c if invisible(c) => out.push_str(&format!("[U+{:04X}]", c as u32)),
+            c if c.is_control() => out.push('\u{FFFD}'),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// A fenced code block: nothing inside is Markdown, and no line of `body`
+/// can close the fence early (the fence is longer than any run of backticks
+/// in it). Invisible characters are shown and tabs become spaces, line by line.
+pub fn fenced(info: &str, body: &str) -> String {
+    let shown: Vec<String> = body.lines().map(visible).collect();
+    let longest = shown
+        .iter()
+        .flat_map(|l| l.split(|c| c != '`'))
+        .map(str::len)
+        .max()
+        .unwrap_or(0);
+    let fence = "`".repeat((longest + 1).max(3));
+    format!("{fence}{info}\n{}\n{fence}\n", shown.join("\n"))
+}
+
+/// A long path cut in the middle, keeping its start and its file name:
+/// `src/very/deep/…/mod.rs`. Tables stay within the page.
+pub fn shorten_middle(s: &str, max: usize) -> String {
+    let n = s.chars().count();
+    if n <= max || max < 5 {
+        return s.to_string();
+    }
+    let tail = (max - 1) * 3 / 5;
+    let head = max - 1 - tail;
+    let start: String = s.chars().take(head).collect();
+    let end: String = s.chars().skip(n - tail).collect();
+    format!("{start}…{end}")
+}
+
+/// The first 12 characters of a SHA-256, enough to tell two apart at a glance;
+/// the evidence block has the full value.
+pub fn short_hash(s: &str) -> String {
+    if s.len() == 64 && s.bytes().all(|b| b.is_ascii_hexdigit()) {
+        s[..12].to_string()
+    } else {
+        s.to_string()
+    }
+}
+
+/// Untrusted text for a table cell: [`text`], and a long unbroken word can
+/// wrap (a zero-width space every 24 characters of a run longer than 32), so
+/// one word cannot push a column off the page. The breaks go between escaped
+/// pieces, never inside an escape.
+pub fn cell(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + s.len() / 4);
+    let mut piece = String::new();
+    let mut run = 0;
+    let flush = |piece: &mut String, out: &mut String| {
+        out.push_str(&text(piece));
+        piece.clear();
+    };
+    let long_word = |from: usize| {
+        s[from..]
+            .chars()
+            .take_while(|c| !c.is_whitespace())
+            .nth(32)
+            .is_some()
+    };
+    let mut breaking = false;
+    for (i, c) in s.char_indices() {
+        if c.is_whitespace() {
+            run = 0;
+            breaking = false;
+        } else {
+            if run == 0 {
+                breaking = long_word(i);
+            }
+            if breaking && run > 0 && run % 24 == 0 {
+                flush(&mut piece, &mut out);
+                out.push('\u{200B}');
+            }
+            run += 1;
+        }
+        piece.push(c);
+    }
+    flush(&mut piece, &mut out);
+    out
+}
+
 /// Cuts `s` to at most `max` characters, marking the cut.
 pub fn clip(s: &str, max: usize) -> String {
     if s.chars().count() <= max {
@@ -173,6 +268,32 @@ mod tests {
         assert_eq!(text("a\tb"), "a b");
         assert_eq!(text("x\u{200B}y\u{FEFF}"), "x\\[U+200B\\]y\\[U+FEFF\\]");
         assert_eq!(code("a\u{2066}b\tc"), "`a[U+2066]b c`");
+    }
+
+    #[test]
+    fn fences_paths_and_words_stay_within_the_page() {
+        assert_eq!(
+            fenced("diff", "+a\n ```\n-b"),
+            "````diff\n+a\n ```\n-b\n````\n"
+        );
+        assert_eq!(fenced("", "x\u{202E}\ty"), "```\nx[U+202E] y\n```\n");
+        let long = format!("src/{}/file.rs", "deep/".repeat(40));
+        let short = shorten_middle(&long, 40);
+        assert_eq!(short.chars().count(), 40);
+        assert!(
+            short.starts_with("src/deep") && short.ends_with("/file.rs") && short.contains('…')
+        );
+        assert_eq!(shorten_middle("a.rs", 40), "a.rs");
+        assert_eq!(short_hash(&"ab".repeat(32)), "abababababab");
+        assert_eq!(short_hash("v1.2"), "v1.2");
+        let word = "x".repeat(50);
+        assert_eq!(cell(&format!("a {word}")).matches('\u{200B}').count(), 2);
+        assert_eq!(cell("short words stay"), "short words stay");
+        // A break never lands inside an escape.
+        let tricky = "[".repeat(60);
+        let shown = cell(&tricky);
+        assert_eq!(shown.replace('\u{200B}', ""), text(&tricky));
+        assert!(!shown.contains("\\\u{200B}"), "{shown}");
     }
 
     #[test]

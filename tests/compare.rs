@@ -59,6 +59,50 @@ fn v3_against_v4_on_the_same_fixture_is_controlled() {
         out.summary
     );
     assert!(out.summary.contains("New dependency without an owner"));
+    // What a reader needs to believe "controlled": the prompt files, the
+    // diff of their text, every channel with its state, findings by severity.
+    assert!(out.summary.starts_with(
+        "## ✅ Controlled prompt change: `review.v3.md` → `review.v4.md` · findings: 1 added, 0 removed\n"
+    ), "{}", out.summary);
+    assert!(
+        out.summary.contains(&format!("Base `{V3}`"))
+            && out.summary.contains(&format!("head `{V4}`"))
+    );
+    assert!(
+        out.summary.contains(&format!(
+            "```diff\n--- base/{V3}\n+++ head/{V4}\n@@ -7,4 +7,5 @@\n"
+        )),
+        "{}",
+        out.summary
+    );
+    assert!(
+        out.summary
+            .contains("\n+- If the diff adds a dependency, require a human reviewer.\n")
+    );
+    for channel in [
+        "tools",
+        "agents",
+        "schema",
+        "codex-version",
+        "model",
+        "fixture",
+    ] {
+        assert!(
+            out.summary
+                .contains(&format!("| {channel} | ✅ unchanged |")),
+            "{channel} in {}",
+            out.summary
+        );
+    }
+    assert!(
+        out.summary
+            .contains("| prompt | ✏️ changed: the change under test |")
+    );
+    assert!(
+        out.summary.contains("| ➕ added | 🟠 high | package.json:"),
+        "{}",
+        out.summary
+    );
     let base = s.read("base/usage.json");
     let head = s.read("head/usage.json");
     let (b, h): (Value, Value) = (
@@ -95,7 +139,12 @@ fn any_other_changed_channel_is_named() {
         errors.contains("tools, model, fixture changed too"),
         "{errors}"
     );
-    assert!(out.summary.contains("**not allowed**"));
+    assert!(
+        out.summary
+            .contains("| model | ❌ changed, not allowed | `gpt-5.5` → `o3` |"),
+        "{}",
+        out.summary
+    );
     // Naming them in allow-changed makes it controlled again.
     compare(&s, &[("allow-changed", "tools,model,fixture")]).code(0);
     compare(&s, &[("allow-changed", "tools,weather")]).code(2);

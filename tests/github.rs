@@ -41,6 +41,18 @@ fn findings(n: usize) -> Value {
     json!({"ok": true, "findings": list})
 }
 
+/// `prompt-receipt/{run id}/{attempt}/{job}/{nonce}`: this job's own.
+fn assert_own_external_id(r: &Value) {
+    let id = r["external_id"].as_str().unwrap();
+    let nonce = id
+        .strip_prefix("prompt-receipt/123456789/1/receipt/")
+        .unwrap_or_else(|| panic!("{id}"));
+    assert!(
+        nonce.len() == 16 && nonce.bytes().all(|b| b.is_ascii_hexdigit()),
+        "{id}"
+    );
+}
+
 /// Nothing that left the binary holds the token.
 fn assert_token_kept(out: &Outcome) {
     for (what, text) in [
@@ -70,15 +82,13 @@ async fn validate_mode_reports_the_gate_as_a_check_run_without_a_receipt() {
     assert_eq!(runs.len(), 1);
     let r = &runs[0];
     assert_eq!(r["head_sha"], head.as_str());
-    assert_eq!(r["conclusion"], "success");
+    // `ok: true`, but a high finding that `fail-on: invalid` lets pass.
+    assert_eq!(r["conclusion"], "neutral");
     assert_eq!(
         r["output"]["title"],
-        "artifacts/review.json · valid · 3 findings"
+        "⚠️ Output valid · agent: ok, 3 findings (1 high, 1 medium, 1 low)"
     );
-    assert_eq!(
-        r["external_id"],
-        "prompt-receipt/123456789/1/artifacts/review.json"
-    );
+    assert_own_external_id(r);
     assert_eq!(r["annotations"].as_array().unwrap().len(), 3);
     assert!(!s.ws.join("usage.json").exists());
     assert_token_kept(&out);
@@ -95,33 +105,41 @@ async fn a_pull_request_check_lands_on_the_head_commit() {
     assert_eq!(runs.len(), 1);
     let r = &runs[0];
     assert_eq!(r["head_sha"], head.as_str(), "never the merge commit");
-    assert_eq!(r["name"], "Agent review");
-    assert_eq!(r["conclusion"], "success");
+    assert_eq!(r["name"], "Agent review receipt");
+    assert_eq!(r["conclusion"], "neutral");
     assert_eq!(
         r["details_url"],
         "https://github.com/octo/widgets/actions/runs/123456789/attempts/1"
     );
     let prompt_sha = out.usage()["prompt_sha"].as_str().unwrap().to_string();
-    assert_eq!(
-        r["external_id"],
-        format!("prompt-receipt/123456789/1/{prompt_sha}")
-    );
+    assert_own_external_id(r);
     assert_eq!(
         r["output"]["title"],
-        format!(
-            "prompt {} · verified · valid · 2 findings",
-            &prompt_sha[..7]
-        )
+        "⚠️ Receipt verified · output valid · agent: not ok, 2 findings (1 high, 1 low)"
     );
     let summary = r["output"]["summary"].as_str().unwrap();
+    // The title is above the summary on the check page: not said twice.
     assert!(
-        summary.contains("Conclusion: success") && summary.contains("review.md"),
+        summary.starts_with("**The step passes, with something to look at**"),
         "{summary}"
     );
+    // Each location links to the file at the pull request's head commit.
     assert!(
-        r["output"]["text"].as_str().unwrap().contains(&prompt_sha),
-        "full identities in text"
+        summary.contains(&format!(
+            "[`package.json:14`](https://github.com/octo/widgets/blob/{head}/package.json#L14)"
+        )),
+        "{summary}"
     );
+    // The text: a short table, then the receipt as JSON to copy.
+    let text = r["output"]["text"].as_str().unwrap();
+    let json_block = text
+        .split("```json\n")
+        .nth(1)
+        .and_then(|rest| rest.split("\n```").next())
+        .unwrap_or_else(|| panic!("no json block in {text}"));
+    let copied: Value = serde_json::from_str(json_block).unwrap();
+    assert_eq!(copied, out.usage(), "the receipt, as written");
+    assert!(text.contains(&format!("`{}`", &prompt_sha[..12])));
     // Both findings have a file and a line: both are annotations.
     let levels: Vec<&str> = r["annotations"]
         .as_array()
@@ -129,7 +147,8 @@ async fn a_pull_request_check_lands_on_the_head_commit() {
         .iter()
         .map(|a| a["annotation_level"].as_str().unwrap())
         .collect();
-    assert_eq!(levels, vec!["failure", "notice"]);
+    // The step passes: the high finding reads as a warning, not a failure.
+    assert_eq!(levels, vec!["warning", "notice"]);
     assert_eq!(out.outputs["check-run-id"], r["id"].to_string());
     assert_eq!(
         out.outputs["check-run-url"],
@@ -215,10 +234,12 @@ async fn a_forks_read_only_token_falls_back_without_changing_the_result() {
         warnings[0]
     );
     // The fallback: annotations in the log and the job summary.
-    assert!(out.stdout.contains("::error file=package.json,line=14"));
+    assert!(out.stdout.contains("::warning file=package.json,line=14"));
     assert!(
-        out.summary.contains("Agent review receipt")
-            && out.summary.contains("check run was not created")
+        out.summary.starts_with("## ⚠️ Receipt verified")
+            && out.summary.contains("check run was not created"),
+        "{}",
+        out.summary
     );
     assert!(!out.outputs.contains_key("check-run-id"));
     assert_eq!(gh.runs().len(), 0);
@@ -359,4 +380,177 @@ async fn github_enterprise_server_paths_are_kept() {
             .all(|p| p.starts_with("/api/v3/repos/octo/widgets/")),
         "{paths:?}"
     );
+}
+
+/// Two jobs of one workflow run (a matrix over models) with the same prompt.
+/// The second's create fails ambiguously; its lookup must find its own run or
+/// none, never the sibling's, and must page through every run of the commit.
+#[tokio::test(flavor = "multi_thread")]
+async fn two_jobs_with_one_prompt_each_get_their_own_check_run() {
+    for created_anyway in [false, true] {
+        let gh = FakeGitHub::start().await;
+        let s = Scenario::example();
+        let head = s.git(&["rev-parse", "HEAD"]);
+        let event = pull_request(&head, false);
+        let first = run(step(&s, &gh).event("pull_request", event.clone())).await;
+        first.code(0);
+        // Another workflow's runs of the same name, so the lookup has pages.
+        gh.seed_runs(&head, "Agent review receipt", 250);
+        gh.fail_next_create(500, &[], created_anyway);
+        let second = run(step(&s, &gh).event("pull_request", event)).await;
+        second.code(0);
+
+        let runs = gh.runs();
+        let ours: Vec<&Value> = runs
+            .iter()
+            .filter(|r| {
+                r["external_id"]
+                    .as_str()
+                    .unwrap()
+                    .starts_with("prompt-receipt/")
+            })
+            .collect();
+        assert_eq!(
+            ours.len(),
+            2,
+            "one run per job (created_anyway: {created_anyway})"
+        );
+        assert_ne!(ours[0]["external_id"], ours[1]["external_id"]);
+        let (a, b) = (ours[0]["id"].to_string(), ours[1]["id"].to_string());
+        assert_eq!(first.outputs["check-run-id"], a);
+        assert_eq!(second.outputs["check-run-id"], b, "never the sibling's run");
+        for r in &ours {
+            assert_eq!(r["annotations"].as_array().unwrap().len(), 2);
+        }
+        let patched: Vec<String> = gh
+            .requests()
+            .iter()
+            .filter(|r| r.method == "PATCH")
+            .map(|r| r.path.clone())
+            .collect();
+        assert!(patched.is_empty(), "nobody's run was patched: {patched:?}");
+        // 252 runs of the name on the commit: three pages of 100 looked at.
+        assert_eq!(gh.count("GET"), 3, "followed the pages");
+    }
+}
+
+/// The fake's yardstick is GitHub's description, not our reading of it: it
+/// refuses what GitHub would and accepts what GitHub documents.
+#[test]
+fn the_openapi_description_refuses_what_github_would() {
+    let spec = common::openapi::spec();
+    let create = "/repos/octo/widgets/check-runs";
+    let good = json!({"name": "n", "head_sha": MERGE_SHA, "status": "completed", "conclusion": "neutral",
+        "output": {"title": "t", "summary": "s", "annotations": [
+            {"path": "a.rs", "start_line": 1, "end_line": 1, "annotation_level": "warning", "message": "m"}]}});
+    let body = |v: &Value| serde_json::to_vec(v).unwrap();
+    assert!(
+        spec.check_request("POST", create, &[], &body(&good))
+            .is_ok()
+    );
+    let mut bad = good.clone();
+    bad["conclusion"] = json!("green");
+    assert!(
+        spec.check_request("POST", create, &[], &body(&bad))
+            .is_err()
+    );
+    let mut bad = good.clone();
+    bad.as_object_mut().unwrap().remove("conclusion");
+    assert!(
+        spec.check_request("POST", create, &[], &body(&bad))
+            .is_err(),
+        "completed needs a conclusion"
+    );
+    let mut bad = good.clone();
+    bad["output"]["annotations"][0]
+        .as_object_mut()
+        .unwrap()
+        .remove("path");
+    assert!(
+        spec.check_request("POST", create, &[], &body(&bad))
+            .is_err()
+    );
+    let mut bad = good.clone();
+    bad["output"]["summary"] = json!("x".repeat(65_536));
+    assert!(
+        spec.check_request("POST", create, &[], &body(&bad))
+            .is_err()
+    );
+    assert!(
+        spec.check_request("PATCH", "/repos/octo/widgets/check-runs/abc", &[], b"{}")
+            .is_err()
+    );
+    let list = format!("/repos/octo/widgets/commits/{MERGE_SHA}/check-runs");
+    let q = |k: &str, v: &str| vec![(k.to_string(), v.to_string())];
+    assert!(
+        spec.check_request("GET", &list, &q("per_page", "100"), b"")
+            .is_ok()
+    );
+    assert!(
+        spec.check_request("GET", &list, &q("per_page", "many"), b"")
+            .is_err()
+    );
+    assert!(
+        spec.check_request("GET", &list, &q("filter", "newest"), b"")
+            .is_err()
+    );
+    assert!(
+        spec.check_request("GET", &list, &q("sort", "asc"), b"")
+            .is_err()
+    );
+    assert!(spec.check_request("DELETE", create, &[], b"").is_err());
+    // Answers: a check run without its required fields is refused.
+    let op = spec
+        .check_request("POST", create, &[], &body(&good))
+        .unwrap();
+    assert!(op.check_response(201, &json!({"id": 1})).is_err());
+}
+
+/// Agents write paths every way: `./` and backslashes are normalized; an
+/// absolute path, one climbing out of the workspace, or one with a control
+/// character is not annotated anywhere, and stays in the summary, escaped.
+#[tokio::test(flavor = "multi_thread")]
+async fn annotation_paths_are_repository_paths_or_none() {
+    let gh = FakeGitHub::start().await;
+    let s = Scenario::example();
+    s.write("src/x.rs", "fn a() {}\nfn b() {}\nfn c() {}\n")
+        .write("src/win.rs", "fn w() {}\n");
+    let review = json!({"ok": true, "findings": [
+        {"severity": "low", "path": "./src/x.rs", "line": 2, "title": "dot", "message": "m"},
+        {"severity": "low", "path": "src\\win.rs", "line": 1, "title": "backslash", "message": "m"},
+        {"severity": "low", "path": "/etc/passwd", "line": 1, "title": "absolute", "message": "m"},
+        {"severity": "low", "path": "../outside.rs", "line": 1, "title": "outside", "message": "m"},
+        {"severity": "low", "path": "src/x.rs\n::error::forged", "line": 1, "title": "newline", "message": "m"}
+    ]});
+    s.write("artifacts/review.json", review.to_string());
+    let head = s.git(&["rev-parse", "HEAD"]);
+    let out = run(step(&s, &gh).event("pull_request", pull_request(&head, false))).await;
+    out.code(0);
+    let paths: Vec<String> = gh.runs()[0]["annotations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a["path"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(paths, vec!["src/x.rs", "src/win.rs"]);
+    let in_log: Vec<&str> = out
+        .stdout
+        .lines()
+        .filter(|l| l.starts_with("::notice file="))
+        .collect();
+    assert_eq!(in_log.len(), 2, "{}", out.stdout);
+    assert!(in_log[0].starts_with("::notice file=src/x.rs,line=2,"));
+    assert!(in_log[1].starts_with("::notice file=src/win.rs,line=1,"));
+    assert!(!out.stdout.contains("::error::forged"));
+    let summary = &out.summary;
+    for shown in [
+        "`/etc/passwd:1` ⚠️ *not annotated: the path is absolute*",
+        "`../outside.rs:1` ⚠️ *not annotated: the path climbs out of the repository*",
+        "`src/x.rs ::error::forged:1` ⚠️ *not annotated: the path contains control characters*",
+    ] {
+        assert!(summary.contains(shown), "{shown} in\n{summary}");
+    }
+    assert!(summary.contains(&format!(
+        "[`src/x.rs:2`](https://github.com/octo/widgets/blob/{head}/src/x.rs#L2)"
+    )));
 }

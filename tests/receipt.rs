@@ -93,7 +93,7 @@ fn the_container_contract_records_what_the_seed_recipe_computes() {
         let meta = fs::metadata(s.ws.join("usage.json")).unwrap();
         assert_eq!((meta.uid(), meta.mode() & 0o777), (RUNNER_UID, 0o644));
     }
-    assert!(out.summary.contains("Agent review receipt"));
+    assert!(out.summary.contains("Receipt verified"), "{}", out.summary);
 }
 
 #[test]
@@ -158,7 +158,7 @@ fn verify_names_each_changed_identity_with_both_values() {
     );
     assert!(!errors.contains("schema_sha"), "{errors}");
     assert_eq!(out.outputs["verified"], "false");
-    assert!(out.summary.contains("Failed"));
+    assert!(out.summary.contains("### What changed"), "{}", out.summary);
     assert_eq!(s.read("usage.json"), recorded, "verify never writes");
 }
 

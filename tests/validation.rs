@@ -44,7 +44,7 @@ fn each_outcome_has_its_own_message_and_result() {
             out.outputs["valid"].as_str(),
             out.outputs["conclusion"].as_str()
         ),
-        ("true", "success")
+        ("true", "neutral")
     );
     assert_eq!(out.outputs["findings-count"], "2");
     assert_eq!(out.outputs["ok"], "false");
@@ -86,7 +86,11 @@ fn each_outcome_has_its_own_message_and_result() {
         assert_eq!(out.outputs["valid"], "false");
         assert_eq!(out.outputs["conclusion"], "failure");
         assert_eq!(out.usage()["validation"]["verdict"], verdict);
-        assert!(out.summary.contains("Conclusion: failure"));
+        assert!(out.summary.starts_with("## ❌ "), "{}", out.summary);
+        assert!(
+            out.summary
+                .contains("**The step fails** under `fail-on: invalid`")
+        );
     }
     // The syntax error points at where serde_json saw it.
     s.write(OUTPUT, "{\n  \"ok\": true,\n  \"findings\": [}\n");
@@ -162,7 +166,18 @@ fn the_gate_is_the_users_choice() {
 #[test]
 fn findings_become_annotations_on_their_file_and_line() {
     let s = Scenario::example();
+    // A step that passes (`fail-on: invalid`) does not show a high finding
+    // as an error: it reads as a warning there.
     let out = run(&s, &[]);
+    out.code(0);
+    assert!(
+        out.stdout.contains("::warning file=package.json,line=14,title=high%3A New dependency without an owner::The diff adds left-pad-ng"),
+        "{}",
+        out.stdout
+    );
+    // When the findings fail the step, the high finding is an error.
+    let out = run(&s, &[("fail-on", "findings")]);
+    out.code(1);
     assert!(
         out.stdout.contains("::error file=package.json,line=14,title=high%3A New dependency without an owner::The diff adds left-pad-ng"),
         "{}",
@@ -401,19 +416,22 @@ fn validate_mode_is_the_gate_alone_without_a_receipt_or_git() {
     assert_eq!(out.outputs["valid"], "false");
     assert_eq!(out.outputs["conclusion"], "failure");
     assert!(
-        out.summary
-            .starts_with("## Agent review: artifacts/review.json · invalid (1 error) · 1 finding"),
+        out.summary.starts_with(
+            "## ❌ Output invalid (1 schema error) · agent: ok, 1 finding (1 of unknown severity)\n"
+        ),
         "{}",
         out.summary
     );
-    assert!(!out.summary.contains("| Input | Path | SHA-256 |"));
+    // No receipt, so no evidence section.
+    assert!(!out.summary.contains("### Evidence"));
     assert!(!s.ws.join("usage.json").exists());
 
     s.write(OUTPUT, r#"{"ok": true, "findings": []}"#);
     let out = s.cli().arg("--mode").arg("validate").run();
     out.code(0);
     assert!(
-        out.stdout.contains("· valid · 0 findings"),
+        out.stdout
+            .contains("## ✅ Output valid · agent: ok, no findings"),
         "{}",
         out.stdout
     );

@@ -256,7 +256,7 @@ pub fn check(session: Session, shown: String, expected: &Expected) -> AgentCheck
 
 /// A hash shortened for a sentence; the receipt has it in full.
 fn short(s: &str) -> String {
-    s[..s.len().min(12)].to_string()
+    s.chars().take(12).collect()
 }
 
 /// The prompt as sent is the prompt hashed, byte for byte (Codex strips a

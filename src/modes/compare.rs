@@ -1,11 +1,13 @@
 //! `compare`: this run's receipt (`usage-file`) against the base run's.
 
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 use crate::compare;
+use crate::digest;
 use crate::error::Error;
 use crate::inputs::{Inputs, Mode};
 use crate::outcome::Outcome;
+use crate::receipt::git;
 use crate::receipt::usage_file;
 use crate::review::findings::{self, Finding};
 use crate::workspace::{self, Location, Workspace};
@@ -28,10 +30,60 @@ pub fn compare(inputs: &Inputs, ws: &Workspace) -> Result<Outcome, Error> {
         None => Vec::new(),
     };
     let head_findings = findings_in(&request.head_output, pointer);
-    let comparison = compare::compare(&base, &head, &request.allow, &base_findings, &head_findings);
+    let mut comparison =
+        compare::compare(&base, &head, &request.allow, &base_findings, &head_findings);
+    if comparison.prompt_changed {
+        match (
+            prompt_text(ws, &base, "base"),
+            prompt_text(ws, &head, "head"),
+        ) {
+            (Ok(b), Ok(h)) => {
+                let name = |p: &Option<String>| p.clone().unwrap_or_else(|| "prompt".into());
+                comparison.prompts.diff = Some(compare::prompt_diff(
+                    &name(&comparison.prompts.base_path),
+                    &b,
+                    &name(&comparison.prompts.head_path),
+                    &h,
+                ));
+            }
+            (Err(why), _) | (_, Err(why)) => comparison.prompts.no_diff = Some(why),
+        }
+    }
     let mut outcome = Outcome::empty(Mode::Compare, usage.shown, head);
     outcome.comparison = Some(comparison);
     Ok(outcome)
+}
+
+/// The text of the prompt a receipt records, read back: the file in this
+/// checkout when its bytes still hash to `prompt_sha`, else the file at the
+/// commit the receipt was recorded on. Err says why there is no text.
+fn prompt_text(ws: &Workspace, receipt: &Map<String, Value>, side: &str) -> Result<String, String> {
+    let field = |k: &str| receipt.get(k).and_then(Value::as_str);
+    let sha = field("prompt_sha").unwrap_or_default();
+    let Some(path) = field("prompt_path") else {
+        return Err(format!(
+            "the {side} run's prompt was given inline (input `prompt`); its text is not kept, so there is no diff"
+        ));
+    };
+    // The receipt is an artifact: read only inside the checkout.
+    let path = &findings::normalize_path(path).map_err(|why| {
+        format!("the {side} receipt's prompt_path {why}: not read, so there is no diff")
+    })?;
+    let matches = |bytes: &[u8]| digest::sha256_hex(bytes) == sha;
+    let here = std::fs::read(ws.root().join(path))
+        .ok()
+        .filter(|b| matches(b));
+    let at_commit = || {
+        field("git_sha")
+            .and_then(|commit| git::show(ws.root(), commit, path))
+            .filter(|b| matches(b))
+    };
+    let bytes = here.or_else(at_commit).ok_or_else(|| {
+        format!(
+            "the {side} prompt `{path}` with the recorded prompt_sha is neither in this checkout nor at the {side} run's commit here; check out with `fetch-depth: 0` to see the diff"
+        )
+    })?;
+    String::from_utf8(bytes).map_err(|_| format!("the {side} prompt `{path}` is not UTF-8"))
 }
 
 /// A run's findings; none when its output is missing or not JSON (the run

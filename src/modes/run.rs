@@ -65,7 +65,8 @@ pub fn run(
         collected,
         recomputed,
     } = side?;
-    let review = review?;
+    let mut review = review?;
+    review.place_findings(ws.root());
     clock.lap("identities and review done");
 
     let Collected {
@@ -83,7 +84,7 @@ pub fn run(
             Some(check)
         }
         None => {
-            caveats.push(Caveat::notice(NO_CODEX_HOME));
+            caveats.push(Caveat::notice(NO_CODEX_HOME).quiet());
             None
         }
     };

@@ -19,7 +19,8 @@ pub fn validate(inputs: &Inputs, ws: &Workspace) -> Result<Outcome, Error> {
         },
         |schema| review::read_and_judge(&output, schema, &policy.findings_pointer),
     );
-    let review = review?;
+    let mut review = review?;
+    review.place_findings(ws.root());
     let mut outcome = Outcome::empty(Mode::Validate, String::new(), Default::default());
     outcome.decision = Some(policy.decide(&review));
     outcome.caveats = review.caveats();

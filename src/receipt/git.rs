@@ -96,6 +96,16 @@ pub fn changed_since(dir: &Path, base: &str, pathspec: &str) -> Vec<String> {
         .unwrap_or_default()
 }
 
+/// A file's bytes at a commit (`git show <commit>:./<path>`, `path` relative to `dir`); `None` when git
+/// cannot tell (a shallow checkout without that commit, no such file).
+pub fn show(dir: &Path, commit: &str, path: &str) -> Option<Vec<u8>> {
+    // `./`: relative to `dir`, which may be below the repository root.
+    let spec = format!("{commit}:./{path}");
+    let args = ["show", "--no-textconv", &spec];
+    let out = spawn(dir, &args).ok()?.wait_with_output().ok()?;
+    out.status.success().then_some(out.stdout)
+}
+
 fn spawn(dir: &Path, args: &[&str]) -> Result<Child, Error> {
     Command::new("git")
         .args(["-c", "safe.directory=*", "-c", "core.fsmonitor=false"])

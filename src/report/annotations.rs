@@ -7,6 +7,7 @@ use crate::level::Level;
 use crate::outcome::Outcome;
 use crate::receipt::Mismatch;
 use crate::review::findings::Severity;
+use crate::review::gate::Conclusion;
 use crate::review::{Review, Verdict};
 
 /// A finding's level: high and critical fail, medium warns, the rest notes.
@@ -100,7 +101,14 @@ pub fn collect(result: &Outcome, per_level: usize) -> Annotations {
         }
     }
     if let Some(review) = &result.review {
-        add_review(&mut out, review);
+        // A passing check does not carry failure annotations: a finding
+        // reads as a warning at most there.
+        let cap = if result.conclusion() == Conclusion::Failure {
+            Level::Failure
+        } else {
+            Level::Warning
+        };
+        add_review(&mut out, review, cap);
     }
     if let Some(agent) = &result.agent {
         for p in &agent.problems {
@@ -136,7 +144,7 @@ pub fn collect(result: &Outcome, per_level: usize) -> Annotations {
             ..note(Level::Failure, why)
         });
     }
-    for c in &result.caveats {
+    for c in result.caveats.iter().filter(|c| !c.quiet) {
         out.add(c.level, false, || Annotation {
             path: c.file.clone(),
             ..note(c.level, c.message.clone())
@@ -179,7 +187,7 @@ pub fn explain_mismatch(m: &Mismatch, usage: &str) -> (String, String) {
         return (
             first.clone(),
             format!(
-                "{} changed after {it} {was} recorded in `{usage}`: {what} differ ({} {recorded} recorded, {actual} now); restore {it} to the recorded version, or record the receipt again if the change is meant",
+                "{} changed after {it} {was} recorded in `{usage}`: {what} differ (`{}` {recorded} recorded, {actual} now); restore {it} to the recorded version, or record the receipt again if the change is meant",
                 names.join(", "),
                 m.field
             ),
@@ -207,7 +215,7 @@ pub fn explain_mismatch(m: &Mismatch, usage: &str) -> (String, String) {
 
 /// The review's annotations: why it was rejected, each schema violation where
 /// the value starts, each finding that names a file and line.
-fn add_review(out: &mut Annotations, review: &Review) {
+fn add_review(out: &mut Annotations, review: &Review, cap: Level) {
     if !review.valid() && review.violations.is_empty() {
         let position = match &review.verdict {
             Verdict::NotJson { position, .. } | Verdict::TooDeep { position } => Some(*position),
@@ -248,11 +256,11 @@ fn add_review(out: &mut Annotations, review: &Review) {
         });
     }
     for f in review.findings.list.iter().filter(|f| f.is_located()) {
-        let level = level_of(f.severity);
+        let level = level_of(f.severity).min(cap);
         out.add(level, true, || {
             let sev = f.severity.map_or("finding".to_string(), |s| s.to_string());
             Annotation {
-                path: f.path.clone(),
+                path: f.place.annotatable().map(str::to_string),
                 line: f.line,
                 end_line: f.end_line,
                 title: Some(match &f.title {

@@ -19,15 +19,14 @@ use serde_json::Value;
 
 use super::Report;
 use super::annotations::{self, Annotation};
-use super::summary::{fit, headline, render};
+use super::summary::{Page, fit, render};
 use crate::context::Context;
 use crate::error::Error;
 use crate::escape::one_line;
 use crate::event;
-use crate::inputs::Mode;
 use crate::level::Caveat;
 use crate::level::Level;
-use crate::markdown::{clip, code};
+use crate::markdown::{clip, code, fenced, short_hash, shorten_middle};
 use crate::outcome::CheckRunOutcome;
 use crate::outcome::Outcome;
 
@@ -39,6 +38,8 @@ const MAX_MESSAGE: usize = 16_000;
 
 pub struct CheckRun {
     pub ctx: Context,
+    /// Where finding locations link (see `summary::Page`).
+    pub blob_base: Option<String>,
     pub token: Option<String>,
     pub name: String,
     pub max_annotations: usize,
@@ -68,7 +69,7 @@ impl Report for CheckRun {
                         reason: "no commit to put the check run on (GITHUB_SHA is not set); run inside a workflow".into(),
                     }
                 } else {
-                    let external_id = external_id(&self.ctx, result);
+                    let external_id = external_id(&self.ctx)?;
                     let plan = plan(
                         result,
                         &self.name,
@@ -76,6 +77,7 @@ impl Report for CheckRun {
                         self.ctx.run_url(),
                         &external_id,
                         self.max_annotations,
+                        self.blob_base.clone(),
                     );
                     let runtime = tokio::runtime::Builder::new_current_thread()
                         .enable_all()
@@ -102,19 +104,22 @@ impl Report for CheckRun {
     }
 }
 
-/// The receipt's identity and this run's, so a run created by a request that
-/// seemed to fail is found again, and not confused with another job's. With no
-/// receipt (`validate`), the output checked stands for it.
-pub fn external_id(ctx: &Context, result: &Outcome) -> String {
-    let what = match (&result.review, result.mode) {
-        (Some(review), Mode::Validate) => review.path.clone(),
-        _ => result.field("prompt_sha"),
-    };
-    format!(
-        "prompt-receipt/{}/{}/{what}",
+/// This invocation's own mark on the check run it creates: the workflow run,
+/// attempt and job, and a random nonce. A create that failed ambiguously may
+/// have made the run, so it is looked for again by this mark; two jobs of one
+/// run (a matrix over models, both with the same prompt) have different
+/// nonces, so neither can adopt the other's run.
+pub fn external_id(ctx: &Context) -> Result<String, Error> {
+    let mut nonce = [0u8; 8];
+    getrandom::fill(&mut nonce)
+        .map_err(|e| Error::new(format!("no randomness for the check run's identity: {e}")))?;
+    Ok(format!(
+        "prompt-receipt/{}/{}/{}/{}",
         ctx.run_id.as_deref().unwrap_or("local"),
         ctx.run_attempt.as_deref().unwrap_or("1"),
-    )
+        ctx.job.as_deref().unwrap_or("job"),
+        hex::encode(nonce)
+    ))
 }
 
 #[derive(Serialize)]
@@ -151,6 +156,7 @@ pub fn plan(
     details_url: Option<String>,
     external_id: &str,
     max: usize,
+    blob_base: Option<String>,
 ) -> Plan {
     let all = annotations::collect(result, max);
     let mut located: Vec<&Annotation> = all
@@ -163,15 +169,20 @@ pub fn plan(
     let count = annotations.len();
     let left_out = all.located().saturating_sub(count);
 
-    let title = clip(&headline(result), MAX_TITLE);
-    let mut summary = render(result);
+    let title = clip(&super::verdict::of(result).plain(), MAX_TITLE);
+    let page = Page {
+        blob_base,
+        budget: MAX_TEXT - 512,
+        heading: false,
+    };
+    let mut summary = render(result, &page);
     if left_out > 0 {
         summary.push_str(&format!(
-            "{left_out} annotations were left out (input `max-annotations` is {max}); the job summary and the receipt have everything.\n"
+            "\n{left_out} annotations were left out (input `max-annotations` is {max}); the job summary and the agent's output have every finding.\n"
         ));
     }
     let summary = fit(&summary, MAX_TEXT);
-    let text = fit(&identities_text(result), MAX_TEXT);
+    let text = receipt_text(result);
     let mut batches = batches(annotations, ANNOTATIONS_PER_REQUEST);
     let first = if batches.is_empty() {
         Vec::new()
@@ -241,19 +252,58 @@ fn to_check(a: &Annotation) -> CheckRunOutputAnnotation {
     }
 }
 
-/// Every field of the receipt, in full: the check run's `text`.
-fn identities_text(result: &Outcome) -> String {
-    let mut md = String::from("### Receipt\n\n| Field | Value |\n| --- | --- |\n");
-    for (key, value) in &result.receipt {
-        let shown = match value {
-            Value::String(s) => s.clone(),
-            other => other.to_string(),
-        };
+/// The check run's `text`: what matters in a short table, then the receipt
+/// itself as a `json` block to copy.
+fn receipt_text(result: &Outcome) -> String {
+    let field = |k: &str| result.receipt.get(k).and_then(Value::as_str);
+    let short = |k: &str| field(k).map_or("*not given*".to_string(), |v| code(&short_hash(v)));
+    let mut md = String::from("| Receipt | |\n| --- | --- |\n");
+    match field("prompt_path") {
+        Some(p) => md.push_str(&format!(
+            "| Prompt | {} {} |\n",
+            code(&shorten_middle(p, 56)),
+            short("prompt_sha")
+        )),
+        None => md.push_str(&format!("| Prompt | inline {} |\n", short("prompt_sha"))),
+    }
+    if result.receipt.contains_key("agents_sha") {
+        md.push_str(&format!("| AGENTS.md chain | {} |\n", short("agents_sha")));
+    }
+    let commit = field("git_sha").unwrap_or_default();
+    md.push_str(&format!(
+        "| Checkout | {} at {} |\n",
+        short("git_describe"),
+        code(&commit.chars().take(12).collect::<String>())
+    ));
+    md.push_str(&format!(
+        "| Codex, model | {}, {} |\n",
+        short("codex_version"),
+        short("model")
+    ));
+    md.push_str(&format!("| File | {} |\n\n", code(&result.usage_file)));
+    let json =
+        serde_json::to_string_pretty(&Value::Object(result.receipt.clone())).unwrap_or_default();
+    // JSON escapes keep it valid and copyable; nothing invisible is left to
+    // reorder what a reader sees.
+    let json: String = json
+        .chars()
+        .map(|c| {
+            if crate::markdown::invisible(c) {
+                format!("\\u{:04x}", c as u32)
+            } else {
+                c.to_string()
+            }
+        })
+        .collect();
+    if md.len() + json.len() + 64 > MAX_TEXT {
         md.push_str(&format!(
-            "| {} | {} |\n",
-            code(key),
-            code(&clip(&shown, 2000))
+            "The receipt is {} bytes, over the check run's limit: it is {} in the artifact.\n",
+            json.len(),
+            code(&result.usage_file)
         ));
+    } else {
+        md.push_str(&format!("The receipt, {}:\n\n", code(&result.usage_file)));
+        md.push_str(&fenced("json", &json));
     }
     md
 }
@@ -266,6 +316,7 @@ struct Created {
 
 #[derive(Deserialize)]
 struct Listed {
+    total_count: usize,
     check_runs: Vec<ListedRun>,
 }
 
@@ -516,41 +567,12 @@ async fn create(
     let mut maybe_created = false;
     loop {
         if maybe_created {
-            *requests += 1;
-            let route = format!(
-                "/repos/{repo}/commits/{}/check-runs?check_name={}&filter=all&per_page=100",
-                plan.create.head_sha,
-                url_encode(&plan.create.name)
-            );
-            match send::<()>(crab, Method::Get, &route, None).await {
-                Reply::Ok(body) => {
-                    let found = serde_json::from_str::<Listed>(&body).ok().and_then(|l| {
-                        l.check_runs.into_iter().find(|r| {
-                            r.name == plan.create.name
-                                && r.external_id.as_deref()
-                                    == Some(plan.create.external_id.as_str())
-                        })
-                    });
-                    if let Some(run) = found {
-                        tracing::debug!(
-                            "found the check run {} made by a request that seemed to fail",
-                            run.id
-                        );
-                        return Ok(Created {
-                            id: run.id,
-                            html_url: run.html_url,
-                        });
-                    }
-                }
-                Reply::Retry { after, why, .. } => {
-                    if !budget.wait(after).await {
-                        return Err(format!(
-                            "gave up looking for a check run that may exist: {why}"
-                        ));
-                    }
-                    continue;
-                }
-                Reply::Refused(r) => return Err(format!("refused: {r}")),
+            if let Some(run) = find_own(crab, repo, plan, budget, requests).await? {
+                tracing::debug!(
+                    "found the check run {} made by a request that seemed to fail",
+                    run.id
+                );
+                return Ok(run);
             }
         }
         *requests += 1;
@@ -575,6 +597,58 @@ async fn create(
                 maybe_created |= maybe_done;
                 if !budget.wait(after).await {
                     return Err(format!("gave up within `api-timeout`: {why}"));
+                }
+            }
+            Reply::Refused(r) => return Err(format!("refused: {r}")),
+        }
+    }
+}
+
+/// Pages through the commit's check runs of this name for the one this
+/// invocation made (by its `external_id`, nonce included). `None` when it was
+/// not made after all.
+async fn find_own(
+    crab: &Octocrab,
+    repo: &str,
+    plan: &Plan,
+    budget: &mut Budget,
+    requests: &mut usize,
+) -> Result<Option<Created>, String> {
+    const PER_PAGE: usize = 100;
+    /// 10,000 runs of one name on one commit is far past any real workflow.
+    const MAX_PAGES: usize = 100;
+    let mut page = 1;
+    loop {
+        *requests += 1;
+        let route = format!(
+            "/repos/{repo}/commits/{}/check-runs?check_name={}&filter=all&per_page={PER_PAGE}&page={page}",
+            plan.create.head_sha,
+            url_encode(&plan.create.name)
+        );
+        match send::<()>(crab, Method::Get, &route, None).await {
+            Reply::Ok(body) => {
+                let listed = serde_json::from_str::<Listed>(&body)
+                    .map_err(|e| format!("GitHub's list of check runs could not be read ({e})"))?;
+                let count = listed.check_runs.len();
+                if let Some(run) = listed.check_runs.into_iter().find(|r| {
+                    r.name == plan.create.name
+                        && r.external_id.as_deref() == Some(plan.create.external_id.as_str())
+                }) {
+                    return Ok(Some(Created {
+                        id: run.id,
+                        html_url: run.html_url,
+                    }));
+                }
+                if count < PER_PAGE || page * PER_PAGE >= listed.total_count || page == MAX_PAGES {
+                    return Ok(None);
+                }
+                page += 1;
+            }
+            Reply::Retry { after, why, .. } => {
+                if !budget.wait(after).await {
+                    return Err(format!(
+                        "gave up looking for a check run that may exist: {why}"
+                    ));
                 }
             }
             Reply::Refused(r) => return Err(format!("refused: {r}")),

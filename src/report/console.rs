@@ -35,11 +35,11 @@ impl Report for Console {
         if self.in_actions {
             lines.push(format!(
                 "prompt-receipt: {} ({})",
-                one_line(&super::summary::headline(result)),
+                one_line(&super::verdict::of(result).plain()),
                 result.conclusion().as_str()
             ));
         } else {
-            lines.push(super::render_summary(result));
+            lines.push(super::render_summary(result, &super::Page::terminal()));
         }
         let mut out = std::io::stdout().lock();
         for line in lines {

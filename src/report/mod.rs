@@ -7,11 +7,12 @@ mod check_run;
 mod console;
 mod outputs;
 mod summary;
+pub mod verdict;
 
 pub use check_run::CheckRun;
 pub use console::Console;
 pub use outputs::{OTHER_OUTPUTS, OUTPUTS, StepOutputs};
-pub use summary::{JobSummary, render as render_summary};
+pub use summary::{JobSummary, Page, render as render_summary};
 
 use crate::context::Context;
 use crate::error::Error;
@@ -33,9 +34,11 @@ pub struct Options {
 /// the check run first, so the others can link it or say why there is none.
 pub fn destinations(ctx: &Context, options: Options, mode: Mode) -> Vec<Box<dyn Report>> {
     let mut reports: Vec<Box<dyn Report>> = Vec::new();
+    let blob_base = blob_base(ctx);
     if matches!(mode, Mode::Run | Mode::Compare | Mode::Validate) {
         reports.push(Box::new(CheckRun {
             ctx: ctx.clone(),
+            blob_base: blob_base.clone(),
             token: options.token,
             name: options.check_name,
             max_annotations: options.max_annotations,
@@ -49,9 +52,25 @@ pub fn destinations(ctx: &Context, options: Options, mode: Mode) -> Vec<Box<dyn 
         reports.push(Box::new(StepOutputs { file: file.clone() }));
     }
     if let Some(file) = &ctx.summary_file {
-        reports.push(Box::new(JobSummary { file: file.clone() }));
+        reports.push(Box::new(JobSummary {
+            file: file.clone(),
+            blob_base,
+        }));
     }
     reports
+}
+
+/// Where a finding's file is on GitHub: `{server}/{owner}/{repo}/blob/{head sha}/`,
+/// the pull request's head commit (not the merge commit) when there is one.
+fn blob_base(ctx: &Context) -> Option<String> {
+    let repo = ctx.repository.as_ref().filter(|_| ctx.in_actions)?;
+    let target = crate::event::target(
+        &ctx.event_name,
+        crate::event::read(ctx.event_path.as_deref()).as_ref(),
+        ctx.sha.as_deref().unwrap_or(""),
+    );
+    crate::event::is_sha(&target.head_sha)
+        .then(|| format!("{}/{repo}/blob/{}/", ctx.server_url, target.head_sha))
 }
 
 /// Appends to a file the runner created for this step (`GITHUB_OUTPUT`,

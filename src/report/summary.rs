@@ -1,17 +1,28 @@
-//! The job summary: the same story as the check run, in Markdown.
+//! The job summary, and the check run's summary: the verdict first, then what
+//! to do about it, then the findings, then the evidence.
+//!
+//! Written for the 1012 px summary pane: hashes are 12 characters in tables
+//! (the evidence block has them in full), long paths are cut in the middle,
+//! long words can wrap, recorded-against-actual is a `diff` block, not two
+//! columns of 64 characters. The evidence is collapsed when it holds up. The
+//! findings are not capped at a number of rows but at the page's byte budget,
+//! and a cut says where the rest are.
 
 use std::path::PathBuf;
 
 use serde_json::Value;
 
 use super::Report;
+use super::annotations::explain_mismatch;
+use super::verdict::{self, distinct, plural};
+use crate::compare::{CHANNELS, Comparison, Entry};
 use crate::error::Error;
 use crate::inputs::Mode;
 use crate::level::Level;
-use crate::markdown::clip;
-use crate::markdown::{code, prose, text};
+use crate::markdown::{cell, clip, code, fenced, prose, short_hash, shorten_middle, text, visible};
 use crate::outcome::Outcome;
-use crate::review::findings::Severity;
+use crate::review::findings::{Finding, Place, Severity};
+use crate::review::gate::{Conclusion, Decision, FailOn};
 use crate::review::{Review, Verdict};
 
 /// The runner drops a step summary over 1 MiB whole; stay well under it.
@@ -19,170 +30,655 @@ pub const MAX_SUMMARY_BYTES: usize = 1024 * 1024 - 4096;
 
 pub struct JobSummary {
     pub file: PathBuf,
+    pub blob_base: Option<String>,
 }
 
 impl Report for JobSummary {
     fn report(&mut self, result: &mut Outcome) -> Result<(), Error> {
-        let md = fit(&render(result), MAX_SUMMARY_BYTES);
-        super::append_to_step_file("GITHUB_STEP_SUMMARY", &self.file, md.as_bytes())
-    }
-}
-
-/// Rows of a table shown before the rest is only counted.
-pub const MAX_ROWS: usize = 50;
-const MAX_CELL_CHARS: usize = 300;
-
-/// The headline: what ran and whether it held up, e.g.
-/// `prompt 4d93b50 · verified · valid · 2 findings`.
-pub fn headline(result: &Outcome) -> String {
-    if let Some(c) = &result.comparison {
-        let sha = |v: &Value| {
-            v.as_str()
-                .map_or("?".to_string(), |s| s[..s.len().min(7)].to_string())
+        let page = Page {
+            blob_base: self.blob_base.clone(),
+            budget: MAX_SUMMARY_BYTES,
+            heading: true,
         };
-        let prompt = c
-            .changed
-            .iter()
-            .find(|x| x.channel == "prompt")
-            .map_or_else(
-                || {
-                    format!(
-                        "prompt {} unchanged",
-                        &result.field("prompt_sha")[..result.field("prompt_sha").len().min(7)]
-                    )
-                },
-                |x| format!("prompt {} → {}", sha(&x.base), sha(&x.head)),
-            );
-        let state = if c.controlled {
-            "controlled"
-        } else {
-            "not controlled"
-        };
-        return format!(
-            "{prompt} · {state} · +{} −{} findings",
-            c.findings.added.len(),
-            c.findings.removed.len()
-        );
+        super::append_to_step_file(
+            "GITHUB_STEP_SUMMARY",
+            &self.file,
+            render(result, &page).as_bytes(),
+        )
     }
-    if result.mode == Mode::Lint {
-        let n = result.lints.len();
-        return format!("workflow lint · {n} finding{}", plural(n));
-    }
-    let prompt = result.field("prompt_sha");
-    let mut parts = match (&result.review, result.mode) {
-        (Some(r), Mode::Validate) => vec![r.path.clone()],
-        _ => vec![format!("prompt {}", &prompt[..prompt.len().min(7)])],
-    };
-    match &result.verification {
-        Some(v) if !v.passed() => parts.push("verification failed".into()),
-        Some(_) => parts.push("verified".into()),
-        None if result.mode == Mode::Record => parts.push("recorded".into()),
-        None => {}
-    }
-    if let Some(r) = &result.review {
-        parts.push(match &r.verdict {
-            Verdict::Invalid => format!(
-                "invalid ({} error{})",
-                r.violations_total,
-                plural(r.violations_total)
-            ),
-            Verdict::Missing => "no output".into(),
-            v => v.as_str().replace('-', " "),
-        });
-        let n = r.findings.list.len();
-        parts.push(format!("{n} finding{}", plural(n)));
-    }
-    parts.join(" · ")
 }
 
-fn plural(n: usize) -> &'static str {
-    if n == 1 { "" } else { "s" }
+/// Where the Markdown goes, and what it may take there.
+#[derive(Clone, Debug)]
+pub struct Page {
+    /// `{server}/{owner}/{repo}/blob/{head sha}/`: where finding locations
+    /// link. None outside Actions.
+    pub blob_base: Option<String>,
+    /// Bytes the Markdown may take in all.
+    pub budget: usize,
+    /// The verdict as the first line. The check run shows its title above
+    /// the summary, so there it is left out rather than said twice.
+    pub heading: bool,
 }
 
-pub fn render(result: &Outcome) -> String {
-    let mut md = String::new();
-    let heading = match result.mode {
-        Mode::Validate => "Agent review",
-        _ => "Agent review receipt",
-    };
-    md.push_str(&format!("## {heading}: {}\n\n", text(&headline(result))));
-    if matches!(
-        result.mode,
-        Mode::Run | Mode::Verify | Mode::Compare | Mode::Lint | Mode::Validate
-    ) {
-        md.push_str(&format!("**Conclusion: {}**", result.conclusion().as_str()));
-        let mut reasons = Vec::new();
-        if let Some(v) = result.verification.as_ref().filter(|v| !v.passed()) {
-            let fields: Vec<String> = v
-                .mismatches
-                .iter()
-                .map(|m| format!("`{}`", m.field))
-                .collect();
-            reasons.push(format!(
-                "recorded identities differ from the files now: {}",
-                fields.join(", ")
-            ));
+impl Page {
+    /// A terminal: no links, no limit worth counting.
+    pub fn terminal() -> Page {
+        Page {
+            blob_base: None,
+            budget: MAX_SUMMARY_BYTES,
+            heading: true,
         }
-        if let Some(a) = &result.agent {
-            reasons.extend(a.problems.iter().cloned());
-        }
-        if let Some(c) = result.comparison.as_ref().filter(|c| !c.controlled) {
-            reasons.push(if c.prompt_changed {
-                format!(
-                    "not a controlled prompt change: {} changed too",
-                    c.unexpected.join(", ")
-                )
-            } else {
-                "the prompt did not change: there is nothing to compare".to_string()
-            });
-        }
-        let failing = result
-            .lints
-            .iter()
-            .filter(|l| l.level == crate::level::Level::Failure)
-            .count();
-        if result.mode == Mode::Lint && failing > 0 {
-            reasons.push(format!("{failing} workflow error{}", plural(failing)));
-        }
-        if let Some(d) = &result.decision {
-            reasons.extend(d.reasons.iter().cloned());
-        }
-        if !reasons.is_empty() {
-            md.push_str(": ");
-            md.push_str(
-                &reasons
-                    .iter()
-                    .map(|r| prose(r))
-                    .collect::<Vec<_>>()
-                    .join("; "),
-            );
-        }
-        md.push_str("\n\n");
     }
+}
+
+/// The most characters of agent text in one table cell.
+const MAX_CELL_CHARS: usize = 400;
+/// A path in a table cell, cut in the middle past this.
+const MAX_PATH_CHARS: usize = 56;
+/// Room kept for the closing lines when tables are filled to the budget.
+const SLACK: usize = 2048;
+
+pub fn render(result: &Outcome, page: &Page) -> String {
+    let mut top = String::new();
+    if page.heading {
+        top.push_str(&format!("## {}\n\n", verdict::of(result).markdown()));
+    }
+    status(&mut top, result);
     if let Some(v) = result.verification.as_ref().filter(|v| !v.passed()) {
-        render_verification(&mut md, v);
+        failed_verification(&mut top, v, &result.usage_file);
     }
-    if let Some(review) = &result.review {
-        render_review(&mut md, review);
-        if result.mode == Mode::Validate {
-            return finish(md);
+    if let Some(a) = result.agent.as_ref().filter(|a| !a.problems.is_empty()) {
+        top.push_str("### What reached the agent differs\n\n");
+        for p in &a.problems {
+            top.push_str(&format!("- {}\n", prose(p)));
         }
+        top.push('\n');
+    }
+
+    let mut tail = String::new();
+    cannot_vouch(&mut tail, result);
+    if !matches!(result.mode, Mode::Lint | Mode::Validate | Mode::Compare) {
+        evidence(&mut tail, result);
+    }
+
+    let mut room = page.budget.saturating_sub(top.len() + tail.len() + SLACK);
+    let mut middle = String::new();
+    if let Some(review) = &result.review {
+        output_section(&mut middle, review, &mut room);
+        findings_section(&mut middle, review, page, holds_up(result), &mut room);
     }
     if let Some(c) = &result.comparison {
-        render_comparison(&mut md, c);
-        return finish(md);
+        comparison(&mut middle, c, result, &mut room);
     }
     if result.mode == Mode::Lint || !result.lints.is_empty() {
-        render_lints(&mut md, &result.lints);
-        if result.mode == Mode::Lint {
-            return finish(md);
+        lints(&mut middle, &result.lints, &mut room);
+    }
+    fit(&finish(top + &middle + &tail), page.budget)
+}
+
+/// The receipt matches the files and the agent's own record.
+fn holds_up(result: &Outcome) -> bool {
+    !(result.verification.as_ref().is_some_and(|v| !v.passed())
+        || result
+            .agent
+            .as_ref()
+            .is_some_and(|a| !a.problems.is_empty()))
+}
+
+/// What the step does and why, in one paragraph: which policy let what pass.
+fn status(md: &mut String, result: &Outcome) {
+    if !holds_up(result) {
+        md.push_str(
+            "**The step fails**, whatever `fail-on` says: the receipt is the evidence of what the \
+             agent was given, and it does not match.\n\n",
+        );
+        return;
+    }
+    match result.mode {
+        Mode::Record => md.push_str(
+            "Recorded only: run the action with mode `verify` or `run` after the agent to check it.\n\n",
+        ),
+        Mode::Verify => md.push_str("**The step passes**: every recorded identity was recomputed from the files and is equal.\n\n"),
+        Mode::Run | Mode::Validate => {
+            if let Some(d) = &result.decision {
+                gate_sentence(md, d);
+            }
+        }
+        Mode::Compare => {
+            if let Some(c) = &result.comparison {
+                compare_sentence(md, c);
+            }
+        }
+        Mode::Lint => {}
+    }
+}
+
+fn compare_sentence(md: &mut String, c: &Comparison) {
+    let allowed: Vec<&str> = c
+        .changed
+        .iter()
+        .map(|x| x.channel)
+        .filter(|ch| *ch != "prompt" && !c.unexpected.contains(ch))
+        .collect();
+    if !c.prompt_changed {
+        md.push_str("**The step fails**: both runs used the same prompt, so there is no prompt change to measure.\n\n");
+    } else if !c.controlled {
+        md.push_str(&format!(
+            "**The step fails**: {} changed too, so a difference in findings cannot be put down to the prompt. \
+             Run both reviews on the same inputs, or name the channel in `allow-changed` if the change is meant.\n\n",
+            c.unexpected.iter().map(|ch| format!("`{ch}`")).collect::<Vec<_>>().join(", ")
+        ));
+    } else if allowed.is_empty() {
+        md.push_str("**The step passes**: only the prompt changed between the two runs, so the difference in findings is the prompt's doing.\n\n");
+    } else {
+        md.push_str(&format!(
+            "**The step passes**: only the prompt changed, besides what `allow-changed` names ({}).\n\n",
+            allowed.iter().map(|ch| format!("`{ch}`")).collect::<Vec<_>>().join(", ")
+        ));
+    }
+}
+
+fn gate_sentence(md: &mut String, d: &Decision) {
+    let policy = match d.fail_on {
+        FailOn::Findings => format!("`fail-on: findings`, from `{}`", d.min_severity),
+        other => format!("`fail-on: {}`", other.as_str()),
+    };
+    let list = |items: &[String]| {
+        items
+            .iter()
+            .map(|r| prose(r))
+            .collect::<Vec<_>>()
+            .join("; ")
+    };
+    match d.conclusion {
+        Conclusion::Failure => md.push_str(&format!(
+            "**The step fails** under {}: {}.\n\n",
+            prose(&policy),
+            list(&d.fails)
+        )),
+        Conclusion::Neutral => {
+            let why = match d.fail_on {
+                FailOn::Never => "`fail-on: never` reports and never fails".to_string(),
+                _ => format!(
+                    "{policy} fails the step only when the output is missing or invalid; set `fail-on: findings` to fail on these"
+                ),
+            };
+            md.push_str(&format!(
+                "**The step passes, with something to look at** (conclusion `neutral`): {}. {}.\n\n",
+                list(&d.passes_over),
+                prose(&why)
+            ));
+        }
+        Conclusion::Success => md.push_str(&format!(
+            "**The step passes** under {}.\n\n",
+            prose(&policy)
+        )),
+    }
+}
+
+/// Each recorded identity that no longer matches: the file, what changed,
+/// the fix; then recorded against actual in full, as a diff.
+fn failed_verification(md: &mut String, v: &crate::receipt::verify::Verification, usage: &str) {
+    md.push_str("### What changed\n\n");
+    for m in &v.mismatches {
+        let (_, message) = explain_mismatch(m, usage);
+        md.push_str(&format!("- {}\n", prose(&message)));
+    }
+    let mut diff = String::new();
+    for m in &v.mismatches {
+        let files = if m.files.is_empty() {
+            String::new()
+        } else {
+            format!(" ({})", m.files.join(", "))
+        };
+        diff.push_str(&format!(
+            "@@ {}{files} @@\n- {}    recorded in {usage}\n+ {}    now\n",
+            m.field,
+            value_text(&m.recorded),
+            value_text(&m.actual)
+        ));
+    }
+    md.push('\n');
+    md.push_str(&fenced("diff", &diff));
+    md.push('\n');
+}
+
+fn output_section(md: &mut String, review: &Review, room: &mut usize) {
+    // The verdict and the sentence under it already say whether the output
+    // is valid; this section adds what they cannot: where, and why.
+    if review.violations.is_empty()
+        && review.findings.problem.is_none()
+        && review.findings.hint.is_none()
+    {
+        return;
+    }
+    md.push_str("### Agent output\n\n");
+    if !review.violations.is_empty() {
+        md.push_str(&format!(
+            "{} checked against the output schema{}:\n\n",
+            code(&review.path),
+            draft(review)
+        ));
+    }
+    if let Some(problem) = &review.findings.problem {
+        md.push_str(&format!("- Findings: {}\n", prose(problem)));
+    }
+    if let Some(hint) = &review.findings.hint {
+        md.push_str(&format!("- {}\n", prose(hint)));
+    }
+    if review.violations.is_empty() {
+        return;
+    }
+    let mut table = Table::new(&["Where", "Value", "Keyword", "Problem"]);
+    for v in &review.violations {
+        let at = v
+            .position
+            .map_or("—".to_string(), |p| format!("{}:{}", p.line, p.column));
+        let pointer = if v.instance_path.is_empty() {
+            "/"
+        } else {
+            &v.instance_path
+        };
+        let row = [
+            at,
+            code(&shorten_middle(pointer, 40)),
+            code(&v.keyword),
+            cell(&clip(&v.message, MAX_CELL_CHARS)),
+        ];
+        if !table.row(&row, room) {
+            break;
         }
     }
-    if let Some(agent) = &result.agent {
-        render_agent(&mut md, agent, result);
+    md.push('\n');
+    md.push_str(&table.md);
+    let left = review.violations_total - table.rows;
+    if left > 0 {
+        md.push_str(&format!(
+            "\n{left} more violation{} not shown: validate `{}` locally with `prompt-receipt --mode validate` for the full list.\n",
+            plural(left),
+            text(&review.path)
+        ));
+    }
+    md.push('\n');
+}
+
+fn draft(review: &Review) -> String {
+    // The draft matters only once the output was read as JSON and validated.
+    match review.verdict {
+        Verdict::Valid | Verdict::Invalid => format!(" (JSON Schema draft {})", review.draft),
+        _ => String::new(),
+    }
+}
+
+/// A severity as a reader scans for it: colour first, then the word.
+fn severity_cell(s: Option<Severity>) -> &'static str {
+    match s {
+        Some(Severity::Critical) => "🔴 critical",
+        Some(Severity::High) => "🟠 high",
+        Some(Severity::Medium) => "🟡 medium",
+        Some(Severity::Low) => "🔵 low",
+        Some(Severity::Info) => "⚪ info",
+        None => "❔ unknown",
+    }
+}
+
+/// Most severe first; unknown severity beside high, as the gate counts it.
+fn rank(s: Option<Severity>) -> std::cmp::Reverse<(Severity, bool)> {
+    std::cmp::Reverse((s.unwrap_or(Severity::High), s.is_some()))
+}
+
+fn findings_section(
+    md: &mut String,
+    review: &Review,
+    page: &Page,
+    receipt_holds: bool,
+    room: &mut usize,
+) {
+    let list = &review.findings.list;
+    if list.is_empty() {
+        return;
+    }
+    let mut sorted: Vec<&Finding> = list.iter().collect();
+    sorted.sort_by_key(|f| rank(f.severity));
+    md.push_str(&format!(
+        "### Findings ({})\n\n",
+        verdict::by_severity(list)
+    ));
+    if !receipt_holds {
+        md.push_str("*The agent wrote these with the recorded inputs, which no longer match the checkout: read them with that in mind.*\n\n");
+    }
+    let mut table = Table::new(&["Severity", "Where", "Finding"]);
+    for f in &sorted {
+        let row = [
+            severity_cell(f.severity).to_string(),
+            location(f, page.blob_base.as_deref()),
+            finding_text(f),
+        ];
+        if !table.row(&row, room) {
+            break;
+        }
+    }
+    md.push_str(&table.md);
+    let left = list.len() - table.rows;
+    if left > 0 {
+        md.push_str(&format!(
+            "\n**{left} more finding{}** did not fit in this summary. `{}` (the agent's output, in the agent job's artifact) has all {}; the check run annotates those with a file and line.\n",
+            plural(left),
+            text(&review.path),
+            list.len()
+        ));
+    }
+    md.push('\n');
+}
+
+/// Where a finding points, linked to the file at the head commit when it is
+/// there, and flagged when it is not: agents invent locations.
+fn location(f: &Finding, blob_base: Option<&str>) -> String {
+    let at = |path: &str| match (f.line, f.end_line) {
+        (Some(l), Some(e)) if e > l => format!("{}:{l}-{e}", shorten_middle(path, MAX_PATH_CHARS)),
+        (Some(l), _) => format!("{}:{l}", shorten_middle(path, MAX_PATH_CHARS)),
+        _ => shorten_middle(path, MAX_PATH_CHARS),
+    };
+    match &f.place {
+        Place::Nowhere => "—".into(),
+        Place::InCheckout(p) => match blob_base {
+            Some(base) => {
+                let anchor = match (f.line, f.end_line) {
+                    (Some(l), Some(e)) if e > l => format!("#L{l}-L{e}"),
+                    (Some(l), _) => format!("#L{l}"),
+                    _ => String::new(),
+                };
+                format!("[{}]({base}{}{anchor})", code(&at(p)), url_path(p))
+            }
+            None => code(&at(p)),
+        },
+        Place::Path(p) => code(&at(p)),
+        Place::Missing(p) => format!("{} ⚠️ *not in the checkout*", code(&at(p))),
+        Place::PastEnd { path, lines } => format!(
+            "{} ⚠️ *past the end ({lines} line{})*",
+            code(&at(path)),
+            plural(*lines as usize)
+        ),
+        Place::Refused(why) => format!(
+            "{} ⚠️ *not annotated: the path {}*",
+            code(&at(f.path.as_deref().unwrap_or(""))),
+            text(why)
+        ),
+    }
+}
+
+fn finding_text(f: &Finding) -> String {
+    let message = if f.message.trim().is_empty() {
+        "*no message*".to_string()
+    } else {
+        cell(&clip(&f.message, MAX_CELL_CHARS))
+    };
+    match &f.title {
+        Some(t) if !t.is_empty() && *t != f.message => {
+            format!("**{}**: {message}", cell(&clip(t, 160)))
+        }
+        _ => message,
+    }
+}
+
+/// A repository path in a URL: every byte outside the unreserved set is
+/// percent-encoded, so a path cannot end the link or add to it.
+fn url_path(path: &str) -> String {
+    let mut out = String::with_capacity(path.len());
+    for b in path.bytes() {
+        match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' | b'/' => {
+                out.push(b as char)
+            }
+            _ => out.push_str(&format!("%{b:02X}")),
+        }
+    }
+    out
+}
+
+fn comparison(md: &mut String, c: &Comparison, result: &Outcome, room: &mut usize) {
+    md.push_str("### Prompt\n\n");
+    let sha = |v: Option<&Value>| v.and_then(Value::as_str).map(short_hash);
+    let (base_sha, head_sha) = c
+        .changed
+        .iter()
+        .find(|x| x.channel == "prompt")
+        .map_or((None, None), |x| (sha(Some(&x.base)), sha(Some(&x.head))));
+    let side = |path: &Option<String>, sha: Option<String>| {
+        let name = path.as_deref().map_or("inline `prompt`".to_string(), |p| {
+            code(&shorten_middle(p, 80))
+        });
+        match sha {
+            Some(s) => format!("{name} ({})", code(&s)),
+            None => name,
+        }
+    };
+    if c.prompt_changed {
+        md.push_str(&format!(
+            "Base {} → head {}\n\n",
+            side(&c.prompts.base_path, base_sha),
+            side(&c.prompts.head_path, head_sha)
+        ));
+        match (&c.prompts.diff, &c.prompts.no_diff) {
+            (Some(diff), _) => {
+                md.push_str(&fenced("diff", diff));
+                md.push('\n');
+            }
+            (None, Some(why)) => md.push_str(&format!("No diff: {}.\n\n", prose(why))),
+            (None, None) => {}
+        }
+    } else {
+        md.push_str(&format!(
+            "Both runs used the same prompt ({}): a comparison shows what one prompt change does, so there is nothing to compare.\n\n",
+            code(&short_hash(&result.field("prompt_sha")))
+        ));
     }
 
-    md.push_str("| Input | Path | SHA-256 |\n| --- | --- | --- |\n");
+    md.push_str("### Channels\n\n");
+    md.push_str("Everything else that shapes the agent's behaviour must be equal, or named in `allow-changed`.\n\n");
+    md.push_str("| Channel | Result | Base → head |\n| --- | --- | --- |\n");
+    for (channel, field) in CHANNELS {
+        let changed = c.changed.iter().find(|x| x.channel == *channel);
+        let (mark, values) = match changed {
+            Some(x) => {
+                let mark = if *channel == "prompt" {
+                    "✏️ changed: the change under test"
+                } else if c.unexpected.contains(channel) {
+                    "❌ changed, not allowed"
+                } else {
+                    "☑️ changed, allowed by `allow-changed`"
+                };
+                (mark, format!("{} → {}", shown(&x.base), shown(&x.head)))
+            }
+            None => match result.receipt.get(*field) {
+                None => ("➖ recorded by neither", "—".to_string()),
+                Some(v) => ("✅ unchanged", shown(v)),
+            },
+        };
+        md.push_str(&format!("| {channel} | {} | {values} |\n", prose(mark)));
+    }
+    md.push('\n');
+    for n in &c.notes {
+        md.push_str(&format!("- {}\n", prose(n)));
+    }
+    if !c.notes.is_empty() {
+        md.push('\n');
+    }
+
+    let f = &c.findings;
+    md.push_str(&format!(
+        "### Findings\n\n{} added, {} removed, {} kept, {} reworded only (case, whitespace or punctuation).\n\n",
+        f.added.len(),
+        f.removed.len(),
+        f.kept.len(),
+        f.reworded.len()
+    ));
+    if !f.added.is_empty() || !f.removed.is_empty() {
+        let mut table = Table::new(&["Change", "Severity", "Finding"]);
+        let rows = f
+            .added
+            .iter()
+            .map(|e| ("➕ added", e))
+            .chain(f.removed.iter().map(|e| ("➖ removed", e)));
+        let total = f.added.len() + f.removed.len();
+        for (what, e) in rows {
+            if !table.row(
+                &[what.to_string(), severity_cell(e.severity).into(), entry(e)],
+                room,
+            ) {
+                break;
+            }
+        }
+        md.push_str(&table.md);
+        if table.rows < total {
+            md.push_str(&format!(
+                "\n{} more did not fit: the two runs' outputs have them all.\n",
+                total - table.rows
+            ));
+        }
+        md.push('\n');
+    }
+    if !f.reworded.is_empty() {
+        md.push_str(&format!(
+            "<details><summary>{} reworded only</summary>\n\n",
+            f.reworded.len()
+        ));
+        for (b, h) in &f.reworded {
+            let line = format!(
+                "- {} → {}\n",
+                cell(&clip(b, MAX_CELL_CHARS)),
+                cell(&clip(h, MAX_CELL_CHARS))
+            );
+            if line.len() > *room {
+                break;
+            }
+            *room -= line.len();
+            md.push_str(&line);
+        }
+        md.push_str("\n</details>\n\n");
+    }
+}
+
+fn entry(e: &Entry) -> String {
+    cell(&clip(&e.text, MAX_CELL_CHARS))
+}
+
+/// A receipt value in a table cell: hashes short, long values cut.
+fn shown(v: &Value) -> String {
+    match v {
+        Value::String(s) => code(&shorten_middle(&short_hash(s), 40)),
+        Value::Null => "*none*".to_string(),
+        other => code(&shorten_middle(&other.to_string(), 40)),
+    }
+}
+
+fn lints(md: &mut String, lints: &[crate::lint::Lint], room: &mut usize) {
+    md.push_str("### Workflow lint\n\n");
+    if lints.is_empty() {
+        md.push_str("The workflows have none of the agent-review failure modes.\n\n");
+        return;
+    }
+    let mut table = Table::new(&["Where", "Level", "Finding"]);
+    for l in lints {
+        let level = match l.level {
+            Level::Failure => "❌ error",
+            Level::Warning => "⚠️ warning",
+            Level::Notice => "ℹ️ notice",
+        };
+        let row = [
+            code(&format!(
+                "{}:{}",
+                shorten_middle(&l.file, MAX_PATH_CHARS),
+                l.line
+            )),
+            level.to_string(),
+            prose(&clip(&l.message, MAX_CELL_CHARS)),
+        ];
+        if !table.row(&row, room) {
+            break;
+        }
+    }
+    md.push_str(&table.md);
+    if table.rows < lints.len() {
+        md.push_str(&format!(
+            "\n{} more did not fit: run `prompt-receipt --mode lint` for the full list.\n",
+            lints.len() - table.rows
+        ));
+    }
+    md.push('\n');
+}
+
+/// Warnings stay in view: they limit what the receipt proves.
+fn cannot_vouch(md: &mut String, result: &Outcome) {
+    let vouch: Vec<_> = result
+        .caveats
+        .iter()
+        .filter(|c| c.level == Level::Warning)
+        .collect();
+    if vouch.is_empty() {
+        return;
+    }
+    md.push_str("### What this receipt cannot vouch for\n\n");
+    for c in vouch {
+        md.push_str(&format!("- {}\n", prose(&c.message)));
+    }
+    md.push('\n');
+}
+
+/// The inputs, the run, what reached the agent and the verification:
+/// collapsed when it holds up, open when it does not.
+fn evidence(md: &mut String, result: &Outcome) {
+    let open = !holds_up(result) || matches!(result.mode, Mode::Record | Mode::Verify);
+    md.push_str("### Evidence\n\n");
+    md.push_str(&format!(
+        "<details{}><summary>Inputs, checkout, what reached the agent, verification</summary>\n\n",
+        if open { " open" } else { "" }
+    ));
+    inputs_table(md, result);
+    run_table(md, result);
+    if let Some(agent) = &result.agent {
+        agent_table(md, agent, result);
+    }
+    if let Some(v) = &result.verification {
+        if v.passed() {
+            md.push_str(&format!(
+                "**Verification**: {} recorded identities recomputed from the files and equal.\n\n",
+                distinct(&v.checked)
+            ));
+        }
+        for (field, why) in &v.skipped {
+            md.push_str(&format!("- Not verified: {}: {}\n", code(field), text(why)));
+        }
+        if !v.skipped.is_empty() {
+            md.push('\n');
+        }
+    }
+    if let Some(review) = result.review.as_ref().filter(|r| r.valid()) {
+        md.push_str(&format!(
+            "**Agent output**: {} satisfies the output schema{}.\n\n",
+            code(&review.path),
+            draft(review)
+        ));
+    }
+    full_values(md, result);
+    let notes: Vec<_> = result
+        .caveats
+        .iter()
+        .filter(|c| c.level == Level::Notice)
+        .collect();
+    if !notes.is_empty() {
+        md.push_str("**Notes**\n\n");
+        for c in notes {
+            md.push_str(&format!("- {}\n", prose(&c.message)));
+        }
+        md.push('\n');
+    }
+    md.push_str("</details>\n\n");
+}
+
+fn inputs_table(md: &mut String, result: &Outcome) {
+    md.push_str("| Input | File | SHA-256 |\n| --- | --- | --- |\n");
     let rows = [
         ("Prompt", "prompt_path", "prompt_sha", "inline `prompt`"),
         (
@@ -198,6 +694,7 @@ pub fn render(result: &Outcome) -> String {
             "schema_sha",
             "inline `output-schema`",
         ),
+        ("Fixture", "fixture_path", "fixture_sha", ""),
         ("Agent output", "output_path", "output_sha", ""),
     ];
     for (label, path_key, sha_key, inline) in rows {
@@ -206,40 +703,48 @@ pub fn render(result: &Outcome) -> String {
             continue;
         }
         let path = match path {
-            Some(Value::String(p)) => code(p),
-            _ if !inline.is_empty() && sha.is_some_and(|s| !s.is_null()) => inline.to_string(),
+            Some(Value::String(p)) => code(&shorten_middle(p, MAX_PATH_CHARS)),
+            _ if !inline.is_empty() && sha.is_some_and(|s| !s.is_null()) => prose(inline),
             _ => "—".to_string(),
         };
         let sha = match sha {
-            Some(Value::String(s)) => code(s),
-            _ if label == "Prompt template" => continue,
-            _ => "**missing**".to_string(),
+            Some(Value::String(s)) => code(&short_hash(s)),
+            _ if label == "Prompt template" || label == "Fixture" => continue,
+            _ => "*missing*".to_string(),
         };
         md.push_str(&format!("| {label} | {path} | {sha} |\n"));
     }
-
     if let Some(Value::Array(files)) = result.receipt.get("agents") {
         let used: Vec<&str> = files.iter().filter_map(|f| f["path"].as_str()).collect();
         let paths = match used.as_slice() {
             [] => "—".to_string(),
-            [one] => code(one),
-            [first, rest @ ..] => format!("{} and {} more", code(first), rest.len()),
+            [one] => code(&shorten_middle(one, MAX_PATH_CHARS)),
+            [first, rest @ ..] => format!(
+                "{} and {} more",
+                code(&shorten_middle(first, MAX_PATH_CHARS)),
+                rest.len()
+            ),
         };
         let sha = match result.receipt.get("agents_sha") {
-            Some(Value::String(s)) => code(s),
+            Some(Value::String(s)) => code(&short_hash(s)),
             _ => "*empty*".to_string(),
         };
         md.push_str(&format!("| AGENTS.md chain | {paths} | {sha} |\n"));
     }
-    md.push_str("\n| Run | |\n| --- | --- |\n");
+    md.push('\n');
+}
+
+fn run_table(md: &mut String, result: &Outcome) {
     let given = |key: &str| match result.receipt.get(key) {
-        Some(Value::String(s)) => code(s),
+        Some(Value::String(s)) => code(&shorten_middle(&short_hash(s), 60)),
         _ => "*not given*".to_string(),
     };
+    md.push_str("| Run | |\n| --- | --- |\n");
+    let commit = result.field("git_sha");
     md.push_str(&format!(
         "| Checkout | {} at {}{} |\n",
         given("git_describe"),
-        given("git_sha"),
+        code(&commit.chars().take(12).collect::<String>()),
         if result.receipt.get("git_shallow") == Some(&Value::Bool(true)) {
             " (shallow)"
         } else {
@@ -249,173 +754,22 @@ pub fn render(result: &Outcome) -> String {
     md.push_str(&format!("| Codex version | {} |\n", given("codex_version")));
     md.push_str(&format!("| Model | {} |\n", given("model")));
     md.push_str(&format!("| Codex args | {} |\n", given("codex_args")));
-    md.push_str(&format!("| Receipt | {} |\n", code(&result.usage_file)));
-
-    if let Some(v) = result.verification.as_ref().filter(|v| v.passed()) {
-        md.push('\n');
-        render_verification(&mut md, v);
-    }
-
-    let vouch: Vec<_> = result
-        .caveats
-        .iter()
-        .filter(|c| c.level == Level::Warning)
-        .collect();
-    if !vouch.is_empty() {
-        md.push_str("\n### What this receipt cannot vouch for\n\n");
-        for c in vouch {
-            md.push_str(&format!("- {}\n", prose(&c.message)));
-        }
-    }
-    let notes: Vec<_> = result
-        .caveats
-        .iter()
-        .filter(|c| c.level == Level::Notice)
-        .collect();
-    if !notes.is_empty() {
-        md.push_str("\n### Notes\n\n");
-        for c in notes {
-            md.push_str(&format!("- {}\n", prose(&c.message)));
-        }
-    }
-    if result.mode == Mode::Record {
-        md.push_str("\nRecorded only: run the action with mode `verify` or `run` to check it.\n");
-    }
-    finish(md)
+    md.push_str(&format!("| Receipt | {} |\n\n", code(&result.usage_file)));
 }
 
-/// One blank line between sections, and a trailing newline.
-fn finish(mut md: String) -> String {
-    md.push('\n');
-    while md.contains("\n\n\n") {
-        md = md.replace("\n\n\n", "\n\n");
-    }
-    md
-}
-
-fn render_comparison(md: &mut String, c: &crate::compare::Comparison) {
-    md.push_str("### Identities\n\n");
-    if c.changed.is_empty() {
-        md.push_str("Nothing changed between the two runs.\n\n");
-    } else {
-        md.push_str("| Channel | Base | Head | |\n| --- | --- | --- | --- |\n");
-        for x in &c.changed {
-            let shown = |v: &Value| match v {
-                Value::String(s) => code(s),
-                Value::Null => "*none*".to_string(),
-                other => code(&other.to_string()),
-            };
-            let verdict = if x.channel == "prompt" {
-                "the change under test"
-            } else if c.unexpected.contains(&x.channel) {
-                "**not allowed**"
-            } else {
-                "allowed"
-            };
-            md.push_str(&format!(
-                "| {} | {} | {} | {verdict} |\n",
-                x.channel,
-                shown(&x.base),
-                shown(&x.head)
-            ));
-        }
-        md.push('\n');
-    }
-    for n in &c.notes {
-        md.push_str(&format!("- {}\n", prose(n)));
-    }
-    let f = &c.findings;
-    md.push_str(&format!(
-        "\n### Findings\n\n{} added, {} removed, {} kept, {} reworded only (case, whitespace or punctuation).\n\n",
-        f.added.len(),
-        f.removed.len(),
-        f.kept.len(),
-        f.reworded.len()
-    ));
-    let list = |md: &mut String, title: &str, items: &[String]| {
-        if !items.is_empty() {
-            md.push_str(&format!("**{title}**\n\n"));
-            for i in items.iter().take(MAX_ROWS) {
-                md.push_str(&format!("- {}\n", text(&clip(i, MAX_CELL_CHARS))));
-            }
-            md.push('\n');
-        }
-    };
-    list(md, "Added", &f.added);
-    list(md, "Removed", &f.removed);
-    let reworded: Vec<String> = f
-        .reworded
-        .iter()
-        .map(|(b, h)| format!("{b} → {h}"))
-        .collect();
-    list(md, "Reworded", &reworded);
-}
-
-fn render_lints(md: &mut String, lints: &[crate::lint::Lint]) {
-    md.push_str("### Workflow lint\n\n");
-    if lints.is_empty() {
-        md.push_str("The workflows have none of the agent-review failure modes.\n\n");
-        return;
-    }
-    md.push_str("| Where | Level | Finding |\n| --- | --- | --- |\n");
-    for l in lints.iter().take(MAX_ROWS) {
-        md.push_str(&format!(
-            "| {} | {} | {} |\n",
-            code(&format!("{}:{}", l.file, l.line)),
-            l.level.command(),
-            prose(&clip(&l.message, MAX_CELL_CHARS))
-        ));
-    }
-    md.push('\n');
-}
-
-fn render_verification(md: &mut String, v: &crate::receipt::verify::Verification) {
-    md.push_str("### Verification\n\n");
-    if v.passed() {
-        let mut checked = v.checked.clone();
-        checked.sort();
-        checked.dedup();
-        md.push_str(&format!(
-            "Passed: {} recorded identities recomputed and equal.\n",
-            checked.len()
-        ));
-    } else {
-        md.push_str("**Failed**: these recorded identities differ from the files now.\n\n");
-        md.push_str("| Field | Recorded | Actual |\n| --- | --- | --- |\n");
-        for m in &v.mismatches {
-            md.push_str(&format!(
-                "| {} | {} | {} |\n",
-                code(&m.field),
-                code(&value_text(&m.recorded)),
-                code(&value_text(&m.actual))
-            ));
-        }
-    }
-    for (field, why) in &v.skipped {
-        md.push_str(&format!("\n- Not verified: {}: {}", code(field), text(why)));
-    }
-    if !v.skipped.is_empty() {
-        md.push('\n');
-    }
-    md.push('\n');
-}
-
-fn render_agent(md: &mut String, agent: &crate::agent::sent::AgentCheck, result: &Outcome) {
-    md.push_str("### What reached the agent\n\n");
+fn agent_table(md: &mut String, agent: &crate::agent::sent::AgentCheck, result: &Outcome) {
     let Some(t) = &agent.transcript else {
-        for p in &agent.problems {
-            md.push_str(&format!("- {}\n", prose(p)));
-        }
-        md.push('\n');
         return;
     };
     let s = &agent.session;
-    let or_none = |v: &Option<String>| v.as_deref().map_or("*not recorded*".to_string(), code);
-    md.push_str("| | |\n| --- | --- |\n");
+    let or_none = |v: &Option<String>| {
+        v.as_deref()
+            .map_or("*not recorded*".to_string(), |v| code(&short_hash(v)))
+    };
+    md.push_str("| What reached the agent | |\n| --- | --- |\n");
     md.push_str(&format!(
-        "| Session record | {} ({}) |\n",
-        code(&t.path),
-        or_none(&t.session_id)
+        "| Session record | {} |\n",
+        code(&shorten_middle(&t.path, MAX_PATH_CHARS))
     ));
     md.push_str(&format!(
         "| Prompt as sent | {} |\n",
@@ -427,9 +781,15 @@ fn render_agent(md: &mut String, agent: &crate::agent::sent::AgentCheck, result:
         if agents.is_empty() {
             "*none*".to_string()
         } else {
-            code(&agents)
+            code(&short_hash(&agents))
         }
     ));
+    if let Some(c) = &agent.context {
+        md.push_str(&format!(
+            "| Context before the prompt | {} |\n",
+            code(&short_hash(&c.sha))
+        ));
+    }
     md.push_str(&format!(
         "| Codex CLI | {} ({}) |\n",
         or_none(&s.cli_version),
@@ -454,102 +814,63 @@ fn render_agent(md: &mut String, agent: &crate::agent::sent::AgentCheck, result:
     if agent.problems.is_empty() {
         md.push_str("The prompt, the AGENTS.md chain, the CLI version, the model and the review agree with the checkout.\n\n");
     }
-    for p in &agent.problems {
-        md.push_str(&format!("- **Mismatch**: {}\n", prose(p)));
-    }
-    for n in &agent.notes {
+    for n in agent.notes.iter().chain(&agent.new_skills) {
         md.push_str(&format!("- {}\n", prose(n)));
     }
-    if !agent.problems.is_empty() || !agent.notes.is_empty() {
+    if !agent.notes.is_empty() || !agent.new_skills.is_empty() {
         md.push('\n');
     }
 }
 
-fn render_review(md: &mut String, review: &Review) {
-    md.push_str("### Review\n\n");
-    // The draft matters only once the output was read as JSON and validated.
-    let draft = match review.verdict {
-        Verdict::Valid | Verdict::Invalid => format!(" (JSON Schema draft {})", review.draft),
-        _ => String::new(),
-    };
-    md.push_str(&format!(
-        "{} {}{draft}.\n\n",
-        code(&review.path),
-        text(&review.verdict.explain(review.violations_total)),
-    ));
-    if !review.violations.is_empty() {
-        md.push_str("| Where | Value | Keyword | Problem |\n| --- | --- | --- | --- |\n");
-        for v in review.violations.iter().take(MAX_ROWS) {
-            let at = v.position.map_or("—".to_string(), |p| {
-                format!("line {}, column {}", p.line, p.column)
-            });
-            let pointer = if v.instance_path.is_empty() {
-                "/".to_string()
-            } else {
-                v.instance_path.clone()
-            };
-            md.push_str(&format!(
-                "| {at} | {} | {} | {} |\n",
-                code(&clip(&pointer, 120)),
-                code(&v.keyword),
-                text(&clip(&v.message, MAX_CELL_CHARS))
-            ));
-        }
-        if review.violations_total > MAX_ROWS {
-            md.push_str(&format!(
-                "\n{} more violations are not shown.\n",
-                review.violations_total - MAX_ROWS
-            ));
-        }
-        md.push('\n');
-    }
-    let findings = &review.findings.list;
-    if findings.is_empty() {
+/// Every hash and identity of the receipt in full, to copy or compare.
+fn full_values(md: &mut String, result: &Outcome) {
+    let rows: Vec<(&String, String)> = result
+        .receipt
+        .iter()
+        .filter(|(k, _)| k.ends_with("_sha") || *k == "git_describe")
+        .filter_map(|(k, v)| v.as_str().map(|s| (k, visible(s))))
+        .collect();
+    if rows.is_empty() {
         return;
     }
-    md.push_str(&format!("### Findings ({})\n\n", findings.len()));
-    let mut shown = 0;
-    let groups = Severity::ALL.iter().rev().map(|s| Some(*s)).chain([None]);
-    for sev in groups {
-        let group: Vec<_> = findings.iter().filter(|f| f.severity == sev).collect();
-        if group.is_empty() {
-            continue;
+    let width = rows.iter().map(|(k, _)| k.len()).max().unwrap_or(0);
+    let body: String = rows
+        .iter()
+        .map(|(k, v)| format!("{k:width$}  {v}\n"))
+        .collect();
+    md.push_str("Full values:\n\n");
+    md.push_str(&fenced("text", body.trim_end()));
+    md.push('\n');
+}
+
+/// A Markdown table that stops taking rows when the page's budget is spent.
+struct Table {
+    md: String,
+    rows: usize,
+}
+
+impl Table {
+    fn new(header: &[&str]) -> Table {
+        Table {
+            md: format!(
+                "| {} |\n|{}\n",
+                header.join(" | "),
+                " --- |".repeat(header.len())
+            ),
+            rows: 0,
         }
-        let name = sev.map_or("Unknown severity".to_string(), |s| {
-            let n = s.as_str();
-            n[..1].to_uppercase() + &n[1..]
-        });
-        md.push_str(&format!(
-            "**{name}** ({})\n\n| Location | Finding |\n| --- | --- |\n",
-            group.len()
-        ));
-        for f in group {
-            if shown == MAX_ROWS {
-                break;
-            }
-            shown += 1;
-            let location = match (&f.path, f.line) {
-                (Some(p), Some(l)) => code(&format!("{}:{l}", clip(p, 120))),
-                (Some(p), None) => code(&clip(p, 120)),
-                _ => "—".to_string(),
-            };
-            let body = match &f.title {
-                Some(t) => format!(
-                    "**{}**: {}",
-                    text(&clip(t, 120)),
-                    text(&clip(&f.message, MAX_CELL_CHARS))
-                ),
-                None => text(&clip(&f.message, MAX_CELL_CHARS)),
-            };
-            md.push_str(&format!("| {location} | {body} |\n"));
-        }
-        md.push('\n');
     }
-    if findings.len() > shown {
-        md.push_str(&format!(
-            "{} more findings are not shown.\n\n",
-            findings.len() - shown
-        ));
+
+    /// Adds a row if it fits in `room`, and takes its bytes from it.
+    fn row(&mut self, cells: &[String], room: &mut usize) -> bool {
+        let line = format!("| {} |\n", cells.join(" | "));
+        if line.len() > *room {
+            return false;
+        }
+        *room -= line.len();
+        self.md.push_str(&line);
+        self.rows += 1;
+        true
     }
 }
 
@@ -558,6 +879,15 @@ fn value_text(v: &Value) -> String {
         Value::String(s) => s.clone(),
         other => other.to_string(),
     }
+}
+
+/// One blank line between sections, and a trailing newline.
+fn finish(mut md: String) -> String {
+    md.push('\n');
+    while md.contains("\n\n\n") {
+        md = md.replace("\n\n\n", "\n\n");
+    }
+    md
 }
 
 /// Cuts Markdown at a line boundary so it fits `max` bytes, with a visible note.
@@ -589,5 +919,21 @@ mod tests {
         assert!(cut.contains("Cut here"));
         assert!(cut.split("\n\n> **Cut").next().unwrap().ends_with('\n'));
         assert_eq!(fit("short\n", 200), "short\n");
+    }
+
+    #[test]
+    fn a_table_stops_at_the_budget_and_counts_its_rows() {
+        let mut room = 40;
+        let mut t = Table::new(&["A", "B"]);
+        assert!(t.row(&["1".into(), "x".repeat(10)], &mut room));
+        assert!(!t.row(&["2".into(), "y".repeat(30)], &mut room));
+        assert_eq!(t.rows, 1);
+        assert_eq!(t.md, "| A | B |\n| --- | --- |\n| 1 | xxxxxxxxxx |\n");
+    }
+
+    #[test]
+    fn paths_in_links_cannot_end_the_link() {
+        assert_eq!(url_path("src/a b(1).rs"), "src/a%20b%281%29.rs");
+        assert_eq!(url_path("ü/x]y"), "%C3%BC/x%5Dy");
     }
 }

@@ -79,11 +79,76 @@ impl fmt::Display for Severity {
     }
 }
 
+/// Where a finding points, once its path is read and, when the checkout can
+/// tell, checked: agents invent locations.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub enum Place {
+    /// The finding names no file.
+    #[default]
+    Nowhere,
+    /// The path cannot be a file of this repository (absolute, climbing out,
+    /// control characters): shown, escaped, but not annotated.
+    Refused(String),
+    /// A repository path (`./` and backslashes normalized), not checked yet.
+    Path(String),
+    /// The file is in the checkout, and the line (if any) within it.
+    InCheckout(String),
+    /// No such file in the checkout.
+    Missing(String),
+    /// The file has fewer lines than the finding says.
+    PastEnd { path: String, lines: u64 },
+}
+
+impl Place {
+    /// The repository path to annotate, when there is one to trust.
+    pub fn annotatable(&self) -> Option<&str> {
+        match self {
+            Place::Path(p) | Place::InCheckout(p) | Place::Missing(p) => Some(p),
+            Place::PastEnd { path, .. } => Some(path),
+            Place::Nowhere | Place::Refused(_) => None,
+        }
+    }
+}
+
+/// A finding's path as a repository path: backslashes become slashes, `./`
+/// and `a/..` are resolved; an absolute path, one that climbs out of the
+/// repository, or one with control characters is refused, saying why.
+pub fn normalize_path(raw: &str) -> Result<String, String> {
+    if raw.chars().any(char::is_control) {
+        return Err("contains control characters".into());
+    }
+    let slashed = raw.trim().replace('\\', "/");
+    let bytes = slashed.as_bytes();
+    let drive = bytes.len() >= 2 && bytes[0].is_ascii_alphabetic() && bytes[1] == b':';
+    if slashed.starts_with('/') || drive {
+        return Err("is absolute".into());
+    }
+    let mut parts: Vec<&str> = Vec::new();
+    for part in slashed.split('/') {
+        match part {
+            "" | "." => {}
+            ".." => {
+                if parts.pop().is_none() {
+                    return Err("climbs out of the repository".into());
+                }
+            }
+            p => parts.push(p),
+        }
+    }
+    if parts.is_empty() {
+        return Err("names no file".into());
+    }
+    Ok(parts.join("/"))
+}
+
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Finding {
     /// `None` when the review gave none, or a word we do not know.
     pub severity: Option<Severity>,
+    /// As the review wrote it.
     pub path: Option<String>,
+    /// Where it points, read from `path`.
+    pub place: Place,
     pub line: Option<u64>,
     pub end_line: Option<u64>,
     pub title: Option<String>,
@@ -93,7 +158,7 @@ pub struct Finding {
 impl Finding {
     /// Whether it can become an annotation on a file and line.
     pub fn is_located(&self) -> bool {
-        self.path.is_some() && self.line.is_some()
+        self.place.annotatable().is_some() && self.line.is_some()
     }
 }
 
@@ -199,6 +264,11 @@ fn finding(item: &mut Value) -> Finding {
         })
     };
     let path = text(&["path", "file"]).filter(|p| !p.trim().is_empty());
+    let place = match path.as_deref().map(normalize_path) {
+        None => Place::Nowhere,
+        Some(Ok(p)) => Place::Path(p),
+        Some(Err(why)) => Place::Refused(why),
+    };
     let title = text(&["title"]);
     let message = text(&["message", "body", "description"])
         .or_else(|| title.clone())
@@ -206,6 +276,7 @@ fn finding(item: &mut Value) -> Finding {
     Finding {
         severity,
         path,
+        place,
         line,
         end_line,
         title,
@@ -270,5 +341,26 @@ mod tests {
                 .contains("a number")
         );
         assert_eq!(take(&mut json!({}), "/findings").list.len(), 0);
+    }
+
+    #[test]
+    fn paths_are_read_as_repository_paths() {
+        for (raw, path) in [
+            ("./src/x.rs", "src/x.rs"),
+            ("src\\win.rs", "src/win.rs"),
+            ("a/./b/../c.rs", "a/c.rs"),
+        ] {
+            assert_eq!(normalize_path(raw).as_deref(), Ok(path), "{raw}");
+        }
+        for (raw, why) in [
+            ("/etc/passwd", "absolute"),
+            ("C:\\x.rs", "absolute"),
+            ("../outside.rs", "climbs out"),
+            ("a/../../b", "climbs out"),
+            ("src/x.rs\nsecond", "control"),
+            ("./", "names no file"),
+        ] {
+            assert!(normalize_path(raw).unwrap_err().contains(why), "{raw}");
+        }
     }
 }

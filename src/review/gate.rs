@@ -38,7 +38,10 @@ impl Policy {
 pub enum Conclusion {
     Success,
     Failure,
-    /// Problems were found and reported, but `fail-on: never` keeps them from failing.
+    /// The step passes, but there is something to look at: the agent says
+    /// `ok: false` or reports a finding at or above `min-severity` and
+    /// `fail-on: invalid` lets it pass, or `fail-on: never` keeps problems from
+    /// failing. A green check beside a high finding would read as "nothing to see".
     Neutral,
 }
 
@@ -52,11 +55,27 @@ impl Conclusion {
     }
 }
 
-/// The gate's decision, with a reason per problem.
+/// The gate's decision: what fails the step, what it reports without failing,
+/// and the policy that drew the line (the summary says which let what pass).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Decision {
     pub conclusion: Conclusion,
-    pub reasons: Vec<String>,
+    /// Each problem that fails the step.
+    pub fails: Vec<String>,
+    /// Each problem the policy lets pass.
+    pub passes_over: Vec<String>,
+    pub fail_on: FailOn,
+    pub min_severity: Severity,
+}
+
+impl FailOn {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            FailOn::Invalid => "invalid",
+            FailOn::Findings => "findings",
+            FailOn::Never => "never",
+        }
+    }
 }
 
 /// Findings at or above the threshold. A finding with no severity we know counts:
@@ -80,29 +99,37 @@ pub fn decide(review: &Review, fail_on: FailOn, min: Severity) -> Decision {
     }
     let mut findings = Vec::new();
     if review.findings.ok == Some(false) {
-        findings.push("the review says `ok: false`".to_string());
+        findings.push("the agent says `ok: false`".to_string());
     }
     let blocking = blocking_findings(review, min);
     if blocking > 0 {
         findings.push(format!(
-            "{blocking} finding{} at or above `{min}` (or of unknown severity)",
-            if blocking == 1 { "" } else { "s" }
+            "{blocking} finding{} at or above `{min}`{}",
+            if blocking == 1 { "" } else { "s" },
+            if review.findings.list.iter().any(|f| f.severity.is_none()) {
+                " (a finding of unknown severity counts)"
+            } else {
+                ""
+            }
         ));
     }
-    let (fails, reported) = match fail_on {
-        FailOn::Invalid => (invalid.clone(), Vec::new()),
-        FailOn::Findings => ([invalid.clone(), findings.clone()].concat(), Vec::new()),
+    let (fails, passes_over) = match fail_on {
+        FailOn::Invalid => (invalid, findings),
+        FailOn::Findings => ([invalid, findings].concat(), Vec::new()),
         FailOn::Never => (Vec::new(), [invalid, findings].concat()),
     };
     let conclusion = if !fails.is_empty() {
         Conclusion::Failure
-    } else if !reported.is_empty() {
+    } else if !passes_over.is_empty() {
         Conclusion::Neutral
     } else {
         Conclusion::Success
     };
     Decision {
         conclusion,
-        reasons: [fails, reported].concat(),
+        fails,
+        passes_over,
+        fail_on,
+        min_severity: min,
     }
 }

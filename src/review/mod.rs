@@ -126,6 +126,36 @@ impl Review {
         self.verdict.describe(&self.path, self.violations_total)
     }
 
+    /// Checks each finding's place against the checkout: is the file there,
+    /// is the line within it? Files over 16 MiB are not counted.
+    pub fn place_findings(&mut self, workspace: &std::path::Path) {
+        use findings::Place;
+        for f in &mut self.findings.list {
+            let Place::Path(path) = &f.place else {
+                continue;
+            };
+            let file = workspace.join(path);
+            let placed = match fs::metadata(&file) {
+                Ok(m) if m.is_file() => match f.line {
+                    Some(line) if m.len() <= 16 << 20 => {
+                        let lines = fs::read(&file).map(|b| count_lines(&b)).unwrap_or(u64::MAX);
+                        if line > lines {
+                            Place::PastEnd {
+                                path: path.clone(),
+                                lines,
+                            }
+                        } else {
+                            Place::InCheckout(path.clone())
+                        }
+                    }
+                    _ => Place::InCheckout(path.clone()),
+                },
+                _ => Place::Missing(path.clone()),
+            };
+            f.place = placed;
+        }
+    }
+
     /// What is worth saying about the review without failing it.
     pub fn caveats(&self) -> Vec<crate::level::Caveat> {
         self.findings
@@ -345,6 +375,13 @@ fn describe(error: &jsonschema::ValidationError) -> String {
         clip(&error.instance().to_string(), 120),
         shown.join(", ")
     )
+}
+
+/// Lines of a file as an editor numbers them (a last line without its
+/// newline counts).
+fn count_lines(bytes: &[u8]) -> u64 {
+    let newlines = memchr::memchr_iter(b'\n', bytes).count() as u64;
+    newlines + u64::from(!bytes.is_empty() && !bytes.ends_with(b"\n"))
 }
 
 /// serde_json counts columns in bytes; people count characters.

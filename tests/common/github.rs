@@ -1,8 +1,15 @@
-//! A local GitHub Checks API that checks each request as GitHub would: the
-//! token, required fields, at most 50 annotations a request, annotation fields
-//! and levels, `summary`/`text` lengths. It keeps the check runs it made, so a
-//! run created by a request answered with an error can be found again, and it
-//! records every request so tests can count them.
+//! A local GitHub Checks API that checks each request as GitHub would: first
+//! against GitHub's published OpenAPI description (method, path, parameters,
+//! body schema; see `openapi.rs`), then the rules the description states in
+//! words: the token, at most 50 annotations a request, annotation lines and
+//! columns, `summary`/`text` lengths. Its own answers are checked against the
+//! description's response schemas too. A request or answer that does not
+//! conform is kept, and the fake fails the test when it is dropped: a 422 the
+//! binary shrugs off as "not published" cannot pass unnoticed.
+//!
+//! It keeps the check runs it made, so a run created by a request answered
+//! with an error can be found again, lists them a page at a time as GitHub
+//! does, and records every request so tests can count them.
 #![allow(dead_code)]
 
 use std::collections::VecDeque;
@@ -38,6 +45,8 @@ pub struct State {
     pub create_faults: VecDeque<Fault>,
     /// Every request is refused with this status and message (a fork's token).
     pub refuse: Option<(u16, String)>,
+    /// Requests and answers that do not conform to the OpenAPI description.
+    pub violations: Vec<String>,
 }
 
 pub struct FakeGitHub {
@@ -59,27 +68,44 @@ impl FakeGitHub {
             .and(path_regex(format!(
                 r"^{prefix}/repos/[^/]+/[^/]+/check-runs$"
             )))
-            .respond_with(Create(state.clone()))
+            .respond_with(Create(state.clone(), prefix.to_string()))
             .mount(&server)
             .await;
         Mock::given(method("PATCH"))
             .and(path_regex(format!(
                 r"^{prefix}/repos/[^/]+/[^/]+/check-runs/\d+$"
             )))
-            .respond_with(Update(state.clone()))
+            .respond_with(Update(state.clone(), prefix.to_string()))
             .mount(&server)
             .await;
         Mock::given(method("GET"))
             .and(path_regex(format!(
                 r"^{prefix}/repos/[^/]+/[^/]+/commits/[0-9a-f]+/check-runs$"
             )))
-            .respond_with(List(state.clone()))
+            .respond_with(List(state.clone(), prefix.to_string()))
             .mount(&server)
             .await;
         FakeGitHub {
             server,
             state,
             prefix: prefix.to_string(),
+        }
+    }
+
+    /// Check runs made by someone else on a commit (another workflow's, a
+    /// sibling job's), so lookups have pages to go through.
+    pub fn seed_runs(&self, head_sha: &str, name: &str, n: usize) {
+        let mut state = self.state.lock().unwrap();
+        for i in 0..n {
+            let id = 4_000_000_000u64 + state.runs.len() as u64 + 1;
+            let run = run_object(
+                id,
+                &json!({"head_sha": head_sha, "name": name, "external_id": format!("other/{i}"),
+                        "status": "completed", "conclusion": "success",
+                        "output": {"title": "other", "summary": "other"}}),
+                0,
+            );
+            state.runs.push(run);
         }
     }
 
@@ -119,14 +145,95 @@ impl FakeGitHub {
     }
 }
 
-fn record(state: &Mutex<State>, req: &Request) -> Value {
+impl Drop for FakeGitHub {
+    fn drop(&mut self) {
+        if std::thread::panicking() {
+            return;
+        }
+        let violations = std::mem::take(&mut self.state.lock().unwrap().violations);
+        assert!(
+            violations.is_empty(),
+            "requests or answers outside GitHub's OpenAPI description:\n{}",
+            violations.join("\n")
+        );
+    }
+}
+
+/// Keeps the request, and checks it against the OpenAPI description: the
+/// operation it is for, or a 422 naming what does not conform.
+fn record(
+    state: &Mutex<State>,
+    req: &Request,
+    prefix: &str,
+) -> Result<(Value, &'static super::openapi::Operation), Box<ResponseTemplate>> {
     let body: Value = serde_json::from_slice(&req.body).unwrap_or(Value::Null);
-    state.lock().unwrap().requests.push(Recorded {
+    let mut state = state.lock().unwrap();
+    state.requests.push(Recorded {
         method: req.method.to_string(),
         path: req.url.path().to_string(),
         body: body.clone(),
     });
-    body
+    let path = req
+        .url
+        .path()
+        .strip_prefix(prefix)
+        .unwrap_or(req.url.path());
+    let query: Vec<(String, String)> = req
+        .url
+        .query_pairs()
+        .map(|(k, v)| (k.into_owned(), v.into_owned()))
+        .collect();
+    match super::openapi::spec().check_request(req.method.as_str(), path, &query, &req.body) {
+        Ok(op) => Ok((body, op)),
+        Err(problems) => {
+            state.violations.extend(problems.iter().cloned());
+            Err(Box::new(ResponseTemplate::new(422).set_body_json(
+                json!({"message": "Validation Failed", "errors": problems}),
+            )))
+        }
+    }
+}
+
+/// A success answer, checked against the description's response schema.
+fn answer(
+    state: &Mutex<State>,
+    op: &super::openapi::Operation,
+    status: u16,
+    body: Value,
+) -> ResponseTemplate {
+    if let Err(problems) = op.check_response(status, &body) {
+        state.lock().unwrap().violations.extend(problems);
+    }
+    ResponseTemplate::new(status).set_body_json(body)
+}
+
+/// A check run as GitHub returns it.
+fn run_object(id: u64, body: &Value, annotations: usize) -> Value {
+    json!({
+        "id": id,
+        "node_id": "CR_kwDOABCD",
+        "head_sha": body["head_sha"],
+        "external_id": body["external_id"],
+        "name": body["name"],
+        "status": body["status"],
+        "conclusion": body["conclusion"],
+        "details_url": body["details_url"],
+        "url": format!("https://api.github.com/repos/{REPO}/check-runs/{id}"),
+        "html_url": format!("https://github.com/{REPO}/runs/{id}"),
+        "started_at": "2026-11-29T12:00:00Z",
+        "completed_at": "2026-11-29T12:00:01Z",
+        "output": {
+            "title": body["output"]["title"],
+            "summary": body["output"]["summary"],
+            "text": body["output"]["text"],
+            "annotations_count": annotations,
+            "annotations_url": format!("https://api.github.com/repos/{REPO}/check-runs/{id}/annotations")
+        },
+        "check_suite": {"id": 5_000_000_001u64},
+        "app": null,
+        "annotations": body["output"]["annotations"].as_array().cloned().unwrap_or_default(),
+        "pull_requests": []
+    })
 }
 
 fn error(status: u16, message: &str) -> ResponseTemplate {
@@ -225,14 +332,18 @@ fn check_output(output: &Value, annotations_required_fields: bool) -> Result<usi
     Ok(annotations.len())
 }
 
-struct Create(Arc<Mutex<State>>);
+struct Create(Arc<Mutex<State>>, String);
 
 impl Respond for Create {
     fn respond(&self, req: &Request) -> ResponseTemplate {
-        let body = record(&self.0, req);
         if let Some(refusal) = gate(&self.0, req) {
+            record(&self.0, req, &self.1).ok();
             return refusal;
         }
+        let (body, op) = match record(&self.0, req, &self.1) {
+            Ok(ok) => ok,
+            Err(unprocessable) => return *unprocessable,
+        };
         let mut problems = Vec::new();
         for field in ["name", "head_sha"] {
             if body
@@ -281,34 +392,13 @@ impl Respond for Create {
         let fault = state.create_faults.pop_front();
         if fault.as_ref().is_none_or(|f| f.created_anyway) {
             let id = 4_000_000_000u64 + state.runs.len() as u64 + 1;
-            let run = json!({
-                "id": id,
-                "node_id": "CR_kwDOABCD",
-                "head_sha": body["head_sha"],
-                "external_id": body["external_id"],
-                "name": body["name"],
-                "status": body["status"],
-                "conclusion": body["conclusion"],
-                "details_url": body["details_url"],
-                "url": format!("https://api.github.com/repos/{REPO}/check-runs/{id}"),
-                "html_url": format!("https://github.com/{REPO}/runs/{id}"),
-                "started_at": "2026-11-29T12:00:00Z",
-                "completed_at": "2026-11-29T12:00:01Z",
-                "output": {
-                    "title": body["output"]["title"],
-                    "summary": body["output"]["summary"],
-                    "text": body["output"]["text"],
-                    "annotations_count": annotations,
-                    "annotations_url": format!("https://api.github.com/repos/{REPO}/check-runs/{id}/annotations")
-                },
-                "annotations": body["output"]["annotations"].as_array().cloned().unwrap_or_default(),
-                "pull_requests": []
-            });
+            let run = run_object(id, &body, annotations);
             state.runs.push(run.clone());
             if fault.is_none() {
-                let mut answer = run;
-                answer.as_object_mut().unwrap().remove("annotations");
-                return ResponseTemplate::new(201).set_body_json(answer);
+                let mut created = run;
+                created.as_object_mut().unwrap().remove("annotations");
+                drop(state);
+                return answer(&self.0, op, 201, created);
             }
         }
         let fault = fault.expect("a fault");
@@ -327,14 +417,18 @@ impl Respond for Create {
     }
 }
 
-struct Update(Arc<Mutex<State>>);
+struct Update(Arc<Mutex<State>>, String);
 
 impl Respond for Update {
     fn respond(&self, req: &Request) -> ResponseTemplate {
-        let body = record(&self.0, req);
         if let Some(refusal) = gate(&self.0, req) {
+            record(&self.0, req, &self.1).ok();
             return refusal;
         }
+        let (body, op) = match record(&self.0, req, &self.1) {
+            Ok(ok) => ok,
+            Err(unprocessable) => return *unprocessable,
+        };
         if let Err(e) = check_output(&body["output"], true) {
             return ResponseTemplate::new(422)
                 .set_body_json(json!({"message": "Validation Failed", "errors": [e]}));
@@ -350,20 +444,25 @@ impl Respond for Update {
             .unwrap_or_default();
         run["annotations"].as_array_mut().unwrap().extend(added);
         run["output"]["annotations_count"] = json!(run["annotations"].as_array().unwrap().len());
-        let mut answer = run.clone();
-        answer.as_object_mut().unwrap().remove("annotations");
-        ResponseTemplate::new(200).set_body_json(answer)
+        let mut updated = run.clone();
+        updated.as_object_mut().unwrap().remove("annotations");
+        drop(state);
+        answer(&self.0, op, 200, updated)
     }
 }
 
-struct List(Arc<Mutex<State>>);
+struct List(Arc<Mutex<State>>, String);
 
 impl Respond for List {
     fn respond(&self, req: &Request) -> ResponseTemplate {
-        record(&self.0, req);
         if let Some(refusal) = gate(&self.0, req) {
+            record(&self.0, req, &self.1).ok();
             return refusal;
         }
+        let op = match record(&self.0, req, &self.1) {
+            Ok((_, op)) => op,
+            Err(unprocessable) => return *unprocessable,
+        };
         let path = req.url.path();
         let sha = path
             .split("/commits/")
@@ -378,6 +477,16 @@ impl Respond for List {
             .query_pairs()
             .find(|(k, _)| k == "check_name")
             .map(|(_, v)| v.into_owned());
+        let number = |key: &str, default: usize| {
+            req.url
+                .query_pairs()
+                .find(|(k, _)| k == key)
+                .and_then(|(_, v)| v.parse::<usize>().ok())
+                .unwrap_or(default)
+        };
+        // GitHub's paging: 30 a page unless asked, at most 100.
+        let per_page = number("per_page", 30).clamp(1, 100);
+        let page = number("page", 1).max(1);
         let state = self.0.lock().unwrap();
         let runs: Vec<Value> = state
             .runs
@@ -389,7 +498,18 @@ impl Respond for List {
                 r
             })
             .collect();
-        ResponseTemplate::new(200)
-            .set_body_json(json!({"total_count": runs.len(), "check_runs": runs}))
+        let total = runs.len();
+        let this_page: Vec<Value> = runs
+            .into_iter()
+            .skip((page - 1) * per_page)
+            .take(per_page)
+            .collect();
+        drop(state);
+        answer(
+            &self.0,
+            op,
+            200,
+            json!({"total_count": total, "check_runs": this_page}),
+        )
     }
 }

@@ -10,6 +10,7 @@
 pub mod codex;
 pub mod github;
 pub mod jobs;
+pub mod openapi;
 
 use std::collections::BTreeMap;
 use std::fs;
@@ -25,6 +26,21 @@ pub const EXAMPLE_PROMPT: &str = ".github/codex/prompts/review.md";
 
 pub fn repo_root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// The shared corpus of real inputs: `PROMPT_RECEIPT_CORPUS`, else
+/// `../shared/corpus` beside the repository. Never copied into it.
+pub fn corpus_dir() -> PathBuf {
+    let dir = std::env::var_os("PROMPT_RECEIPT_CORPUS")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| repo_root().join("../shared/corpus"));
+    assert!(
+        dir.is_dir(),
+        "the shared corpus is not at {}: put it beside the repository (../shared/corpus) \
+         or set PROMPT_RECEIPT_CORPUS to it",
+        dir.display()
+    );
+    dir
 }
 
 pub fn example_dir() -> PathBuf {
@@ -300,6 +316,7 @@ impl Step {
             .env("GITHUB_SERVER_URL", "https://github.com")
             .env("GITHUB_RUN_ID", "123456789")
             .env("GITHUB_RUN_ATTEMPT", "1")
+            .env("GITHUB_JOB", "receipt")
             .env("GITHUB_SHA", sha)
     }
 

@@ -1,0 +1,289 @@
+//! The verdict: the one line a reviewer reads first. It is the check run's
+//! title, the job summary's heading and the last line of the log: an icon for
+//! the conclusion, then plain words. A failure names what failed and where
+//! ("Prompt file `review.md` changed after it was recorded"); a pass says what
+//! held and what the agent said ("Receipt verified · output valid · agent: not
+//! ok, 2 findings (1 high, 1 low)").
+
+use crate::inputs::Mode;
+use crate::level::Level;
+use crate::markdown::{clip, prose, visible};
+use crate::outcome::Outcome;
+use crate::receipt::Mismatch;
+use crate::review::findings::{Finding, Severity};
+use crate::review::gate::Conclusion;
+use crate::review::{Review, Verdict as Output};
+
+/// An icon and words; names in the words are quoted in backticks.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Verdict {
+    pub icon: &'static str,
+    pub words: String,
+}
+
+impl Verdict {
+    /// For Markdown: quoted names become code spans, the rest is escaped.
+    pub fn markdown(&self) -> String {
+        format!("{} {}", self.icon, prose(&self.words))
+    }
+
+    /// For plain text (the check run's title, the log): no backticks, and
+    /// nothing invisible left to reorder or hide the words.
+    pub fn plain(&self) -> String {
+        format!("{} {}", self.icon, visible(&self.words.replace('`', "")))
+    }
+}
+
+pub fn icon(conclusion: Conclusion) -> &'static str {
+    match conclusion {
+        Conclusion::Success => "✅",
+        Conclusion::Neutral => "⚠️",
+        Conclusion::Failure => "❌",
+    }
+}
+
+pub fn of(result: &Outcome) -> Verdict {
+    Verdict {
+        icon: icon(result.conclusion()),
+        words: capitalize(&words(result)),
+    }
+}
+
+fn words(result: &Outcome) -> String {
+    // Integrity first: a receipt that does not match says nothing about the review.
+    if let Some(v) = result.verification.as_ref().filter(|v| !v.passed()) {
+        let first = mismatch_words(&v.mismatches[0]);
+        let others = v
+            .mismatches
+            .iter()
+            .map(mismatch_words)
+            .filter(|w| *w != first)
+            .collect::<std::collections::BTreeSet<_>>()
+            .len();
+        return match others {
+            0 => first,
+            n => format!("{first}, and {n} more difference{}", plural(n)),
+        };
+    }
+    if let Some(a) = result.agent.as_ref().filter(|a| !a.problems.is_empty()) {
+        let n = a.problems.len();
+        return format!(
+            "What reached the agent differs from the receipt ({n} problem{})",
+            plural(n)
+        );
+    }
+    if let Some(c) = &result.comparison {
+        let findings = format!(
+            "findings: {} added, {} removed",
+            c.findings.added.len(),
+            c.findings.removed.len()
+        );
+        return if !c.prompt_changed {
+            "The prompt did not change: there is nothing to compare".into()
+        } else if !c.controlled {
+            format!(
+                "Not a controlled prompt change: {} changed too · {findings}",
+                c.unexpected.join(", ")
+            )
+        } else {
+            let file = |p: &Option<String>| p.as_deref().map(file_name);
+            let prompts = match (file(&c.prompts.base_path), file(&c.prompts.head_path)) {
+                (Some(b), Some(h)) if b != h => format!(": `{b}` → `{h}`"),
+                (Some(b), Some(_)) => format!(": `{b}`"),
+                _ => String::new(),
+            };
+            format!("Controlled prompt change{prompts} · {findings}")
+        };
+    }
+    if result.mode == Mode::Lint {
+        let count = |level| result.lints.iter().filter(|l| l.level == level).count();
+        let (errors, warnings) = (count(Level::Failure), count(Level::Warning));
+        return match (errors, warnings) {
+            (0, 0) => "Workflow lint: no agent-review problems".into(),
+            (e, 0) => format!("Workflow lint: {e} error{}", plural(e)),
+            (0, w) => format!("Workflow lint: {w} warning{}", plural(w)),
+            (e, w) => format!(
+                "Workflow lint: {e} error{}, {w} warning{}",
+                plural(e),
+                plural(w)
+            ),
+        };
+    }
+    let mut parts = Vec::new();
+    match (result.mode, &result.verification) {
+        (Mode::Record, _) => parts.push("Receipt recorded".to_string()),
+        (Mode::Verify, Some(v)) => parts.push(format!(
+            "Receipt verified: {} identities match the files",
+            distinct(&v.checked)
+        )),
+        (_, Some(_)) => parts.push("Receipt verified".into()),
+        _ => {}
+    }
+    if let Some(review) = &result.review {
+        parts.extend(review_words(review));
+    }
+    if parts.is_empty() {
+        parts.push("Nothing to report".into());
+    }
+    parts.join(" · ")
+}
+
+/// What the output and the agent said: "output valid", "agent: not ok, 2
+/// findings (1 high, 1 low)".
+fn review_words(review: &Review) -> Vec<String> {
+    let output = match &review.verdict {
+        Output::Valid => "output valid".to_string(),
+        Output::Invalid => format!(
+            "output invalid ({} schema error{})",
+            review.violations_total,
+            plural(review.violations_total)
+        ),
+        Output::Missing => format!("no output at `{}`", review.path),
+        Output::Empty => format!("output `{}` is empty", review.path),
+        Output::TooLarge { .. } => format!("output `{}` too large to read", review.path),
+        Output::NotJson { .. } => format!("output `{}` is not JSON", review.path),
+        Output::TooDeep { .. } => format!("output `{}` nests too deep", review.path),
+    };
+    let mut parts = vec![output];
+    if review.findings.problem.is_some() {
+        parts.push("findings unreadable".into());
+        return parts;
+    }
+    if review.document.is_none() {
+        return parts;
+    }
+    let list = &review.findings.list;
+    let findings = match list.len() {
+        0 => "no findings".to_string(),
+        n => format!("{n} finding{} ({})", plural(n), by_severity(list)),
+    };
+    parts.push(match review.findings.ok {
+        Some(true) => format!("agent: ok, {findings}"),
+        Some(false) => format!("agent: not ok, {findings}"),
+        None => findings,
+    });
+    parts
+}
+
+/// "1 high, 1 low": counts from the most severe down.
+pub fn by_severity(list: &[Finding]) -> String {
+    let mut parts = Vec::new();
+    for s in Severity::ALL.iter().rev() {
+        let n = list.iter().filter(|f| f.severity == Some(*s)).count();
+        if n > 0 {
+            parts.push(format!("{n} {s}"));
+        }
+    }
+    let unknown = list.iter().filter(|f| f.severity.is_none()).count();
+    if unknown > 0 {
+        parts.push(format!("{unknown} of unknown severity"));
+    }
+    parts.join(", ")
+}
+
+/// What a failed verification means, in a few words naming the file.
+pub fn mismatch_words(m: &Mismatch) -> String {
+    let kind = match m.field.as_str() {
+        "prompt_sha" | "prompt_bom" | "prompt_line_endings" => "Prompt file",
+        "prompt_template_sha" => "Prompt template",
+        "tools_sha" => "Tools file",
+        "schema_sha" => "Output schema",
+        "output_sha" => "Agent output",
+        "fixture_sha" => "Fixture",
+        "agents_sha" => "AGENTS.md file",
+        _ => "File",
+    };
+    match (m.files.as_slice(), m.field.as_str()) {
+        ([one], _) => format!("{kind} `{}` changed after it was recorded", short(one)),
+        ([first, rest @ ..], _) => format!(
+            "`{}` and {} more file{} changed after they were recorded",
+            short(first),
+            rest.len(),
+            plural(rest.len())
+        ),
+        ([], "git_sha") => "The checkout is not the commit the receipt was recorded on".into(),
+        ([], "agents_sha") => "The AGENTS.md chain changed after it was recorded".into(),
+        (
+            [],
+            "prompt_path" | "tools_path" | "output_path" | "schema_path" | "codex_version"
+            | "model" | "codex_args",
+        ) => format!("This step's `{}` is not the receipt's", m.field),
+        ([], field) => format!("The receipt on disk changed after it was written (`{field}`)"),
+    }
+}
+
+/// Identities counted once each (`run` recomputes some twice).
+pub fn distinct(fields: &[String]) -> usize {
+    fields
+        .iter()
+        .collect::<std::collections::BTreeSet<_>>()
+        .len()
+}
+
+fn short(path: &str) -> String {
+    crate::markdown::shorten_middle(path, 60)
+}
+
+fn file_name(path: &str) -> String {
+    clip(path.rsplit('/').next().unwrap_or(path), 60)
+}
+
+fn capitalize(s: &str) -> String {
+    let mut chars = s.chars();
+    match chars.next() {
+        Some(c) => c.to_uppercase().chain(chars).collect(),
+        None => String::new(),
+    }
+}
+
+pub fn plural(n: usize) -> &'static str {
+    if n == 1 { "" } else { "s" }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn mismatch(field: &str, files: &[&str]) -> Mismatch {
+        Mismatch {
+            field: field.into(),
+            recorded: json!("a"),
+            actual: json!("b"),
+            files: files.iter().map(|f| f.to_string()).collect(),
+        }
+    }
+
+    #[test]
+    fn a_mismatch_names_the_file_that_changed() {
+        assert_eq!(
+            mismatch_words(&mismatch(
+                "prompt_sha",
+                &[".github/codex/prompts/review.md"]
+            )),
+            "Prompt file `.github/codex/prompts/review.md` changed after it was recorded"
+        );
+        assert_eq!(
+            mismatch_words(&mismatch("agents_sha", &["AGENTS.md", "src/AGENTS.md"])),
+            "`AGENTS.md` and 1 more file changed after they were recorded"
+        );
+        assert_eq!(
+            mismatch_words(&mismatch("git_sha", &[])),
+            "The checkout is not the commit the receipt was recorded on"
+        );
+        assert_eq!(
+            mismatch_words(&mismatch("model", &[])),
+            "This step's `model` is not the receipt's"
+        );
+    }
+
+    #[test]
+    fn plain_words_have_no_backticks_and_nothing_invisible() {
+        let v = Verdict {
+            icon: "❌",
+            words: "Prompt file `a\u{202E}b.md` changed".into(),
+        };
+        assert_eq!(v.plain(), "❌ Prompt file a[U+202E]b.md changed");
+        assert_eq!(v.markdown(), "❌ Prompt file `a[U+202E]b.md` changed");
+    }
+}
