@@ -12,8 +12,8 @@ than its box (scrolled, columns off the page) fails the run.
 
     python3 scripts/render-reports.py [out-dir]      # default: target/render
 
-Needs: cargo, git, cmark-gfm and chromium (Debian packages), npm (for
-github-markdown-css, installed into the output folder). Exit code 1 when a
+Needs: cargo, git, cmark-gfm, chromium and fonts-noto-color-emoji (Debian
+packages), npm (for github-markdown-css, installed into the output folder). Exit code 1 when a
 table overflows, 2 when a tool is missing.
 """
 
@@ -43,6 +43,8 @@ def need(tool, how):
 need("cmark-gfm", "apt-get install cmark-gfm")
 need("chromium", "apt-get install chromium")
 need("npm", "install Node.js and npm")
+if shutil.which("fc-list") and "Noto Color Emoji" not in subprocess.run(["fc-list"], capture_output=True, text=True).stdout:
+    print("render-reports: no colour emoji font; icons show as boxes (apt-get install fonts-noto-color-emoji)", file=sys.stderr)
 
 
 class Checks(BaseHTTPRequestHandler):
