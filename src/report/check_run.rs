@@ -666,3 +666,34 @@ fn url_encode(s: &str) -> String {
         })
         .collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::inputs::Mode;
+
+    #[test]
+    fn the_receipt_in_the_text_is_json_to_copy_with_nothing_hidden() {
+        let receipt = serde_json::json!({
+            "prompt_path": "prompts/re\u{202E}view.md",
+            "prompt_sha": "a".repeat(64),
+            "git_sha": "b".repeat(40),
+            "note": "```\nnot a fence end",
+        });
+        let outcome = Outcome::empty(
+            Mode::Record,
+            "usage.json".into(),
+            receipt.as_object().unwrap().clone(),
+        );
+        let text = receipt_text(&outcome);
+        assert!(!text.contains('\u{202E}'), "{text}");
+        assert!(text.contains("`aaaaaaaaaaaa`") && text.contains("`bbbbbbbbbbbb`"));
+        // The block opens with a fence longer than any backtick run inside.
+        let (_, block) = text.split_once("````json\n").expect("a json block");
+        let body = block
+            .strip_suffix("\n````\n")
+            .expect("closed by its own fence");
+        let copied: Value = serde_json::from_str(body).unwrap();
+        assert_eq!(copied, receipt);
+    }
+}
