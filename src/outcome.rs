@@ -92,6 +92,10 @@ impl Outcome {
     }
 }
 
+/// How the warning about a check run that was not created begins: the log
+/// says it as an annotation, the job summary near its top.
+pub const NOT_PUBLISHED: &str = "the check run was not created: ";
+
 /// What became of the check run: the check-run report fills it in, and the
 /// reports after it (step outputs, summary) link it or say why there is none.
 #[derive(Clone, Debug, PartialEq, Eq)]

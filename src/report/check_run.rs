@@ -96,7 +96,8 @@ impl Report for CheckRun {
         };
         if let CheckRunOutcome::NotPublished { reason } = &outcome {
             result.caveats.push(Caveat::warning(format!(
-                "the check run was not created: {reason}. The annotations and the job summary carry the result."
+                "{}{reason}. The annotations and the job summary carry the result.",
+                crate::outcome::NOT_PUBLISHED
             )));
         }
         result.check_run = Some(outcome);

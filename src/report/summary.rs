@@ -20,7 +20,7 @@ use crate::error::Error;
 use crate::inputs::Mode;
 use crate::level::Level;
 use crate::markdown::{cell, clip, code, fenced, prose, short_hash, shorten_middle, text, visible};
-use crate::outcome::Outcome;
+use crate::outcome::{CheckRunOutcome, NOT_PUBLISHED, Outcome};
 use crate::review::findings::{Finding, Place, Severity};
 use crate::review::gate::{Conclusion, Decision, FailOn};
 use crate::review::{Review, Verdict};
@@ -85,6 +85,12 @@ pub fn render(result: &Outcome, page: &Page) -> String {
         top.push_str(&format!("## {}\n\n", verdict::of(result).markdown()));
     }
     status(&mut top, result);
+    if let Some(CheckRunOutcome::NotPublished { reason }) = &result.check_run {
+        top.push_str(&format!(
+            "> **No check run**: {}. The annotations in the log and this summary carry the result.\n\n",
+            prose(reason)
+        ));
+    }
     if let Some(v) = result.verification.as_ref().filter(|v| !v.passed()) {
         failed_verification(&mut top, v, &result.usage_file);
     }
@@ -614,7 +620,7 @@ fn cannot_vouch(md: &mut String, result: &Outcome) {
     let vouch: Vec<_> = result
         .caveats
         .iter()
-        .filter(|c| c.level == Level::Warning)
+        .filter(|c| c.level == Level::Warning && !c.message.starts_with(NOT_PUBLISHED))
         .collect();
     if vouch.is_empty() {
         return;
