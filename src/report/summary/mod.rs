@@ -12,14 +12,16 @@ use std::path::PathBuf;
 
 use serde_json::Value;
 
+mod compare;
+mod evidence;
+
 use super::Report;
 use super::annotations::explain_mismatch;
-use super::verdict::{self, distinct, plural};
-use crate::compare::{CHANNELS, Comparison, Entry};
+use super::verdict::{self, plural};
 use crate::error::Error;
 use crate::inputs::Mode;
 use crate::level::Level;
-use crate::markdown::{cell, clip, code, fenced, prose, short_hash, shorten_middle, text, visible};
+use crate::markdown::{cell, clip, code, fenced, prose, short_hash, shorten_middle, text};
 use crate::outcome::{CheckRunOutcome, NOT_PUBLISHED, Outcome};
 use crate::review::findings::{Finding, Place, Severity};
 use crate::review::gate::{Conclusion, Decision, FailOn};
@@ -73,9 +75,9 @@ impl Page {
 }
 
 /// The most characters of agent text in one table cell.
-const MAX_CELL_CHARS: usize = 400;
+pub(super) const MAX_CELL_CHARS: usize = 400;
 /// A path in a table cell, cut in the middle past this.
-const MAX_PATH_CHARS: usize = 56;
+pub(super) const MAX_PATH_CHARS: usize = 56;
 /// Room kept for the closing lines when tables are filled to the budget.
 const SLACK: usize = 2048;
 
@@ -105,7 +107,7 @@ pub fn render(result: &Outcome, page: &Page) -> String {
     let mut tail = String::new();
     cannot_vouch(&mut tail, result);
     if !matches!(result.mode, Mode::Lint | Mode::Validate | Mode::Compare) {
-        evidence(&mut tail, result);
+        evidence::evidence(&mut tail, result);
     }
 
     let mut room = page.budget.saturating_sub(top.len() + tail.len() + SLACK);
@@ -115,7 +117,7 @@ pub fn render(result: &Outcome, page: &Page) -> String {
         findings_section(&mut middle, review, page, holds_up(result), &mut room);
     }
     if let Some(c) = &result.comparison {
-        comparison(&mut middle, c, result, &mut room);
+        compare::comparison(&mut middle, c, result, &mut room);
     }
     if result.mode == Mode::Lint || !result.lints.is_empty() {
         lints(&mut middle, &result.lints, &mut room);
@@ -124,7 +126,7 @@ pub fn render(result: &Outcome, page: &Page) -> String {
 }
 
 /// The receipt matches the files and the agent's own record.
-fn holds_up(result: &Outcome) -> bool {
+pub(super) fn holds_up(result: &Outcome) -> bool {
     !(result.verification.as_ref().is_some_and(|v| !v.passed())
         || result
             .agent
@@ -153,35 +155,10 @@ fn status(md: &mut String, result: &Outcome) {
         }
         Mode::Compare => {
             if let Some(c) = &result.comparison {
-                compare_sentence(md, c);
+                compare::sentence(md, c);
             }
         }
         Mode::Lint => {}
-    }
-}
-
-fn compare_sentence(md: &mut String, c: &Comparison) {
-    let allowed: Vec<&str> = c
-        .changed
-        .iter()
-        .map(|x| x.channel)
-        .filter(|ch| *ch != "prompt" && !c.unexpected.contains(ch))
-        .collect();
-    if !c.prompt_changed {
-        md.push_str("**The step fails**: both runs used the same prompt, so there is no prompt change to measure.\n\n");
-    } else if !c.controlled {
-        md.push_str(&format!(
-            "**The step fails**: {} changed too, so a difference in findings cannot be put down to the prompt. \
-             Run both reviews on the same inputs, or name the channel in `allow-changed` if the change is meant.\n\n",
-            c.unexpected.iter().map(|ch| format!("`{ch}`")).collect::<Vec<_>>().join(", ")
-        ));
-    } else if allowed.is_empty() {
-        md.push_str("**The step passes**: only the prompt changed between the two runs, so the difference in findings is the prompt's doing.\n\n");
-    } else {
-        md.push_str(&format!(
-            "**The step passes**: only the prompt changed, besides what `allow-changed` names ({}).\n\n",
-            allowed.iter().map(|ch| format!("`{ch}`")).collect::<Vec<_>>().join(", ")
-        ));
     }
 }
 
@@ -309,7 +286,7 @@ fn output_section(md: &mut String, review: &Review, room: &mut usize) {
     md.push('\n');
 }
 
-fn draft(review: &Review) -> String {
+pub(super) fn draft(review: &Review) -> String {
     // The draft matters only once the output was read as JSON and validated.
     match review.verdict {
         Verdict::Valid | Verdict::Invalid => format!(" (JSON Schema draft {})", review.draft),
@@ -318,7 +295,7 @@ fn draft(review: &Review) -> String {
 }
 
 /// A severity as a reader scans for it: colour first, then the word.
-fn severity_cell(s: Option<Severity>) -> &'static str {
+pub(super) fn severity_cell(s: Option<Severity>) -> &'static str {
     match s {
         Some(Severity::Critical) => "🔴 critical",
         Some(Severity::High) => "🟠 high",
@@ -443,135 +420,8 @@ fn url_path(path: &str) -> String {
     out
 }
 
-fn comparison(md: &mut String, c: &Comparison, result: &Outcome, room: &mut usize) {
-    md.push_str("### Prompt\n\n");
-    let sha = |v: Option<&Value>| v.and_then(Value::as_str).map(short_hash);
-    let (base_sha, head_sha) = c
-        .changed
-        .iter()
-        .find(|x| x.channel == "prompt")
-        .map_or((None, None), |x| (sha(Some(&x.base)), sha(Some(&x.head))));
-    let side = |path: &Option<String>, sha: Option<String>| {
-        let name = path.as_deref().map_or("inline `prompt`".to_string(), |p| {
-            code(&shorten_middle(p, 80))
-        });
-        match sha {
-            Some(s) => format!("{name} ({})", code(&s)),
-            None => name,
-        }
-    };
-    if c.prompt_changed {
-        md.push_str(&format!(
-            "Base {} → head {}\n\n",
-            side(&c.prompts.base_path, base_sha),
-            side(&c.prompts.head_path, head_sha)
-        ));
-        match (&c.prompts.diff, &c.prompts.no_diff) {
-            (Some(diff), _) => {
-                md.push_str(&fenced("diff", diff));
-                md.push('\n');
-            }
-            (None, Some(why)) => md.push_str(&format!("No diff: {}.\n\n", prose(why))),
-            (None, None) => {}
-        }
-    } else {
-        md.push_str(&format!(
-            "Both runs used the same prompt ({}): a comparison shows what one prompt change does, so there is nothing to compare.\n\n",
-            code(&short_hash(&result.field("prompt_sha")))
-        ));
-    }
-
-    md.push_str("### Channels\n\n");
-    md.push_str("Everything else that shapes the agent's behaviour must be equal, or named in `allow-changed`.\n\n");
-    md.push_str("| Channel | Result | Base → head |\n| --- | --- | --- |\n");
-    for (channel, field) in CHANNELS {
-        let changed = c.changed.iter().find(|x| x.channel == *channel);
-        let (mark, values) = match changed {
-            Some(x) => {
-                let mark = if *channel == "prompt" {
-                    "✏️ changed: the change under test"
-                } else if c.unexpected.contains(channel) {
-                    "❌ changed, not allowed"
-                } else {
-                    "☑️ changed, allowed by `allow-changed`"
-                };
-                (mark, format!("{} → {}", shown(&x.base), shown(&x.head)))
-            }
-            None => match result.receipt.get(*field) {
-                None => ("➖ recorded by neither", "—".to_string()),
-                Some(v) => ("✅ unchanged", shown(v)),
-            },
-        };
-        md.push_str(&format!("| {channel} | {} | {values} |\n", prose(mark)));
-    }
-    md.push('\n');
-    for n in &c.notes {
-        md.push_str(&format!("- {}\n", prose(n)));
-    }
-    if !c.notes.is_empty() {
-        md.push('\n');
-    }
-
-    let f = &c.findings;
-    md.push_str(&format!(
-        "### Findings\n\n{} added, {} removed, {} kept, {} reworded only (case, whitespace or punctuation).\n\n",
-        f.added.len(),
-        f.removed.len(),
-        f.kept.len(),
-        f.reworded.len()
-    ));
-    if !f.added.is_empty() || !f.removed.is_empty() {
-        let mut table = Table::new(&["Change", "Severity", "Finding"]);
-        let rows = f
-            .added
-            .iter()
-            .map(|e| ("➕ added", e))
-            .chain(f.removed.iter().map(|e| ("➖ removed", e)));
-        let total = f.added.len() + f.removed.len();
-        for (what, e) in rows {
-            if !table.row(
-                &[what.to_string(), severity_cell(e.severity).into(), entry(e)],
-                room,
-            ) {
-                break;
-            }
-        }
-        md.push_str(&table.md);
-        if table.rows < total {
-            md.push_str(&format!(
-                "\n{} more did not fit: the two runs' outputs have them all.\n",
-                total - table.rows
-            ));
-        }
-        md.push('\n');
-    }
-    if !f.reworded.is_empty() {
-        md.push_str(&format!(
-            "<details><summary>{} reworded only</summary>\n\n",
-            f.reworded.len()
-        ));
-        for (b, h) in &f.reworded {
-            let line = format!(
-                "- {} → {}\n",
-                cell(&clip(b, MAX_CELL_CHARS)),
-                cell(&clip(h, MAX_CELL_CHARS))
-            );
-            if line.len() > *room {
-                break;
-            }
-            *room -= line.len();
-            md.push_str(&line);
-        }
-        md.push_str("\n</details>\n\n");
-    }
-}
-
-fn entry(e: &Entry) -> String {
-    cell(&clip(&e.text, MAX_CELL_CHARS))
-}
-
 /// A receipt value in a table cell: hashes short, long values cut.
-fn shown(v: &Value) -> String {
+pub(super) fn shown(v: &Value) -> String {
     match v {
         Value::String(s) => code(&shorten_middle(&short_hash(s), 40)),
         Value::Null => "*none*".to_string(),
@@ -632,231 +482,14 @@ fn cannot_vouch(md: &mut String, result: &Outcome) {
     md.push('\n');
 }
 
-/// The inputs, the run, what reached the agent and the verification:
-/// collapsed when it holds up, open when it does not.
-fn evidence(md: &mut String, result: &Outcome) {
-    let open = !holds_up(result) || matches!(result.mode, Mode::Record | Mode::Verify);
-    md.push_str("### Evidence\n\n");
-    md.push_str(&format!(
-        "<details{}><summary>Inputs, checkout, what reached the agent, verification</summary>\n\n",
-        if open { " open" } else { "" }
-    ));
-    inputs_table(md, result);
-    run_table(md, result);
-    if let Some(agent) = &result.agent {
-        agent_table(md, agent, result);
-    }
-    if let Some(v) = &result.verification {
-        if v.passed() {
-            md.push_str(&format!(
-                "**Verification**: {} recorded identities recomputed from the files and equal.\n\n",
-                distinct(&v.checked)
-            ));
-        }
-        for (field, why) in &v.skipped {
-            md.push_str(&format!("- Not verified: {}: {}\n", code(field), text(why)));
-        }
-        if !v.skipped.is_empty() {
-            md.push('\n');
-        }
-    }
-    if let Some(review) = result.review.as_ref().filter(|r| r.valid()) {
-        md.push_str(&format!(
-            "**Agent output**: {} satisfies the output schema{}.\n\n",
-            code(&review.path),
-            draft(review)
-        ));
-    }
-    full_values(md, result);
-    let notes: Vec<_> = result
-        .caveats
-        .iter()
-        .filter(|c| c.level == Level::Notice)
-        .collect();
-    if !notes.is_empty() {
-        md.push_str("**Notes**\n\n");
-        for c in notes {
-            md.push_str(&format!("- {}\n", prose(&c.message)));
-        }
-        md.push('\n');
-    }
-    md.push_str("</details>\n\n");
-}
-
-fn inputs_table(md: &mut String, result: &Outcome) {
-    md.push_str("| Input | File | SHA-256 |\n| --- | --- | --- |\n");
-    let rows = [
-        ("Prompt", "prompt_path", "prompt_sha", "inline `prompt`"),
-        (
-            "Prompt template",
-            "prompt_template_path",
-            "prompt_template_sha",
-            "",
-        ),
-        ("Tools", "tools_path", "tools_sha", ""),
-        (
-            "Output schema",
-            "schema_path",
-            "schema_sha",
-            "inline `output-schema`",
-        ),
-        ("Fixture", "fixture_path", "fixture_sha", ""),
-        ("Agent output", "output_path", "output_sha", ""),
-    ];
-    for (label, path_key, sha_key, inline) in rows {
-        let (path, sha) = (result.receipt.get(path_key), result.receipt.get(sha_key));
-        if path.is_none() && sha.is_none() {
-            continue;
-        }
-        let path = match path {
-            Some(Value::String(p)) => code(&shorten_middle(p, MAX_PATH_CHARS)),
-            _ if !inline.is_empty() && sha.is_some_and(|s| !s.is_null()) => prose(inline),
-            _ => "—".to_string(),
-        };
-        let sha = match sha {
-            Some(Value::String(s)) => code(&short_hash(s)),
-            _ if label == "Prompt template" || label == "Fixture" => continue,
-            _ => "*missing*".to_string(),
-        };
-        md.push_str(&format!("| {label} | {path} | {sha} |\n"));
-    }
-    if let Some(Value::Array(files)) = result.receipt.get("agents") {
-        let used: Vec<&str> = files.iter().filter_map(|f| f["path"].as_str()).collect();
-        let paths = match used.as_slice() {
-            [] => "—".to_string(),
-            [one] => code(&shorten_middle(one, MAX_PATH_CHARS)),
-            [first, rest @ ..] => format!(
-                "{} and {} more",
-                code(&shorten_middle(first, MAX_PATH_CHARS)),
-                rest.len()
-            ),
-        };
-        let sha = match result.receipt.get("agents_sha") {
-            Some(Value::String(s)) => code(&short_hash(s)),
-            _ => "*empty*".to_string(),
-        };
-        md.push_str(&format!("| AGENTS.md chain | {paths} | {sha} |\n"));
-    }
-    md.push('\n');
-}
-
-fn run_table(md: &mut String, result: &Outcome) {
-    let given = |key: &str| match result.receipt.get(key) {
-        Some(Value::String(s)) => code(&shorten_middle(&short_hash(s), 60)),
-        _ => "*not given*".to_string(),
-    };
-    md.push_str("| Run | |\n| --- | --- |\n");
-    let commit = result.field("git_sha");
-    md.push_str(&format!(
-        "| Checkout | {} at {}{} |\n",
-        given("git_describe"),
-        code(&commit.chars().take(12).collect::<String>()),
-        if result.receipt.get("git_shallow") == Some(&Value::Bool(true)) {
-            " (shallow)"
-        } else {
-            ""
-        }
-    ));
-    md.push_str(&format!("| Codex version | {} |\n", given("codex_version")));
-    md.push_str(&format!("| Model | {} |\n", given("model")));
-    md.push_str(&format!("| Codex args | {} |\n", given("codex_args")));
-    md.push_str(&format!("| Receipt | {} |\n\n", code(&result.usage_file)));
-}
-
-fn agent_table(md: &mut String, agent: &crate::agent::sent::AgentCheck, result: &Outcome) {
-    let Some(t) = &agent.transcript else {
-        return;
-    };
-    let s = &agent.session;
-    let or_none = |v: &Option<String>| {
-        v.as_deref()
-            .map_or("*not recorded*".to_string(), |v| code(&short_hash(v)))
-    };
-    md.push_str("| What reached the agent | |\n| --- | --- |\n");
-    md.push_str(&format!(
-        "| Session record | {} |\n",
-        code(&shorten_middle(&t.path, MAX_PATH_CHARS))
-    ));
-    md.push_str(&format!(
-        "| Prompt as sent | {} |\n",
-        or_none(&agent.prompt_sent_sha)
-    ));
-    let agents = result.field("agents_sha");
-    md.push_str(&format!(
-        "| AGENTS.md body | {} |\n",
-        if agents.is_empty() {
-            "*none*".to_string()
-        } else {
-            code(&short_hash(&agents))
-        }
-    ));
-    if let Some(c) = &agent.context {
-        md.push_str(&format!(
-            "| Context before the prompt | {} |\n",
-            code(&short_hash(&c.sha))
-        ));
-    }
-    md.push_str(&format!(
-        "| Codex CLI | {} ({}) |\n",
-        or_none(&s.cli_version),
-        or_none(&s.originator)
-    ));
-    md.push_str(&format!("| Model | {} |\n", or_none(&s.model)));
-    md.push_str(&format!(
-        "| Approval, sandbox | {}, {} |\n",
-        or_none(&s.approval_policy),
-        or_none(&s.sandbox)
-    ));
-    if let Some(tk) = &s.tokens {
-        md.push_str(&format!(
-            "| Tokens | {} total: {} input ({} cached), {} output ({} reasoning) |\n",
-            tk.total, tk.input, tk.cached_input, tk.output, tk.reasoning
-        ));
-    }
-    if let Some(ms) = s.duration_ms {
-        md.push_str(&format!("| Duration | {:.1} s |\n", ms as f64 / 1000.0));
-    }
-    md.push('\n');
-    if agent.problems.is_empty() {
-        md.push_str("The prompt, the AGENTS.md chain, the CLI version, the model and the review agree with the checkout.\n\n");
-    }
-    for n in agent.notes.iter().chain(&agent.new_skills) {
-        md.push_str(&format!("- {}\n", prose(n)));
-    }
-    if !agent.notes.is_empty() || !agent.new_skills.is_empty() {
-        md.push('\n');
-    }
-}
-
-/// Every hash and identity of the receipt in full, to copy or compare.
-fn full_values(md: &mut String, result: &Outcome) {
-    let rows: Vec<(&String, String)> = result
-        .receipt
-        .iter()
-        .filter(|(k, _)| k.ends_with("_sha") || *k == "git_describe")
-        .filter_map(|(k, v)| v.as_str().map(|s| (k, visible(s))))
-        .collect();
-    if rows.is_empty() {
-        return;
-    }
-    let width = rows.iter().map(|(k, _)| k.len()).max().unwrap_or(0);
-    let body: String = rows
-        .iter()
-        .map(|(k, v)| format!("{k:width$}  {v}\n"))
-        .collect();
-    md.push_str("Full values:\n\n");
-    md.push_str(&fenced("text", body.trim_end()));
-    md.push('\n');
-}
-
 /// A Markdown table that stops taking rows when the page's budget is spent.
-struct Table {
-    md: String,
-    rows: usize,
+pub(super) struct Table {
+    pub(super) md: String,
+    pub(super) rows: usize,
 }
 
 impl Table {
-    fn new(header: &[&str]) -> Table {
+    pub(super) fn new(header: &[&str]) -> Table {
         Table {
             md: format!(
                 "| {} |\n|{}\n",
@@ -868,7 +501,7 @@ impl Table {
     }
 
     /// Adds a row if it fits in `room`, and takes its bytes from it.
-    fn row(&mut self, cells: &[String], room: &mut usize) -> bool {
+    pub(super) fn row(&mut self, cells: &[String], room: &mut usize) -> bool {
         let line = format!("| {} |\n", cells.join(" | "));
         if line.len() > *room {
             return false;
