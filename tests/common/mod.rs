@@ -382,15 +382,7 @@ impl Step {
         if let Some(uid) = self.uid {
             cmd.uid(uid).gid(uid);
         }
-        let out = cmd.output().unwrap();
-        Outcome {
-            code: out.status.code().unwrap_or(-1),
-            stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-            outputs: parse_outputs(&fs::read_to_string(&output).unwrap()),
-            summary: fs::read_to_string(&summary).unwrap(),
-            ws: self.ws,
-        }
+        Outcome::read(cmd.output().unwrap(), &output, &summary, self.ws)
     }
 }
 
@@ -473,15 +465,7 @@ impl Step {
             cmd.arg("-v").arg(format!("{}:{inside}", host.display()));
         }
         cmd.arg(image).args(action_args()).args(&self.args);
-        let out = cmd.output().unwrap();
-        Outcome {
-            code: out.status.code().unwrap_or(-1),
-            stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-            outputs: parse_outputs(&fs::read_to_string(&output).unwrap()),
-            summary: fs::read_to_string(&summary).unwrap(),
-            ws: self.ws,
-        }
+        Outcome::read(cmd.output().unwrap(), &output, &summary, self.ws)
     }
 }
 
@@ -507,6 +491,20 @@ pub struct Outcome {
     pub outputs: BTreeMap<String, String>,
     pub summary: String,
     pub ws: PathBuf,
+}
+
+impl Outcome {
+    /// What a finished step left: its exit code, its log, and the step files.
+    fn read(out: std::process::Output, output: &Path, summary: &Path, ws: PathBuf) -> Outcome {
+        Outcome {
+            code: out.status.code().unwrap_or(-1),
+            stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+            outputs: parse_outputs(&fs::read_to_string(output).unwrap()),
+            summary: fs::read_to_string(summary).unwrap(),
+            ws,
+        }
+    }
 }
 
 impl Outcome {
