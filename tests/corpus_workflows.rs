@@ -12,17 +12,10 @@ use std::path::PathBuf;
 use prompt_receipt::level::Level;
 use prompt_receipt::lint::lint;
 
+/// The public workflows of the shared corpus (see `common::corpus_dir`).
 fn corpus() -> PathBuf {
-    let dir = std::env::var_os("PROMPT_RECEIPT_CORPUS")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| common::repo_root().join("../shared/corpus"))
-        .join("workflows");
-    assert!(
-        dir.is_dir(),
-        "the workflow corpus is not at {}: put the shared corpus beside the repository \
-         (../shared/corpus) or set PROMPT_RECEIPT_CORPUS to it",
-        dir.display()
-    );
+    let dir = common::corpus_dir().join("workflows");
+    assert!(dir.is_dir(), "no workflows in {}", dir.display());
     dir
 }
 

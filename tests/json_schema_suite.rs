@@ -14,17 +14,13 @@ use std::path::{Path, PathBuf};
 use prompt_receipt::review::schema;
 use serde_json::Value;
 
-/// The corpus: `PROMPT_RECEIPT_CORPUS`, else `../shared/corpus` beside the repository.
+/// The shared corpus (see `common::corpus_dir`), with the suite in it.
 fn corpus() -> PathBuf {
-    let dir = std::env::var_os("PROMPT_RECEIPT_CORPUS")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| common::repo_root().join("../shared/corpus"));
-    let suite = dir.join("jsts/tests");
+    let dir = common::corpus_dir();
     assert!(
-        suite.is_dir(),
-        "the JSON-Schema-Test-Suite is not at {}: put the shared corpus beside the repository \
-         (../shared/corpus) or set PROMPT_RECEIPT_CORPUS to it",
-        suite.display()
+        dir.join("jsts/tests").is_dir(),
+        "the JSON-Schema-Test-Suite is not in {}/jsts",
+        dir.display()
     );
     dir
 }

@@ -28,19 +28,32 @@ pub fn repo_root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
-/// The shared corpus of real inputs: `PROMPT_RECEIPT_CORPUS`, else
-/// `../shared/corpus` beside the repository. Never copied into it.
+/// The shared corpus of real inputs (public workflows, the
+/// JSON-Schema-Test-Suite, GitHub's OpenAPI description), never copied into
+/// the repository: `PROMPT_RECEIPT_CORPUS`, else `shared/corpus` beside the
+/// repository or beside any folder above it (a checkout in `work/main` and
+/// one in `work/ci/abc/repo` both find `work/shared/corpus`).
 pub fn corpus_dir() -> PathBuf {
-    let dir = std::env::var_os("PROMPT_RECEIPT_CORPUS")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| repo_root().join("../shared/corpus"));
-    assert!(
-        dir.is_dir(),
-        "the shared corpus is not at {}: put it beside the repository (../shared/corpus) \
-         or set PROMPT_RECEIPT_CORPUS to it",
-        dir.display()
-    );
-    dir
+    if let Some(dir) = std::env::var_os("PROMPT_RECEIPT_CORPUS") {
+        let dir = PathBuf::from(dir);
+        assert!(
+            dir.is_dir(),
+            "PROMPT_RECEIPT_CORPUS is {}, which is not a folder: point it at the shared corpus",
+            dir.display()
+        );
+        return dir;
+    }
+    repo_root()
+        .ancestors()
+        .map(|a| a.join("shared/corpus"))
+        .find(|d| d.is_dir())
+        .unwrap_or_else(|| {
+            panic!(
+                "the shared corpus is not in `shared/corpus` beside {} or any folder above it: \
+                 put it there or set PROMPT_RECEIPT_CORPUS to it",
+                repo_root().display()
+            )
+        })
 }
 
 pub fn example_dir() -> PathBuf {

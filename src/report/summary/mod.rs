@@ -346,7 +346,7 @@ fn findings_section(
     let left = list.len() - table.rows;
     if left > 0 {
         md.push_str(&format!(
-            "\n**{left} more finding{}** did not fit in this summary. `{}` (the agent's output, in the agent job's artifact) has all {}; the check run annotates those with a file and line.\n",
+            "\n**{left} more finding{}** did not fit in this summary. `{}`, the agent's output, has all {}; the check run's annotations show those with a file and line (up to `max-annotations`).\n",
             plural(left),
             text(&review.path),
             list.len()
