@@ -94,17 +94,7 @@ pub fn prose(s: &str) -> String {
 /// A code span (for paths, hashes, versions): nothing inside is Markdown.
 /// `|` is escaped because GFM splits table cells on it even inside code.
 pub fn code(s: &str) -> String {
-    let mut visible = String::with_capacity(s.len());
-    for c in s.chars() {
-        match c {
-            '\r' | '\n' | '\u{2028}' | '\u{2029}' | '\t' => visible.push(' '),
-            c if invisible(c) => visible.push_str(&format!("[U+{:04X}]", c as u32)),
-            c if c.is_control() => visible.push('\u{FFFD}'),
-            c => visible.push(c),
-        }
-    }
-    let s = visible;
-    let s = s.replace('|', "\\|");
+    let s = visible(s).replace('|', "\\|");
     let longest = s
         .split(|c| c != '`')
         .map(|run| run.len())

@@ -27,6 +27,14 @@ fn stable(s: &Scenario, out: &Outcome) -> String {
         .replace(&head[..12], "[HEAD]")
 }
 
+/// The agent's review: not ok, with these findings.
+fn agent_not_ok(s: &Scenario, findings: Vec<Value>) {
+    s.write(
+        "artifacts/review.json",
+        json!({"ok": false, "findings": findings}).to_string(),
+    );
+}
+
 #[test]
 fn a_clean_run() {
     let s = Scenario::example();
@@ -64,10 +72,7 @@ fn many_findings() {
         .map(|i| (i, ["critical", "high", "medium", "low", "info"][i % 5]))
         .map(|(i, sev)| json!({"severity": sev, "path": format!("src/m{}.rs", i % 7), "line": i + 1, "title": format!("Finding {i}"), "message": "Something to look at."}))
         .collect();
-    s.write(
-        "artifacts/review.json",
-        json!({"ok": false, "findings": list}).to_string(),
-    );
+    agent_not_ok(&s, list);
     let out = summary(&s, PINNED);
     out.code(0);
     insta::assert_snapshot!(stable(&s, &out));
@@ -126,10 +131,7 @@ fn untrusted_text_stays_text() {
         json!({"severity": "high", "path": "a.rs", "line": 1, "title": long, "message": long}),
     );
     s.write(".github/codex/review.schema.json", r#"{"type": "object"}"#);
-    s.write(
-        "artifacts/review.json",
-        json!({"ok": false, "findings": findings}).to_string(),
-    );
+    agent_not_ok(&s, findings);
     let out = summary(&s, PINNED);
     out.code(0);
 
@@ -254,10 +256,7 @@ fn findings_past_the_budget_are_counted_and_located() {
         .map(|i| (i, ["high", "low"][i % 2]))
         .map(|(i, severity)| json!({"severity": severity, "path": "package.json", "line": 1, "title": format!("Finding {i}"), "message": message}))
         .collect();
-    s.write(
-        "artifacts/review.json",
-        json!({"ok": false, "findings": list}).to_string(),
-    );
+    agent_not_ok(&s, list);
     let out = summary(&s, PINNED);
     out.code(0);
     let md = &out.summary;

@@ -13,9 +13,12 @@ mod verify;
 use std::path::Path;
 use std::sync::mpsc::{Receiver, Sender};
 
+use crate::agent::chain::Options as ChainOptions;
+use crate::agent::config::CodexConfig;
 use crate::error::Error;
 use crate::inputs::{Inputs, Mode};
 use crate::outcome::Outcome;
+use crate::sources::Sources;
 use crate::workspace::Workspace;
 
 /// Runs the mode the inputs ask for.
@@ -34,6 +37,28 @@ pub fn execute(
         Mode::Validate => validate::validate(inputs, ws),
         Mode::Compare => compare::compare(inputs, ws),
         Mode::Lint => lint::lint(ws),
+    }
+}
+
+/// What a receipt covers, as `run`, `record` and `verify` read it (after the
+/// receipt file itself): the files to hash, Codex's settings, and how Codex
+/// read the AGENTS.md chain with them.
+struct Covered {
+    sources: Sources,
+    config: CodexConfig,
+    chain: ChainOptions,
+}
+
+impl Covered {
+    fn read(inputs: &Inputs, ws: &Workspace, codex_home: Option<&Path>) -> Result<Self, Error> {
+        let sources = inputs.sources(ws)?;
+        let config = inputs.codex_config(codex_home)?;
+        let chain = inputs.chain_options(codex_home, &config);
+        Ok(Self {
+            sources,
+            config,
+            chain,
+        })
     }
 }
 

@@ -2,6 +2,7 @@
 
 use std::path::Path;
 
+use super::Covered;
 use crate::error::Error;
 use crate::inputs::{Inputs, Mode};
 use crate::outcome::Outcome;
@@ -15,9 +16,7 @@ pub fn record(
 ) -> Result<Outcome, Error> {
     let usage = inputs.usage_location(ws)?;
     let existing = usage_file::load(&usage)?;
-    let sources = inputs.sources(ws)?;
-    let config = inputs.codex_config(codex_home)?;
-    let chain = inputs.chain_options(codex_home, &config);
+    let Covered { sources, chain, .. } = Covered::read(inputs, ws, codex_home)?;
     let collected = identities::collect(&sources, &chain, ws, false)?;
     let receipt = usage_file::write_receipt(&usage, existing, &collected.receipt, ws)?;
     let mut outcome = Outcome::empty(Mode::Record, usage.shown, receipt);

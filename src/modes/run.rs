@@ -7,7 +7,7 @@ use std::path::Path;
 use serde_json::{Map, Value};
 use std::sync::mpsc::Sender;
 
-use super::side_by_side;
+use super::{Covered, side_by_side};
 use crate::agent::chain::Options as ChainOptions;
 use crate::agent::sent::{self, AgentCheck, Expected, SessionOptions};
 use crate::agent::skills;
@@ -32,9 +32,11 @@ pub fn run(
 ) -> Result<Outcome, Error> {
     let usage = inputs.usage_location(ws)?;
     let existing = usage_file::load(&usage)?;
-    let sources = inputs.sources(ws)?;
-    let config = inputs.codex_config(codex_home)?;
-    let chain = inputs.chain_options(codex_home, &config);
+    let Covered {
+        sources,
+        config,
+        chain,
+    } = Covered::read(inputs, ws, codex_home)?;
     let policy = inputs.gate_policy();
 
     // A receipt recorded before the agent ran is checked before it is replaced.

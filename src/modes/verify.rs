@@ -2,6 +2,7 @@
 
 use std::path::Path;
 
+use super::Covered;
 use crate::error::Error;
 use crate::inputs::{Inputs, Mode};
 use crate::outcome::Outcome;
@@ -25,16 +26,8 @@ pub fn verify(
             ),
         )
     })?;
-    let sources = inputs.sources(ws)?;
-    let config = inputs.codex_config(codex_home)?;
-    let verification = verify::verify(
-        &recorded,
-        &usage.shown,
-        &sources,
-        &inputs.chain_options(codex_home, &config),
-        ws,
-        Scope::All,
-    )?;
+    let Covered { sources, chain, .. } = Covered::read(inputs, ws, codex_home)?;
+    let verification = verify::verify(&recorded, &usage.shown, &sources, &chain, ws, Scope::All)?;
     let mut outcome = Outcome::empty(Mode::Verify, usage.shown, recorded);
     outcome.verification = Some(verification);
     Ok(outcome)

@@ -10,6 +10,7 @@
 
 use std::path::PathBuf;
 
+use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, utf8_percent_encode};
 use serde_json::Value;
 
 mod compare;
@@ -405,19 +406,18 @@ fn finding_text(f: &Finding) -> String {
     }
 }
 
-/// A repository path in a URL: every byte outside the unreserved set is
-/// percent-encoded, so a path cannot end the link or add to it.
+/// Bytes a repository path keeps in a URL: the unreserved set and `/`.
+const PATH_KEEPS: &AsciiSet = &NON_ALPHANUMERIC
+    .remove(b'-')
+    .remove(b'.')
+    .remove(b'_')
+    .remove(b'~')
+    .remove(b'/');
+
+/// A repository path in a URL: every other byte is percent-encoded, so a
+/// path cannot end the link or add to it.
 fn url_path(path: &str) -> String {
-    let mut out = String::with_capacity(path.len());
-    for b in path.bytes() {
-        match b {
-            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' | b'/' => {
-                out.push(b as char)
-            }
-            _ => out.push_str(&format!("%{b:02X}")),
-        }
-    }
-    out
+    utf8_percent_encode(path, PATH_KEEPS).to_string()
 }
 
 /// A receipt value in a table cell: hashes short, long values cut.
@@ -574,5 +574,7 @@ mod tests {
     fn paths_in_links_cannot_end_the_link() {
         assert_eq!(url_path("src/a b(1).rs"), "src/a%20b%281%29.rs");
         assert_eq!(url_path("ü/x]y"), "%C3%BC/x%5Dy");
+        assert_eq!(url_path("a#L1?b=c"), "a%23L1%3Fb%3Dc");
+        assert_eq!(url_path("keep-these_.~/as/is"), "keep-these_.~/as/is");
     }
 }
