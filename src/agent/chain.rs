@@ -94,6 +94,18 @@ fn search_dirs(cwd: &Path, markers: &[String]) -> Vec<PathBuf> {
     dirs
 }
 
+/// Every path, relative to the workspace, where Codex would look for a chain
+/// file for an agent in `cwd`: a file added or removed at any of them changes
+/// what the agent reads.
+pub fn candidate_paths(cwd: &Path, ws: &Workspace, opts: &Options) -> Vec<String> {
+    let names = candidates(opts);
+    search_dirs(cwd, &opts.root_markers)
+        .iter()
+        .filter(|dir| dir.starts_with(ws.root()))
+        .flat_map(|dir| names.iter().map(move |n| ws.relative(&dir.join(n))))
+        .collect()
+}
+
 fn candidates(opts: &Options) -> Vec<String> {
     let mut names = vec![OVERRIDE.to_string(), DEFAULT.to_string()];
     for n in &opts.fallback_names {

@@ -89,20 +89,52 @@ impl Pending {
 /// HEAD's side (`base...HEAD`), relative to the repository. Empty when git
 /// cannot tell (a shallow checkout without the base commit).
 pub fn changed_since(dir: &Path, base: &str, pathspec: &str) -> Vec<String> {
-    let range = format!("{base}...HEAD");
-    let args = [
+    changed_between(dir, &format!("{base}...HEAD"), &[pathspec]).unwrap_or_default()
+}
+
+/// The files matching `pathspecs` that differ in `range` (`A..B` or `A...B`),
+/// relative to `dir`; `None` when git cannot tell.
+pub fn changed_between(dir: &Path, range: &str, pathspecs: &[&str]) -> Option<Vec<String>> {
+    let mut args = vec![
         "diff",
         "--name-only",
         "--no-renames",
-        &range,
+        "--relative",
+        "-z",
+        range,
         "--",
-        pathspec,
     ];
-    spawn(dir, &args)
-        .ok()
-        .and_then(|child| finish(dir, &args, child).ok())
-        .map(|out| out.lines().map(str::to_string).collect())
-        .unwrap_or_default()
+    args.extend_from_slice(pathspecs);
+    let out = spawn(dir, &args).ok()?.wait_with_output().ok()?;
+    out.status.success().then(|| {
+        out.stdout
+            .split(|b| *b == 0)
+            .filter(|p| !p.is_empty())
+            .map(|p| String::from_utf8_lossy(p).into_owned())
+            .collect()
+    })
+}
+
+/// The full SHA of `rev` as a commit, when the checkout has it. `rev` must
+/// already be known not to read as an option.
+pub fn commit_of(dir: &Path, rev: &str) -> Option<String> {
+    let spec = format!("{rev}^{{commit}}");
+    let args = [
+        "rev-parse",
+        "--verify",
+        "--quiet",
+        "--end-of-options",
+        &spec,
+    ];
+    let child = spawn(dir, &args).ok()?;
+    finish(dir, &args, child).ok().filter(|s| !s.is_empty())
+}
+
+/// The best common ancestor of `a` and `b` (full SHAs), when the checkout has one.
+pub fn merge_base(dir: &Path, a: &str, b: &str) -> Option<String> {
+    let args = ["merge-base", a, b];
+    let child = spawn(dir, &args).ok()?;
+    finish(dir, &args, child).ok().filter(|s| !s.is_empty())
 }
 
 /// A file's bytes at a commit (`git show <commit>:./<path>`, `path` relative to `dir`); `None` when git
@@ -180,13 +212,16 @@ fn bare_command() -> Command {
     cmd
 }
 
+/// Config keys and the values given to them in command scope.
+type Settings = Vec<(String, String)>;
+
 /// The repository's filter and diff drivers, each set to nothing: a command-scope setting outranks
 /// `.git/config`, its includes and `config.worktree`. Asked once per folder: listing config
 /// names runs nothing.
-fn repository_overrides(dir: &Path) -> Result<std::sync::Arc<Vec<(String, String)>>, Error> {
+fn repository_overrides(dir: &Path) -> Result<std::sync::Arc<Settings>, Error> {
     use std::collections::HashMap;
     use std::sync::{Arc, Mutex, OnceLock};
-    static SEEN: OnceLock<Mutex<HashMap<PathBuf, Arc<Vec<(String, String)>>>>> = OnceLock::new();
+    static SEEN: OnceLock<Mutex<HashMap<PathBuf, Arc<Settings>>>> = OnceLock::new();
     let seen = SEEN.get_or_init(Default::default);
     if let Some(known) = seen.lock().ok().and_then(|m| m.get(dir).cloned()) {
         return Ok(known);
@@ -207,7 +242,7 @@ fn repository_overrides(dir: &Path) -> Result<std::sync::Arc<Vec<(String, String
 
 /// For each config name that names a program git would run on a read (`filter.<driver>.clean`,
 /// `.smudge`, `.process`, `diff.<driver>.textconv`, `.command`), the key and value that empty it.
-fn neutralized(names: &str) -> Vec<(String, String)> {
+fn neutralized(names: &str) -> Settings {
     let mut out = std::collections::BTreeSet::new();
     for name in names.lines() {
         let Some((section, rest)) = name.split_once('.') else {

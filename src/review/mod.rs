@@ -8,6 +8,7 @@
 
 pub mod findings;
 pub mod gate;
+pub mod judge;
 pub mod locate;
 pub mod schema;
 
