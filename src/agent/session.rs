@@ -83,8 +83,20 @@ pub struct Session {
     pub file_changes: Vec<FileChange>,
     /// Commands the agent ran (at most [`MAX_COMMANDS`] kept).
     pub commands: Vec<Command>,
+    /// Messages for the model with role `user`, `developer` or `system`
+    /// after the prompt: text the model received that no receipt input covers.
+    pub after_prompt: Vec<LaterMessage>,
     /// Odd things met on the way, said once each.
     pub warnings: Vec<String>,
+}
+
+/// A message the model received after the prompt.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LaterMessage {
+    pub role: String,
+    /// SHA-256 of its text parts, concatenated.
+    pub sha256: String,
+    pub bytes: usize,
 }
 
 /// A file a patch of the agent's touched (`item_completed`, `FileChange`).
@@ -408,6 +420,15 @@ fn absorb(s: &mut Session, v: &Value, unknown: &mut usize) {
                     s.developer.extend(texts.iter().map(|t| t.to_string()));
                 }
             }
+            let role = p["role"].as_str().unwrap_or("");
+            if !before_prompt && matches!(role, "user" | "developer" | "system") {
+                let text = texts.concat();
+                s.after_prompt.push(LaterMessage {
+                    role: role.to_string(),
+                    sha256: crate::digest::sha256_hex(text.as_bytes()),
+                    bytes: text.len(),
+                });
+            }
             match p["role"].as_str() {
                 Some("user") => {
                     if let Some(block) = texts
@@ -597,6 +618,25 @@ pub fn pick(
     cwd: &Path,
     relative: &str,
 ) -> Result<(Candidate, Option<String>), String> {
+    let matching = matching(candidates, session_id, cwd, relative)?;
+    let newest = matching.last().expect("matching is never empty");
+    let note = (matching.len() > 1).then(|| {
+        format!(
+            "{} session records match the working directory; the newest was used (set session-id to choose another)",
+            matching.len()
+        )
+    });
+    Ok(((*newest).clone(), note))
+}
+
+/// The records that may be this run's: the one with `session_id`, else those
+/// that ran in `cwd` (never empty: none is an error that says why).
+pub fn matching<'a>(
+    candidates: &'a [Candidate],
+    session_id: Option<&str>,
+    cwd: &Path,
+    relative: &str,
+) -> Result<Vec<&'a Candidate>, String> {
     if candidates.is_empty() {
         return Err(
             "there is no session record (`sessions/**/rollout-*.jsonl`) in codex-home".into(),
@@ -606,8 +646,7 @@ pub fn pick(
         return candidates
             .iter()
             .find(|c| c.id.as_deref() == Some(id))
-            .cloned()
-            .map(|c| (c, None))
+            .map(|c| vec![c])
             .ok_or_else(|| {
                 format!(
                     "no session record has id `{id}` (there are {})",
@@ -631,20 +670,14 @@ pub fn pick(
     } else {
         exact
     };
-    let Some(newest) = matching.last() else {
+    if matching.is_empty() {
         return Err(format!(
             "none of the {} session records ran in the working directory `{}`; set session-id to the run's session",
             candidates.len(),
             cwd.display()
         ));
-    };
-    let note = (matching.len() > 1).then(|| {
-        format!(
-            "{} session records match the working directory; the newest was used (set session-id to choose another)",
-            matching.len()
-        )
-    });
-    Ok(((*newest).clone(), note))
+    }
+    Ok(matching)
 }
 
 #[cfg(test)]

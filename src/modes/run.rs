@@ -111,7 +111,8 @@ pub fn run(
         }
     };
     receipt.verification = Some(VerificationRecord::of(before.as_ref()));
-    let written = usage_file::write_receipt(&usage, existing, &receipt, ws)?;
+    let written =
+        usage_file::write_receipt(&usage, existing, &receipt, ws, usage_file::Foreign::Claimed)?;
     clock.lap("write done");
     let verification = verify_written(before, recomputed?, &usage, &written)?;
     clock.lap("verification done");
@@ -121,6 +122,13 @@ pub fn run(
     outcome.review = Some(review);
     outcome.decision = Some(decision);
     outcome.caveats = caveats;
+    if let Some(a) = &agent {
+        outcome.unverified.extend(
+            a.unverified
+                .iter()
+                .map(|(what, why)| crate::outcome::Unverified::new(what, why)),
+        );
+    }
     outcome.agent = agent;
     outcome.instructions = instructions;
     if inputs.lint_workflows {

@@ -73,14 +73,49 @@ pub fn merge(
     map
 }
 
-/// Writes the receipt into the usage file, keeping every key it does not own,
-/// and the in-toto statement beside it. Returns the receipt as written.
+/// What becomes of the keys of an existing usage file that this tool does not write.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Foreign {
+    /// Kept beside the receipt (`record`: the job's own file, e.g. the seed
+    /// recipe's token budget).
+    Keep,
+    /// Moved under [`CLAIMED`] (`run`: the file was uploaded by the agent
+    /// job, and what it says of itself is a claim, not a verified fact).
+    Claimed,
+}
+
+/// Where `run` keeps the keys an uploaded usage file brought.
+pub const CLAIMED: &str = "claimed_by_upload";
+
+/// Writes the receipt into the usage file and the in-toto statement beside
+/// it (whose predicate holds only what this tool wrote). Returns the receipt
+/// as written.
 pub fn write_receipt(
     usage: &Location,
     existing: Option<Map<String, Value>>,
     receipt: &Receipt,
     ws: &Workspace,
+    foreign: Foreign,
 ) -> Result<Map<String, Value>, Error> {
+    let existing = match foreign {
+        Foreign::Keep => existing,
+        Foreign::Claimed => existing.map(|mut old| {
+            let mut claimed = match old.remove(CLAIMED) {
+                Some(Value::Object(m)) => m,
+                _ => Map::new(),
+            };
+            for (k, v) in old {
+                if !OWNED_KEYS.contains(&k.as_str()) {
+                    claimed.insert(k, v);
+                }
+            }
+            let mut kept = Map::new();
+            if !claimed.is_empty() {
+                kept.insert(CLAIMED.to_string(), Value::Object(claimed));
+            }
+            kept
+        }),
+    };
     let merged = merge(existing, OWNED_KEYS, receipt.to_map());
     write(usage, &merged)?;
     let statement = ws.resolve("usage-file", &attest::path_for(&usage.shown))?;
