@@ -703,8 +703,13 @@ fn check_edits(c: &mut AgentCheck, session: &Session, expected: &Expected) {
 /// the agent's machine (under its `cwd`) or relative to that cwd.
 fn workspace_path(path: &str, cwd: &str, workdir: &str) -> Option<String> {
     let relative = if path.starts_with('/') {
-        path.strip_prefix(cwd.trim_end_matches('/'))?
-            .trim_start_matches('/')
+        // Under the agent's cwd, at a folder boundary; no cwd, no telling.
+        let cwd = cwd.trim_end_matches('/');
+        let rest = path.strip_prefix(cwd).filter(|_| !cwd.is_empty())?;
+        if !rest.is_empty() && !rest.starts_with('/') {
+            return None;
+        }
+        rest.trim_start_matches('/')
     } else {
         path.trim_start_matches("./")
     };
@@ -890,7 +895,9 @@ mod tests {
         s.git_commit = None;
         let c = check(s, "x".into(), &expected(b"Review", Some("rules")));
         assert!(c.problems.is_empty());
-        assert!(c.notes.iter().any(|n| n.contains("names no git commit")));
+        assert!(c.unverified.iter().any(
+            |(what, why)| what == "the record's commit" && why.contains("names no git commit")
+        ));
     }
 
     #[test]

@@ -222,7 +222,7 @@ pub fn read(path: &Path) -> Result<Session, Error> {
     }
     // Codex compresses old records: read them through the decoder; the hash
     // is of the file as stored (what was uploaded).
-    let decoder = ruzstd::decoding::StreamingDecoder::new(Hashing::new(file)).map_err(|e| {
+    let decoder = ruzstd::decoding::StreamingDecoder::new(Hashing::new(file)).map(Capped::new).map_err(|e| {
         Error::in_file(
             &shown,
             format!(
@@ -232,10 +232,40 @@ pub fn read(path: &Path) -> Result<Session, Error> {
         )
     })?;
     let (mut session, decoder) = parse(decoder, path)?;
-    let stored = decoder.into_inner();
+    let stored = decoder.inner.into_inner();
     session.sha256 = hex::encode(stored.hasher.finalize());
     session.bytes = stored.bytes;
     Ok(session)
+}
+
+/// The most bytes of a record read, after decompression: a review's record is
+/// a few MiB, and a 134 KB zstd file can expand to 4 GiB.
+pub const MAX_RECORD_BYTES: u64 = 256 * 1024 * 1024;
+
+/// A stream that fails once it has given [`MAX_RECORD_BYTES`].
+struct Capped<R> {
+    inner: R,
+    given: u64,
+}
+
+impl<R> Capped<R> {
+    fn new(inner: R) -> Capped<R> {
+        Capped { inner, given: 0 }
+    }
+}
+
+impl<R: Read> Read for Capped<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.given += n as u64;
+        if self.given > MAX_RECORD_BYTES {
+            return Err(io::Error::other(format!(
+                "it holds more than {} MiB (decompressed), more than any review's record; upload only this run's record",
+                MAX_RECORD_BYTES >> 20
+            )));
+        }
+        Ok(n)
+    }
 }
 
 /// A record Codex compressed (`rollout-*.jsonl.zst`).
@@ -255,7 +285,7 @@ impl<R> Hashing<R> {
 
 /// Reads a rollout from any stream; `path` names it in the result and errors.
 pub fn read_stream(stream: impl Read, path: &Path) -> Result<Session, Error> {
-    let (mut session, hashing) = parse(Hashing::new(stream), path)?;
+    let (mut session, hashing) = parse(Hashing::new(Capped::new(stream)), path)?;
     session.sha256 = hex::encode(hashing.hasher.finalize());
     session.bytes = hashing.bytes;
     Ok(session)
@@ -286,7 +316,18 @@ fn parse<R: Read>(stream: R, path: &Path) -> Result<(Session, R), Error> {
             continue;
         }
         // A line without its newline may be cut off: parse it to find out.
-        if let Some((kind, payload, head)) = classify(&line).filter(|_| ended) {
+        // Skipped unparsed only when the fast look is sure of the line's kind:
+        // a line laid out otherwise (keys in another order) is parsed in full,
+        // so no layout hides a message from the receipt.
+        let sure = |kind: &str, payload: Option<&str>| match kind {
+            "response_item" | "event_msg" => payload.is_some(),
+            "token_usage_record" | "compacted" => true,
+            _ => false,
+        };
+        if let Some((kind, payload, head)) = classify(&line)
+            .filter(|_| ended)
+            .filter(|(k, p, _)| sure(k, *p))
+        {
             if !wanted(kind, payload, head) {
                 if !matches!(
                     kind,

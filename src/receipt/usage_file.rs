@@ -21,10 +21,26 @@ pub fn load(loc: &Location) -> Result<Option<Map<String, Value>>, Error> {
         Presence::Missing => return Ok(None),
         Presence::File => {}
     }
-    let bytes = fs::read(&loc.path)
-        .map_err(|e| Error::io("cannot read the usage file", &loc.shown, &loc.path, &e))?;
+    // A receipt is a few KiB; the agent job uploads this file.
+    let bytes = match crate::workspace::read_contained(&loc.path, &[&loc.path], MAX_USAGE_BYTES) {
+        Ok(b) => b,
+        Err(crate::workspace::Unread::TooLarge(_)) => {
+            return Err(Error::in_file(
+                &loc.shown,
+                format!(
+                    "usage file `{}` holds more than {} MiB, and a receipt is a few KiB; upload the receipt prompt-receipt wrote, or remove the file",
+                    loc.shown,
+                    MAX_USAGE_BYTES >> 20
+                ),
+            ));
+        }
+        Err(why) => return Err(Error::new(why.why(&loc.shown))),
+    };
     parse(&loc.shown, &bytes).map(Some)
 }
+
+/// The largest usage file read.
+pub const MAX_USAGE_BYTES: u64 = 4 * 1024 * 1024;
 
 /// Parses a receipt file's bytes; anything but a JSON object is refused.
 pub fn parse(shown: &str, bytes: &[u8]) -> Result<Map<String, Value>, Error> {
