@@ -372,3 +372,108 @@ async fn what_the_record_cannot_show_is_not_verified() {
     out.code(1);
     out.error_says("2 session records have this checkout's commit and prompt");
 }
+
+/// Each limit, with the input built to walk past it: the step ends within
+/// seconds, with a verdict that is not a pass or a clear error.
+#[test]
+fn hostile_inputs_end_quickly_and_never_green() {
+    use std::time::{Duration, Instant};
+    let quick = Duration::from_secs(20);
+
+    // A pattern with catastrophic backtracking, on 1,000 strings.
+    let s = Scenario::example();
+    s.write(
+        ".github/codex/review.schema.json",
+        r#"{"type": "object", "properties": {"findings": {"type": "array", "items": {"anyOf": [{"type": "string", "pattern": "^((a|a)*)\\2?b"}]}}}}"#,
+    );
+    let strings: Vec<String> = (0..1000).map(|_| "a".repeat(40)).collect();
+    s.write(
+        "artifacts/review.json",
+        serde_json::json!({"ok": true, "findings": strings}).to_string(),
+    );
+    let started = Instant::now();
+    let out = s.review_step().run();
+    assert!(started.elapsed() < quick, "{:?}", started.elapsed());
+    out.code(1);
+    assert!(
+        out.summary.contains("backtracking steps"),
+        "{}",
+        out.summary
+    );
+
+    // A usage file of 100 MB.
+    let s = Scenario::example();
+    s.write(
+        "usage.json",
+        format!("{{\"x\": \"{}\"}}", "a".repeat(100 << 20)),
+    );
+    let out = s.review_step().run();
+    out.code(2).error_says("holds more than 4 MiB");
+
+    // A finding on a link to procfs: not read past its cap, and not in the checkout.
+    let s = Scenario::example();
+    std::os::unix::fs::symlink("/proc/self/pagemap", s.ws.join("pagemap")).unwrap();
+    s.write(
+        "artifacts/review.json",
+        r#"{"ok": true, "findings": [{"severity": "low", "path": "pagemap", "line": 999999999, "title": "t", "message": "m"}]}"#,
+    );
+    let started = Instant::now();
+    let out = s.review_step().run();
+    assert!(started.elapsed() < quick, "{:?}", started.elapsed());
+    out.code(0);
+    assert!(
+        out.summary.contains("not in the checkout"),
+        "{}",
+        out.summary
+    );
+
+    // AGENTS.md as a link out of the workspace: Codex would read it; the receipt refuses.
+    let s = Scenario::example();
+    s.remove("AGENTS.md");
+    std::os::unix::fs::symlink("/etc/passwd", s.ws.join("AGENTS.md")).unwrap();
+    let out = s.review_step().run();
+    out.code(2)
+        .error_says("resolves to `/etc/passwd`, outside the workspace");
+}
+
+/// A record that decompresses to gigabytes is refused at its cap, quickly.
+#[test]
+fn a_zstd_bomb_is_refused_at_the_cap() {
+    use std::time::{Duration, Instant};
+    let s = Scenario::example();
+    let sessions = s.runner_temp().join("codex-home/sessions/2026/11/29");
+    fs::create_dir_all(&sessions).unwrap();
+    let bomb = sessions.join("rollout-2026-11-29T12-00-00-bomb.jsonl.zst");
+    // zstd from Debian's package: a record of this run's folder, then 1 GiB of
+    // blank lines, compresses to a few dozen KiB.
+    let meta = serde_json::json!({"timestamp": "2026-11-29T12:00:00Z", "type": "session_meta",
+        "payload": {"id": "bomb", "cwd": s.ws.canonicalize().unwrap()}});
+    fs::write(s.root.join("meta.jsonl"), format!("{meta}\n")).unwrap();
+    let made = std::process::Command::new("sh")
+        .arg("-c")
+        .arg(format!(
+            "{{ cat '{}'; head -c 1073741824 /dev/zero | tr '\\0' '\\n'; }} | zstd -q -19 --long=27 -o '{}'",
+            s.root.join("meta.jsonl").display(),
+            bomb.display()
+        ))
+        .status();
+    if !made.is_ok_and(|s| s.success()) {
+        panic!("zstd is needed for this test: apt-get install zstd");
+    }
+    assert!(fs::metadata(&bomb).unwrap().len() < 2 << 20);
+    let started = Instant::now();
+    let out = s
+        .review_step()
+        .input(
+            "codex-home",
+            &s.runner_temp().join("codex-home").display().to_string(),
+        )
+        .run();
+    assert!(
+        started.elapsed() < Duration::from_secs(30),
+        "{:?}",
+        started.elapsed()
+    );
+    out.code(1);
+    assert!(out.stdout.contains("more than 256 MiB"), "{}", out.stdout);
+}

@@ -154,6 +154,15 @@ fn read_line<R: BufRead + ?Sized>(
         if buf.is_empty() {
             break;
         }
+        // Blank lines between records go in bulk: a stream of newlines is
+        // the cheapest bomb, and each would otherwise be a line to read.
+        if line.is_empty() {
+            let blank = buf.iter().take_while(|b| b.is_ascii_whitespace()).count();
+            if blank > 0 {
+                reader.consume(blank);
+                continue;
+            }
+        }
         any = true;
         let (chunk, done) = match memchr::memchr(b'\n', buf) {
             Some(i) => (&buf[..i], Some(i + 1)),
