@@ -112,7 +112,7 @@ fn a_pull_request_that_rewrites_the_instructions_is_never_green() {
     assert_eq!(out.outputs["conclusion"], "neutral", "{}", out.summary);
     assert_eq!(
         out.outputs["instructions-changed"],
-        format!("AGENTS.md\n{EXAMPLE_PROMPT}")
+        format!("{EXAMPLE_PROMPT}\nAGENTS.md")
     );
     let heading = out.summary.lines().next().unwrap();
     assert!(
