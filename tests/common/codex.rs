@@ -60,7 +60,12 @@ pub fn missing(versions: &[&str]) -> bool {
         })
         .collect();
     super::skip_without_tool(&format!(
-        "the Codex CLI {} is not installed: in the repository, run `{}` (bash .ci/run does), then `cargo test --locked --test {}`",
+        "the Codex CLI is not installed at {} {}: in the repository, run `{}` (bash .ci/run does), then `cargo test --locked --test {}`",
+        if absent.len() == 1 {
+            "version"
+        } else {
+            "versions"
+        },
         absent.join(", "),
         install.join(" && "),
         env!("CARGO_CRATE_NAME")
