@@ -102,11 +102,11 @@ pub fn describe(redaction: Option<&Redaction>) -> String {
     match redaction {
         None => "raw (every line as uploaded; no redaction marker)".to_string(),
         Some(r) => format!(
-            "redacted ({WHAT_IS_DROPPED}): {} line(s) dropped, {} field(s) cut, {} kept, by {} version {}",
+            "redacted ({WHAT_IS_DROPPED}): {} line(s) dropped, {} field(s) cut, {} kept, by `{}` version {}",
             r.lines_dropped(),
             r.fields_cut(),
             r.lines_kept,
-            format!("`{}`", crate::escape::one_line(&r.filter).replace('`', "'")),
+            crate::escape::one_line(&r.filter).replace('`', "'"),
             r.version
         ),
     }
