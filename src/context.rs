@@ -33,6 +33,9 @@ pub struct Context {
     pub sha: Option<String>,
     /// `RUNNER_TEMP`: in the container, where the runner's temp folder is mounted.
     pub runner_temp: Option<PathBuf>,
+    /// `GITHUB_WORKFLOW_REF`: `owner/repo/.github/workflows/file.yml@ref`, the
+    /// workflow file that runs this step.
+    pub workflow_ref: Option<String>,
 }
 
 impl Context {
@@ -73,6 +76,7 @@ impl Context {
             event_path: path("GITHUB_EVENT_PATH"),
             sha: var("GITHUB_SHA").map(str::to_string),
             runner_temp: path("RUNNER_TEMP"),
+            workflow_ref: var("GITHUB_WORKFLOW_REF").map(str::to_string),
         }
     }
 }

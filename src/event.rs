@@ -68,6 +68,59 @@ pub fn target(event_name: &str, payload: Option<&Value>, github_sha: &str) -> Ta
     }
 }
 
+/// Where this run came from, as far as trusting the receipt goes.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Origin {
+    /// The pull request's base commit, when the payload names one.
+    pub base_sha: Option<String>,
+    /// The event reviews a pull request (`pull_request*`, or a `workflow_run`
+    /// of one): a comparison with its base is expected.
+    pub reviews_pull_request: bool,
+    /// The agent job ran on a fork's code.
+    pub from_fork: bool,
+    /// The workflow file that runs the agent's review, relative to the
+    /// repository: `GITHUB_WORKFLOW_REF`'s, or for `workflow_run` the
+    /// triggering run's.
+    pub workflow_path: Option<String>,
+}
+
+/// The run's origin from the event and `GITHUB_WORKFLOW_REF`.
+pub fn origin(event_name: &str, payload: Option<&Value>, workflow_ref: Option<&str>) -> Origin {
+    let t = target(event_name, payload, "");
+    let text = |p: &str| payload.and_then(|v| v.pointer(p)).and_then(Value::as_str);
+    let (reviews_pull_request, workflow) = match event_name {
+        "workflow_run" => (
+            text("/workflow_run/event").is_some_and(|e| e.starts_with("pull_request")),
+            text("/workflow_run/path").map(str::to_string),
+        ),
+        e => (
+            e.starts_with("pull_request"),
+            workflow_ref.and_then(workflow_file),
+        ),
+    };
+    Origin {
+        base_sha: t.base_sha,
+        reviews_pull_request,
+        from_fork: t.from_fork,
+        workflow_path: workflow.filter(|p| repository_workflow(p)),
+    }
+}
+
+/// `owner/repo/.github/workflows/file.yml@refs/...` → `.github/workflows/file.yml`.
+fn workflow_file(workflow_ref: &str) -> Option<String> {
+    let (path, _) = workflow_ref.rsplit_once('@')?;
+    let mut parts = path.splitn(3, '/');
+    let (_owner, _repo, file) = (parts.next()?, parts.next()?, parts.next()?);
+    Some(file.to_string())
+}
+
+/// A workflow file of this repository, named plainly: nothing that climbs out.
+fn repository_workflow(path: &str) -> bool {
+    path.starts_with(".github/workflows/")
+        && !path.split('/').any(|c| c == ".." || c.is_empty())
+        && !path.chars().any(char::is_control)
+}
+
 /// The event payload, when it can be read: a missing or broken one means
 /// `GITHUB_SHA` is used, not that the step fails.
 pub fn read(path: Option<&std::path::Path>) -> Option<Value> {
@@ -113,6 +166,40 @@ mod tests {
         assert!(!target("workflow_run", Some(&p), MERGE).from_fork);
         assert_eq!(target("push", Some(&p), MERGE).head_sha, MERGE);
         assert_eq!(target("pull_request", None, MERGE).head_sha, MERGE);
+    }
+
+    #[test]
+    fn the_origin_names_the_base_the_workflow_and_a_fork() {
+        let p = json!({"pull_request": {"number": 7, "head": {"sha": HEAD, "repo": {"full_name": "fork/r"}},
+            "base": {"sha": MERGE, "repo": {"full_name": "o/r"}}}});
+        let o = origin(
+            "pull_request",
+            Some(&p),
+            Some("o/r/.github/workflows/review.yml@refs/pull/7/merge"),
+        );
+        assert_eq!(o.base_sha.as_deref(), Some(MERGE));
+        assert!(o.reviews_pull_request && o.from_fork);
+        assert_eq!(
+            o.workflow_path.as_deref(),
+            Some(".github/workflows/review.yml")
+        );
+        let run = json!({"workflow_run": {"event": "pull_request", "head_sha": HEAD, "path": ".github/workflows/agent-review.yml",
+            "head_repository": {"full_name": "fork/r"}, "repository": {"full_name": "o/r"}, "pull_requests": []}});
+        let o = origin(
+            "workflow_run",
+            Some(&run),
+            Some("o/r/.github/workflows/report.yml@refs/heads/main"),
+        );
+        assert_eq!(
+            (o.base_sha, o.reviews_pull_request, o.from_fork),
+            (None, true, true)
+        );
+        assert_eq!(
+            o.workflow_path.as_deref(),
+            Some(".github/workflows/agent-review.yml")
+        );
+        let o = origin("push", None, Some("o/r/../../etc/passwd@x"));
+        assert_eq!(o, Origin::default());
     }
 
     #[test]

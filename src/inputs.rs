@@ -13,6 +13,7 @@ use clap::parser::ValueSource;
 use clap::{ArgMatches, CommandFactory, FromArgMatches, Parser, ValueEnum};
 
 use crate::error::Error;
+use crate::receipt::instructions::Policy as InstructionsPolicy;
 use crate::review::findings::Severity;
 use crate::review::gate::FailOn;
 
@@ -179,6 +180,21 @@ pub struct Cli {
     #[arg(long, value_name = "CHANNELS")]
     pub allow_changed: Option<String>,
 
+    /// (run, verify) The commit whose instructions are trusted: every input the
+    /// receipt covers is compared with it. Default: the event's pull_request.base.sha.
+    #[arg(long, value_name = "REF")]
+    pub base_ref: Option<String>,
+
+    /// (run, verify) What a change of the agent's instructions against the base
+    /// does: fail, warn (neutral) or allow.
+    #[arg(long, value_enum, value_name = "WHAT", default_value = "warn")]
+    pub instructions_changed: InstructionsPolicy,
+
+    /// (run, validate) Whose output schema judges the review: base (the base commit's copy;
+    /// the default when a base is known) or checkout.
+    #[arg(long, value_enum, value_name = "WHOSE")]
+    pub gate_schema: Option<GateSchema>,
+
     /// (run) Lint the workflows and report what is found as warnings.
     #[arg(long, value_name = "BOOL", default_value = "true", action = clap::ArgAction::Set, value_parser = clap::builder::BoolishValueParser::new())]
     pub lint_workflows: bool,
@@ -260,7 +276,19 @@ pub struct Inputs {
     pub base_usage_file: Option<String>,
     pub base_output_file: Option<String>,
     pub allow_changed: Vec<String>,
+    pub base_ref: Option<String>,
+    pub instructions_changed: InstructionsPolicy,
+    pub gate_schema: Option<GateSchema>,
     pub lint_workflows: bool,
+}
+
+/// Whose output schema judges the review.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
+pub enum GateSchema {
+    /// The base commit's copy: a pull request cannot loosen its own judge.
+    Base,
+    /// The checkout's copy, the one the agent was given.
+    Checkout,
 }
 
 /// What the command line asked for.
@@ -424,6 +452,17 @@ impl Inputs {
             base_usage_file: given(cli.base_usage_file),
             base_output_file: given(cli.base_output_file),
             allow_changed: allowed_channels(cli.allow_changed.as_deref())?,
+            base_ref: match given(cli.base_ref) {
+                Some(r) if !crate::receipt::instructions::valid_ref(&r) => {
+                    return Err(Error::new(format!(
+                        "input `base-ref` is `{}`, which git would not read as a commit; give a branch, tag or full SHA, such as `${{{{ github.event.pull_request.base.sha }}}}`",
+                        crate::escape::one_line(&crate::markdown::clip(&r, 80))
+                    )));
+                }
+                r => r,
+            },
+            instructions_changed: cli.instructions_changed,
+            gate_schema: cli.gate_schema,
             lint_workflows: cli.lint_workflows,
         })
     }

@@ -55,16 +55,23 @@ pub fn run(inputs: &Inputs, ctx: &Context) -> Result<Outcome, Error> {
         )?),
         None => None,
     };
-    let base = ctx.in_actions.then(|| {
+    let origin = if ctx.in_actions {
         let payload = event::read(ctx.event_path.as_deref());
-        event::target(&ctx.event_name, payload.as_ref(), "").base_sha
-    });
-    let mut outcome = modes::execute(
-        inputs,
-        &ws,
-        codex_home.as_deref(),
-        base.flatten().as_deref(),
-    )?;
+        event::origin(
+            &ctx.event_name,
+            payload.as_ref(),
+            ctx.workflow_ref.as_deref(),
+        )
+    } else {
+        event::Origin::default()
+    };
+    let mut outcome = modes::execute(inputs, &ws, codex_home.as_deref(), &origin)?;
+    if origin.from_fork && matches!(inputs.mode, inputs::Mode::Run | inputs::Mode::Verify) {
+        outcome.unverified.push(outcome::Unverified::new(
+            "an agent job the fork does not control",
+            FORK,
+        ));
+    }
     let clock = logging::Stopwatch::start("report");
     for r in &mut report::destinations(ctx, inputs.report_options(), inputs.mode) {
         r.report(&mut outcome)?;
@@ -72,6 +79,12 @@ pub fn run(inputs: &Inputs, ctx: &Context) -> Result<Outcome, Error> {
     clock.lap("every report written");
     Ok(outcome)
 }
+
+const FORK: &str = "the agent job ran the fork's own workflow on the fork's code, so everything it \
+     uploaded (the review, the receipt, the session record) is the fork author's to write: a record \
+     built by hand from the checkout verifies like a real one. What holds is what this job checked \
+     itself: the comparison of the instructions with the base, and the review against the base's \
+     schema";
 
 /// Reports an error: an `::error` annotation in Actions, `error: ...` elsewhere.
 pub fn report_error(err: &Error, in_actions: bool) {

@@ -10,6 +10,7 @@ use crate::compare::Comparison;
 use crate::inputs::Mode;
 use crate::level::{Caveat, Level};
 use crate::lint::Lint;
+use crate::receipt::instructions::{self, Policy};
 use crate::receipt::verify::Verification;
 use crate::review::Review;
 use crate::review::gate::{Conclusion, Decision};
@@ -36,6 +37,28 @@ pub struct Outcome {
     pub comparison: Option<Comparison>,
     /// What the workflow lint found (`lint`; `run` as warnings).
     pub lints: Vec<Lint>,
+    /// The agent's instructions compared with the trusted base.
+    pub instructions: Option<instructions::Check>,
+    /// Checks the receipt expected to make and could not. A check that could
+    /// not run is not a pass.
+    pub unverified: Vec<Unverified>,
+}
+
+/// A check that could not run: what, in a few words for the title, and why,
+/// with the fix, for the summary and the annotation.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Unverified {
+    pub what: String,
+    pub why: String,
+}
+
+impl Unverified {
+    pub fn new(what: impl Into<String>, why: impl Into<String>) -> Unverified {
+        Unverified {
+            what: what.into(),
+            why: why.into(),
+        }
+    }
 }
 
 impl Outcome {
@@ -53,6 +76,8 @@ impl Outcome {
             check_run: None,
             comparison: None,
             lints: Vec::new(),
+            instructions: None,
+            unverified: Vec::new(),
         }
     }
 
@@ -77,9 +102,36 @@ impl Outcome {
         if self.mode == Mode::Lint && self.lints.iter().any(|l| l.level == Level::Failure) {
             return Conclusion::Failure;
         }
-        self.decision
+        let changed = self.instructions_changed();
+        if changed.is_some_and(|c| c.policy == Policy::Fail) {
+            return Conclusion::Failure;
+        }
+        let decided = self
+            .decision
             .as_ref()
-            .map_or(Conclusion::Success, |d| d.conclusion)
+            .map_or(Conclusion::Success, |d| d.conclusion);
+        // Never green over changed instructions, or over a check that did not run.
+        let capped = changed.is_some_and(|c| c.policy == Policy::Warn)
+            || self.not_verified().next().is_some();
+        if capped && decided == Conclusion::Success {
+            return Conclusion::Neutral;
+        }
+        decided
+    }
+
+    /// The comparison with the base, when it found a change.
+    pub fn instructions_changed(&self) -> Option<&instructions::Check> {
+        self.instructions.as_ref().filter(|c| !c.changes.is_empty())
+    }
+
+    /// Everything expected and not checked: the comparison with the base
+    /// that could not be made, then each check the record could not support.
+    pub fn not_verified(&self) -> impl Iterator<Item = Unverified> + '_ {
+        self.instructions
+            .iter()
+            .filter_map(|c| c.unavailable.as_deref())
+            .map(|why| Unverified::new("the base commit", why))
+            .chain(self.unverified.iter().cloned())
     }
 
     /// A receipt field as text, empty when absent or null.

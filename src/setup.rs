@@ -14,13 +14,31 @@ use crate::agent::config::CodexConfig;
 use crate::agent::sent::SessionOptions;
 use crate::compare;
 use crate::error::Error;
+use crate::event::Origin;
 use crate::inputs::{DEFAULT_SCHEMA_FILE, Inputs, PromptSource, SchemaSource};
+use crate::receipt::instructions::Base;
 use crate::report;
 use crate::review::gate::Policy;
 use crate::sources::{Prompt, SchemaInput, Sources};
 use crate::workspace::{Location, Workspace};
 
 impl Inputs {
+    /// The commit whose instructions are trusted: input `base-ref`, else the
+    /// pull request's base from the event.
+    pub fn base(&self, origin: &Origin) -> Option<Base> {
+        match (&self.base_ref, &origin.base_sha) {
+            (Some(given), _) => Some(Base {
+                given: given.clone(),
+                from: "input `base-ref`",
+            }),
+            (None, Some(sha)) => Some(Base {
+                given: sha.clone(),
+                from: "the pull request's base",
+            }),
+            (None, None) => None,
+        }
+    }
+
     /// The receipt file.
     pub fn usage_location(&self, ws: &Workspace) -> Result<Location, Error> {
         ws.resolve_artifact("usage-file", &self.usage_file)

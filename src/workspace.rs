@@ -187,6 +187,64 @@ fn resolve_existing_prefix(path: &Path) -> Result<PathBuf, String> {
     Err("cannot be resolved".into())
 }
 
+/// Why a file of a checkout that a pull request controls was not read.
+#[derive(Debug)]
+pub enum Unread {
+    Missing,
+    /// It resolves, through a symlink, to this path outside every allowed root.
+    Outside(PathBuf),
+    /// A folder, a device, a pipe: not a regular file.
+    NotRegular,
+    /// It holds more than the limit (counted while reading: procfs files
+    /// report a size of 0).
+    TooLarge(u64),
+    Io(io::Error),
+}
+
+impl Unread {
+    /// Why, in a few words, for a sentence about `shown`.
+    pub fn why(&self, shown: &str) -> String {
+        match self {
+            Unread::Missing => format!("`{shown}` does not exist"),
+            Unread::Outside(real) => format!(
+                "`{shown}` resolves to `{}`, outside the workspace, and is not read",
+                crate::escape::one_line(&real.display().to_string())
+            ),
+            Unread::NotRegular => format!("`{shown}` is not a regular file, and is not read"),
+            Unread::TooLarge(max) => format!(
+                "`{shown}` holds more than {} MiB, and is not read",
+                max >> 20
+            ),
+            Unread::Io(e) => format!("`{shown}` cannot be read ({e})"),
+        }
+    }
+}
+
+/// Reads `path` as data: it must resolve (symlinks followed) inside one of
+/// `roots`, be a regular file, and hold at most `max` bytes.
+pub fn read_contained(path: &Path, roots: &[&Path], max: u64) -> Result<Vec<u8>, Unread> {
+    use std::io::Read;
+    let real = fs::canonicalize(path).map_err(|e| match e.kind() {
+        io::ErrorKind::NotFound => Unread::Missing,
+        _ => Unread::Io(e),
+    })?;
+    if !roots.iter().any(|r| real.starts_with(r)) {
+        return Err(Unread::Outside(real));
+    }
+    let file = fs::File::open(&real).map_err(Unread::Io)?;
+    if !file.metadata().map_err(Unread::Io)?.is_file() {
+        return Err(Unread::NotRegular);
+    }
+    let mut bytes = Vec::new();
+    file.take(max + 1)
+        .read_to_end(&mut bytes)
+        .map_err(Unread::Io)?;
+    if bytes.len() as u64 > max {
+        return Err(Unread::TooLarge(max));
+    }
+    Ok(bytes)
+}
+
 /// Whether a location holds a file, and if not, why not, in the user's words.
 pub enum Presence {
     File,

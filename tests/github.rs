@@ -21,6 +21,8 @@ async fn run(step: Step) -> Outcome {
         .unwrap()
 }
 
+/// A pull request event whose base is its head's own commit: nothing changed
+/// of the instructions, so the receipt's verdict is the review's alone.
 fn pull_request(head: &str, fork: bool) -> Value {
     json!({
         "action": "synchronize",
@@ -28,7 +30,7 @@ fn pull_request(head: &str, fork: bool) -> Value {
         "pull_request": {
             "number": 42,
             "head": {"sha": head, "repo": {"full_name": if fork { "someone/widgets" } else { REPO }}},
-            "base": {"sha": "8888888888888888888888888888888888888888", "repo": {"full_name": REPO}}
+            "base": {"sha": head, "repo": {"full_name": REPO}}
         }
     })
 }
@@ -235,8 +237,9 @@ async fn a_forks_read_only_token_falls_back_without_changing_the_result() {
     );
     // The fallback: annotations in the log and the job summary.
     assert!(out.stdout.contains("::warning file=package.json,line=14"));
+    // A fork wrote everything its agent job uploaded: never "verified".
     assert!(
-        out.summary.starts_with("## ⚠️ Receipt verified")
+        out.summary.starts_with("## ⚠️ Not verified, missing: an agent job the fork does not control")
             && out.summary.contains("> **No check run**: GitHub refused (403 Resource not accessible by integration): pull requests from forks"),
         "{}",
         out.summary

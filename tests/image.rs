@@ -34,7 +34,7 @@ fn pull_request(head: &str) -> Value {
         "pull_request": {
             "number": 42,
             "head": {"sha": head, "repo": {"full_name": REPO}},
-            "base": {"sha": "8888888888888888888888888888888888888888", "repo": {"full_name": REPO}}
+            "base": {"sha": head, "repo": {"full_name": REPO}}
         }
     })
 }

@@ -106,8 +106,17 @@ fn a_receipt_from_the_seed_script_is_merged_without_churn() {
     s.review_step().run().code(0);
     let first = s.read("usage.json");
     let usage: Value = serde_json::from_slice(&first).unwrap();
-    assert_eq!(usage["budget"], json!({"max_tokens": 50000, "ratio": 0.5}));
-    assert_eq!(usage["note"], "café ☕");
+    // `run` verifies an uploaded file: what it says of itself is a claim, kept apart.
+    let claimed = &usage["claimed_by_upload"];
+    assert_eq!(
+        claimed["budget"],
+        json!({"max_tokens": 50000, "ratio": 0.5})
+    );
+    assert_eq!(claimed["note"], "café ☕");
+    assert_eq!(usage.get("budget"), None);
+    let statement: Value = serde_json::from_slice(&s.read("usage.intoto.json")).unwrap();
+    assert_eq!(statement["predicate"].get("claimed_by_upload"), None);
+    assert_eq!(statement["predicate"]["prompt_sha"], usage["prompt_sha"]);
     let seed: Value = serde_json::from_slice(&seed).unwrap();
     for key in [
         "prompt_path",

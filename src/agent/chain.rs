@@ -59,6 +59,10 @@ impl Chain {
     }
 }
 
+/// The largest AGENTS file read: Codex takes project-doc-max-bytes of the
+/// chain, and the receipt hashes whole files.
+const MAX_FILE_BYTES: u64 = 16 * 1024 * 1024;
+
 /// How Codex is configured to read the chain.
 #[derive(Clone, Debug)]
 pub struct Options {
@@ -92,6 +96,18 @@ fn search_dirs(cwd: &Path, markers: &[String]) -> Vec<PathBuf> {
         .collect();
     dirs.reverse();
     dirs
+}
+
+/// Every path, relative to the workspace, where Codex would look for a chain
+/// file for an agent in `cwd`: a file added or removed at any of them changes
+/// what the agent reads.
+pub fn candidate_paths(cwd: &Path, ws: &Workspace, opts: &Options) -> Vec<String> {
+    let names = candidates(opts);
+    search_dirs(cwd, &opts.root_markers)
+        .iter()
+        .filter(|dir| dir.starts_with(ws.root()))
+        .flat_map(|dir| names.iter().map(move |n| ws.relative(&dir.join(n))))
+        .collect()
 }
 
 fn candidates(opts: &Options) -> Vec<String> {
@@ -134,15 +150,18 @@ pub fn load(cwd: &Path, ws: &Workspace, opts: &Options) -> Result<Chain, Error> 
                 continue;
             }
             let shown = ws.relative(&path);
-            let bytes = match fs::read(&path) {
+            let bytes = match crate::workspace::read_contained(&path, &[ws.root()], MAX_FILE_BYTES)
+            {
                 Ok(b) => b,
-                Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
-                Err(e) => {
-                    return Err(Error::io(
-                        "cannot read the AGENTS.md file",
+                Err(crate::workspace::Unread::Missing) => continue,
+                Err(why) => {
+                    return Err(Error::in_file(
                         &shown,
-                        &path,
-                        &e,
+                        format!(
+                            "{}: Codex would read it as part of the AGENTS.md chain, and the receipt \
+                             cannot vouch for it; replace it with a regular file inside the repository",
+                            why.why(&shown)
+                        ),
                     ));
                 }
             };

@@ -50,8 +50,10 @@ impl CodexConfig {
         let mut config = CodexConfig::default();
         if let Some(home) = home {
             let path = home.join("config.toml");
-            match std::fs::read_to_string(&path) {
-                Ok(text) => {
+            let real_home = std::fs::canonicalize(home).unwrap_or_else(|_| home.to_path_buf());
+            match crate::workspace::read_contained(&path, &[&real_home], 1 << 20) {
+                Ok(bytes) => {
+                    let text = String::from_utf8_lossy(&bytes);
                     let table: toml::Table = text.parse().map_err(|e: toml::de::Error| {
                         Error::new(format!(
                             "`$CODEX_HOME/config.toml` is not valid TOML ({}); Codex would not start with it either: fix the file",
@@ -64,14 +66,12 @@ impl CodexConfig {
                         }
                     }
                 }
-                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-                Err(e) => {
-                    return Err(Error::io(
-                        "cannot read the Codex config",
-                        "$CODEX_HOME/config.toml",
-                        &path,
-                        &e,
-                    ));
+                Err(crate::workspace::Unread::Missing) => {}
+                Err(why) => {
+                    return Err(Error::new(format!(
+                        "{}: Codex's settings cannot be checked; make it a regular file of at most 1 MiB inside codex-home",
+                        why.why("$CODEX_HOME/config.toml")
+                    )));
                 }
             }
         }

@@ -83,10 +83,22 @@ pub struct Session {
     pub file_changes: Vec<FileChange>,
     /// Commands the agent ran (at most [`MAX_COMMANDS`] kept).
     pub commands: Vec<Command>,
+    /// Messages for the model with role `user`, `developer` or `system`
+    /// after the prompt: text the model received that no receipt input covers.
+    pub after_prompt: Vec<LaterMessage>,
     /// Odd things met on the way, said once each.
     pub warnings: Vec<String>,
     /// The agent job's filter cut the record down before uploading it.
     pub redaction: Option<super::redaction::Redaction>,
+}
+
+/// A message the model received after the prompt.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LaterMessage {
+    pub role: String,
+    /// SHA-256 of its text parts, concatenated.
+    pub sha256: String,
+    pub bytes: usize,
 }
 
 /// A file a patch of the agent's touched (`item_completed`, `FileChange`).
@@ -143,6 +155,15 @@ fn read_line<R: BufRead + ?Sized>(
         let buf = reader.fill_buf()?;
         if buf.is_empty() {
             break;
+        }
+        // Blank lines between records go in bulk: a stream of newlines is
+        // the cheapest bomb, and each would otherwise be a line to read.
+        if line.is_empty() {
+            let blank = buf.iter().take_while(|b| b.is_ascii_whitespace()).count();
+            if blank > 0 {
+                reader.consume(blank);
+                continue;
+            }
         }
         any = true;
         let (chunk, done) = match memchr::memchr(b'\n', buf) {
@@ -212,7 +233,7 @@ pub fn read(path: &Path) -> Result<Session, Error> {
     }
     // Codex compresses old records: read them through the decoder; the hash
     // is of the file as stored (what was uploaded).
-    let decoder = ruzstd::decoding::StreamingDecoder::new(Hashing::new(file)).map_err(|e| {
+    let decoder = ruzstd::decoding::StreamingDecoder::new(Hashing::new(file)).map(Capped::new).map_err(|e| {
         Error::in_file(
             &shown,
             format!(
@@ -222,10 +243,40 @@ pub fn read(path: &Path) -> Result<Session, Error> {
         )
     })?;
     let (mut session, decoder) = parse(decoder, path)?;
-    let stored = decoder.into_inner();
+    let stored = decoder.inner.into_inner();
     session.sha256 = hex::encode(stored.hasher.finalize());
     session.bytes = stored.bytes;
     Ok(session)
+}
+
+/// The most bytes of a record read, after decompression: a review's record is
+/// a few MiB, and a 134 KB zstd file can expand to 4 GiB.
+pub const MAX_RECORD_BYTES: u64 = 256 * 1024 * 1024;
+
+/// A stream that fails once it has given [`MAX_RECORD_BYTES`].
+struct Capped<R> {
+    inner: R,
+    given: u64,
+}
+
+impl<R> Capped<R> {
+    fn new(inner: R) -> Capped<R> {
+        Capped { inner, given: 0 }
+    }
+}
+
+impl<R: Read> Read for Capped<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.given += n as u64;
+        if self.given > MAX_RECORD_BYTES {
+            return Err(io::Error::other(format!(
+                "it holds more than {} MiB (decompressed), more than any review's record; upload only this run's record",
+                MAX_RECORD_BYTES >> 20
+            )));
+        }
+        Ok(n)
+    }
 }
 
 /// A record Codex compressed (`rollout-*.jsonl.zst`).
@@ -245,7 +296,7 @@ impl<R> Hashing<R> {
 
 /// Reads a rollout from any stream; `path` names it in the result and errors.
 pub fn read_stream(stream: impl Read, path: &Path) -> Result<Session, Error> {
-    let (mut session, hashing) = parse(Hashing::new(stream), path)?;
+    let (mut session, hashing) = parse(Hashing::new(Capped::new(stream)), path)?;
     session.sha256 = hex::encode(hashing.hasher.finalize());
     session.bytes = hashing.bytes;
     Ok(session)
@@ -276,7 +327,18 @@ fn parse<R: Read>(stream: R, path: &Path) -> Result<(Session, R), Error> {
             continue;
         }
         // A line without its newline may be cut off: parse it to find out.
-        if let Some((kind, payload, head)) = classify(&line).filter(|_| ended) {
+        // Skipped unparsed only when the fast look is sure of the line's kind:
+        // a line laid out otherwise (keys in another order) is parsed in full,
+        // so no layout hides a message from the receipt.
+        let sure = |kind: &str, payload: Option<&str>| match kind {
+            "response_item" | "event_msg" => payload.is_some(),
+            "token_usage_record" | "compacted" => true,
+            _ => false,
+        };
+        if let Some((kind, payload, head)) = classify(&line)
+            .filter(|_| ended)
+            .filter(|(k, p, _)| sure(k, *p))
+        {
             if !wanted(kind, payload, head) {
                 if !matches!(
                     kind,
@@ -409,6 +471,15 @@ fn absorb(s: &mut Session, v: &Value, unknown: &mut usize) {
                 if p["role"] == "developer" {
                     s.developer.extend(texts.iter().map(|t| t.to_string()));
                 }
+            }
+            let role = p["role"].as_str().unwrap_or("");
+            if !before_prompt && matches!(role, "user" | "developer" | "system") {
+                let text = texts.concat();
+                s.after_prompt.push(LaterMessage {
+                    role: role.to_string(),
+                    sha256: crate::digest::sha256_hex(text.as_bytes()),
+                    bytes: text.len(),
+                });
             }
             match p["role"].as_str() {
                 Some("user") => {
@@ -602,6 +673,25 @@ pub fn pick(
     cwd: &Path,
     relative: &str,
 ) -> Result<(Candidate, Option<String>), String> {
+    let matching = matching(candidates, session_id, cwd, relative)?;
+    let newest = matching.last().expect("matching is never empty");
+    let note = (matching.len() > 1).then(|| {
+        format!(
+            "{} session records match the working directory; the newest was used (set session-id to choose another)",
+            matching.len()
+        )
+    });
+    Ok(((*newest).clone(), note))
+}
+
+/// The records that may be this run's: the one with `session_id`, else those
+/// that ran in `cwd` (never empty: none is an error that says why).
+pub fn matching<'a>(
+    candidates: &'a [Candidate],
+    session_id: Option<&str>,
+    cwd: &Path,
+    relative: &str,
+) -> Result<Vec<&'a Candidate>, String> {
     if candidates.is_empty() {
         return Err(
             "there is no session record (`sessions/**/rollout-*.jsonl`) in codex-home".into(),
@@ -611,8 +701,7 @@ pub fn pick(
         return candidates
             .iter()
             .find(|c| c.id.as_deref() == Some(id))
-            .cloned()
-            .map(|c| (c, None))
+            .map(|c| vec![c])
             .ok_or_else(|| {
                 format!(
                     "no session record has id `{id}` (there are {})",
@@ -636,20 +725,14 @@ pub fn pick(
     } else {
         exact
     };
-    let Some(newest) = matching.last() else {
+    if matching.is_empty() {
         return Err(format!(
             "none of the {} session records ran in the working directory `{}`; set session-id to the run's session",
             candidates.len(),
             cwd.display()
         ));
-    };
-    let note = (matching.len() > 1).then(|| {
-        format!(
-            "{} session records match the working directory; the newest was used (set session-id to choose another)",
-            matching.len()
-        )
-    });
-    Ok(((*newest).clone(), note))
+    }
+    Ok(matching)
 }
 
 #[cfg(test)]

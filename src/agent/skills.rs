@@ -109,7 +109,11 @@ pub fn in_checkout(workdir: &Path, ws: &Workspace) -> Vec<InCheckout> {
             .collect();
         files.sort();
         for file in files {
-            let Ok(bytes) = fs::read(&file) else { continue };
+            // A link out of the checkout, or a huge file, is not a skill the
+            // checkout has: if the agent was shown it, that fails, named.
+            let Ok(bytes) = crate::workspace::read_contained(&file, &[ws.root()], 16 << 20) else {
+                continue;
+            };
             let (name, description) = front_matter(&String::from_utf8_lossy(&bytes));
             let folder = file
                 .parent()

@@ -16,25 +16,27 @@ use std::sync::mpsc::{Receiver, Sender};
 use crate::agent::chain::Options as ChainOptions;
 use crate::agent::config::CodexConfig;
 use crate::error::Error;
+use crate::event::Origin;
 use crate::inputs::{Inputs, Mode};
 use crate::outcome::Outcome;
+use crate::receipt::instructions::{self, Subject};
 use crate::sources::Sources;
 use crate::workspace::Workspace;
 
-/// Runs the mode the inputs ask for.
-/// `base`: the pull request's base commit, when the event names one (what
-/// the pull request changed is said, e.g. a skill it adds).
+/// Runs the mode the inputs ask for. `origin`: what the event says of the
+/// pull request (its base, a fork, the workflow file), for the comparison of
+/// the agent's instructions with the base.
 pub fn execute(
     inputs: &Inputs,
     ws: &Workspace,
     codex_home: Option<&Path>,
-    base: Option<&str>,
+    origin: &Origin,
 ) -> Result<Outcome, Error> {
     match inputs.mode {
-        Mode::Run => run::run(inputs, ws, codex_home, base),
+        Mode::Run => run::run(inputs, ws, codex_home, origin),
         Mode::Record => record::record(inputs, ws, codex_home),
-        Mode::Verify => verify::verify(inputs, ws, codex_home),
-        Mode::Validate => validate::validate(inputs, ws),
+        Mode::Verify => verify::verify(inputs, ws, codex_home, origin),
+        Mode::Validate => validate::validate(inputs, ws, origin),
         Mode::Compare => compare::compare(inputs, ws),
         Mode::Lint => lint::lint(ws),
     }
@@ -60,6 +62,64 @@ impl Covered {
             chain,
         })
     }
+}
+
+/// The receipt's files, each named by what it is to the agent.
+type Named = [(&'static str, Option<String>)];
+
+/// The files a step's sources name.
+fn named(sources: &Sources) -> Vec<(&'static str, Option<String>)> {
+    use crate::sources::{Prompt, SchemaInput};
+    let prompt = match &sources.prompt {
+        Some(Prompt::File(loc)) => Some(loc.shown.clone()),
+        _ => None,
+    };
+    let schema = match &sources.schema {
+        SchemaInput::File(loc) | SchemaInput::Default(loc) => Some(loc.shown.clone()),
+        SchemaInput::Inline(_) => None,
+    };
+    vec![
+        ("prompt", prompt),
+        (
+            "prompt template",
+            sources.template.as_ref().map(|l| l.shown.clone()),
+        ),
+        ("tools", Some(sources.tools.shown.clone())),
+        ("output schema", schema),
+    ]
+}
+
+/// Compares every file the receipt covers with the trusted base: `None` when
+/// there is no base and none is expected (a push, a local run).
+fn compare_with_base(
+    inputs: &Inputs,
+    ws: &Workspace,
+    files: &Named,
+    sources: &Sources,
+    chain: &ChainOptions,
+    origin: &Origin,
+) -> Option<instructions::Check> {
+    let policy = inputs.instructions_changed;
+    let Some(base) = inputs.base(origin) else {
+        return origin
+            .reviews_pull_request
+            .then(|| instructions::no_base(policy));
+    };
+    let mut subjects: Vec<Subject> = files
+        .iter()
+        .filter_map(|(kind, path)| path.as_deref().map(|p| Subject::file(kind, p)))
+        .collect();
+    if let Some(workflow) = &origin.workflow_path {
+        subjects.push(Subject::file("workflow", workflow));
+    }
+    subjects.extend(
+        crate::agent::chain::candidate_paths(&sources.workdir, ws, chain)
+            .iter()
+            .map(|p| Subject::file("AGENTS.md", p)),
+    );
+    subjects.push(Subject::glob("skill", "**/.agents/skills/**"));
+    subjects.push(Subject::glob("Codex config", "**/.codex/**"));
+    Some(instructions::check(ws.root(), &base, &subjects, policy))
 }
 
 /// Runs `beside` on a thread named `name` while `here` runs on this one, the

@@ -18,7 +18,13 @@ pub fn record(
     let existing = usage_file::load(&usage)?;
     let Covered { sources, chain, .. } = Covered::read(inputs, ws, codex_home)?;
     let collected = identities::collect(&sources, &chain, ws, false)?;
-    let receipt = usage_file::write_receipt(&usage, existing, &collected.receipt, ws)?;
+    let receipt = usage_file::write_receipt(
+        &usage,
+        existing,
+        &collected.receipt,
+        ws,
+        usage_file::Foreign::Keep,
+    )?;
     let mut outcome = Outcome::empty(Mode::Record, usage.shown, receipt);
     outcome.caveats = collected.caveats;
     Ok(outcome)

@@ -7,19 +7,21 @@ use std::path::Path;
 use serde_json::{Map, Value};
 use std::sync::mpsc::Sender;
 
-use super::{Covered, side_by_side};
+use super::{Covered, compare_with_base, named, side_by_side};
 use crate::agent::chain::Options as ChainOptions;
 use crate::agent::sent::{self, AgentCheck, Expected, SessionOptions};
 use crate::agent::skills;
 use crate::error::Error;
+use crate::event::Origin;
 use crate::inputs::{Inputs, Mode};
 use crate::level::{Caveat, Level};
 use crate::lint::{self, Lint};
 use crate::outcome::Outcome;
-use crate::receipt::git;
 use crate::receipt::identities::{self, Collected};
+use crate::receipt::instructions;
 use crate::receipt::verify::{self, Scope, Verification};
 use crate::receipt::{Receipt, ValidationRecord, VerificationRecord, usage_file};
+use crate::review::judge::Judge;
 use crate::review::{self, Review, schema};
 use crate::sources::Sources;
 use crate::workspace::{Location, Workspace};
@@ -28,7 +30,7 @@ pub fn run(
     inputs: &Inputs,
     ws: &Workspace,
     codex_home: Option<&Path>,
-    base: Option<&str>,
+    origin: &Origin,
 ) -> Result<Outcome, Error> {
     let usage = inputs.usage_location(ws)?;
     let existing = usage_file::load(&usage)?;
@@ -38,6 +40,13 @@ pub fn run(
         chain,
     } = Covered::read(inputs, ws, codex_home)?;
     let policy = inputs.gate_policy();
+    let instructions = compare_with_base(inputs, ws, &named(&sources), &sources, &chain, origin);
+    let gate = Judge::choose(
+        inputs.gate_schema,
+        &sources.schema,
+        ws,
+        instructions.as_ref(),
+    );
 
     // A receipt recorded before the agent ran is checked before it is replaced.
     let before = match &existing {
@@ -60,7 +69,7 @@ pub fn run(
     // the identities computed a second time for the verification.
     let (side, review) = side_by_side(
         "identities",
-        |schema| beside_review(&sources, &chain, ws, &usage.shown, schema),
+        |schema| beside_review(&sources, &chain, ws, &usage.shown, &gate, schema),
         |schema| review::read_and_judge(&sources.output, schema, &policy.findings_pointer),
     );
     let Beside {
@@ -78,10 +87,21 @@ pub fn run(
     } = collected;
     record_review(&mut receipt, &review);
     caveats.extend(review.caveats());
+    caveats.extend(gate.caveat.clone());
+    receipt.gate_schema = gate.record.clone();
+    receipt.base = instructions.as_ref().map(|c| c.record());
     let decision = policy.decide(&review);
     let agent = match inputs.session_options(codex_home, &config) {
         Some(opts) => {
-            let check = check_agent(&opts, &sources, ws, &receipt, &prompt_bytes, &review, base);
+            let check = check_agent(
+                &opts,
+                &sources,
+                ws,
+                &receipt,
+                &prompt_bytes,
+                &review,
+                instructions.as_ref(),
+            );
             record_agent(&mut receipt, &check);
             Some(check)
         }
@@ -91,7 +111,8 @@ pub fn run(
         }
     };
     receipt.verification = Some(VerificationRecord::of(before.as_ref()));
-    let written = usage_file::write_receipt(&usage, existing, &receipt, ws)?;
+    let written =
+        usage_file::write_receipt(&usage, existing, &receipt, ws, usage_file::Foreign::Claimed)?;
     clock.lap("write done");
     let verification = verify_written(before, recomputed?, &usage, &written)?;
     clock.lap("verification done");
@@ -101,7 +122,15 @@ pub fn run(
     outcome.review = Some(review);
     outcome.decision = Some(decision);
     outcome.caveats = caveats;
+    if let Some(a) = &agent {
+        outcome.unverified.extend(
+            a.unverified
+                .iter()
+                .map(|(what, why)| crate::outcome::Unverified::new(what, why)),
+        );
+    }
     outcome.agent = agent;
+    outcome.instructions = instructions;
     if inputs.lint_workflows {
         outcome.lints = advice(lint::lint_workflows(ws));
     }
@@ -156,11 +185,12 @@ fn beside_review(
     chain: &ChainOptions,
     ws: &Workspace,
     usage_shown: &str,
+    gate: &Judge,
     schema: Sender<Result<schema::Schema, Error>>,
 ) -> Result<Beside, Error> {
     let collected = identities::collect(sources, chain, ws, true)?;
     // The review waits for this; a send fails only if the review gave up.
-    let _ = schema.send(schema::compile_input(&sources.schema, ws));
+    let _ = schema.send(gate.compile(&sources.schema, ws));
     drop(schema);
     let recorded = collected.receipt.to_map();
     let recomputed = verify::verify(&recorded, usage_shown, sources, chain, ws, Scope::All);
@@ -192,15 +222,18 @@ fn check_agent(
     receipt: &Receipt,
     prompt: &[u8],
     review: &Review,
-    base: Option<&str>,
+    instructions: Option<&instructions::Check>,
 ) -> AgentCheck {
     let agents_sha = receipt.agents_sha.clone().flatten();
     let skills = skills::in_checkout(&sources.workdir, ws);
     let mut inputs = receipt.input_paths();
     inputs.extend(skills.iter().map(|s| s.path.clone()));
-    let changed_skills = base
-        .map(|b| git::changed_since(ws.root(), b, ":(glob)**/.agents/skills/**"))
-        .unwrap_or_default();
+    let changed_skills: Vec<String> = instructions
+        .iter()
+        .flat_map(|c| &c.changes)
+        .filter(|c| c.kind == "skill")
+        .map(|c| c.path.clone())
+        .collect();
     let workdir = ws.relative(&sources.workdir);
     let expected = Expected {
         prompt_path: receipt.prompt_path.as_deref(),

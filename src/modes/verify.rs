@@ -2,8 +2,9 @@
 
 use std::path::Path;
 
-use super::Covered;
+use super::{Covered, compare_with_base};
 use crate::error::Error;
+use crate::event::Origin;
 use crate::inputs::{Inputs, Mode};
 use crate::outcome::Outcome;
 use crate::receipt::usage_file;
@@ -14,6 +15,7 @@ pub fn verify(
     inputs: &Inputs,
     ws: &Workspace,
     codex_home: Option<&Path>,
+    origin: &Origin,
 ) -> Result<Outcome, Error> {
     let usage = inputs.usage_location(ws)?;
     let recorded = usage_file::load(&usage)?.ok_or_else(|| {
@@ -28,7 +30,17 @@ pub fn verify(
     })?;
     let Covered { sources, chain, .. } = Covered::read(inputs, ws, codex_home)?;
     let verification = verify::verify(&recorded, &usage.shown, &sources, &chain, ws, Scope::All)?;
+    // The receipt's own files, as it names them: what the agent was given.
+    let text = |k: &str| recorded.get(k).and_then(|v| v.as_str()).map(str::to_string);
+    let files = [
+        ("prompt", text("prompt_path")),
+        ("prompt template", text("prompt_template_path")),
+        ("tools", text("tools_path")),
+        ("output schema", text("schema_path")),
+    ];
+    let instructions = compare_with_base(inputs, ws, &files, &sources, &chain, origin);
     let mut outcome = Outcome::empty(Mode::Verify, usage.shown, recorded);
     outcome.verification = Some(verification);
+    outcome.instructions = instructions;
     Ok(outcome)
 }

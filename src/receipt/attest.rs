@@ -54,7 +54,14 @@ pub fn statement(receipt: &Map<String, Value>) -> Value {
         "_type": STATEMENT_TYPE,
         "subject": subjects,
         "predicateType": PREDICATE_TYPE,
-        "predicate": Value::Object(receipt.clone()),
+        // What this tool wrote, and nothing a usage file brought with it.
+        "predicate": Value::Object(
+            receipt
+                .iter()
+                .filter(|(k, _)| crate::receipt::OWNED_KEYS.contains(&k.as_str()))
+                .map(|(k, v)| (k.clone(), v.clone()))
+                .collect()
+        ),
     })
 }
 

@@ -1,10 +1,19 @@
-//! The checkout's identity: `git describe --tags --always --dirty` and `git rev-parse HEAD`.
+//! The checkout's identity: `git describe --tags --always --dirty` and `git rev-parse HEAD`,
+//! and a file's bytes at another commit.
 //!
-//! Inside the action's container the workspace belongs to the runner's user
-//! while the container runs as root, and git (2.35.2+) refuses such a repository
-//! as "dubious ownership". We pass `safe.directory` on each call, in git's command
-//! scope, so the user's repository config is never edited. `core.fsmonitor` is
-//! turned off because it is the one config key a read-only command would execute.
+//! The checkout may be hostile: a fork's artifact can unpack a `.git/config` over it, and a
+//! pull request controls `.gitattributes`. So git runs here with nothing that could start a
+//! program: an empty environment (no token in it for a program to find), no system or global
+//! config, no attributes but the repository's own, and every filter and diff driver the
+//! repository's config defines overridden to nothing on the command line, which outranks every
+//! config file. `git describe --dirty` refreshes the index, and that refresh is what would run a
+//! clean filter; it then compares the raw bytes instead (a checkout that relies on a filter,
+//! such as Git LFS with its files fetched, reads as dirty; the image has no git-lfs anyway).
+//!
+//! Inside the action's container the workspace belongs to the runner's user while the container
+//! runs as root, and git (2.35.2+) refuses such a repository as "dubious ownership":
+//! `safe.directory` is passed on each call, in git's command scope, so the user's repository
+//! config is never edited.
 
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -80,20 +89,52 @@ impl Pending {
 /// HEAD's side (`base...HEAD`), relative to the repository. Empty when git
 /// cannot tell (a shallow checkout without the base commit).
 pub fn changed_since(dir: &Path, base: &str, pathspec: &str) -> Vec<String> {
-    let range = format!("{base}...HEAD");
-    let args = [
+    changed_between(dir, &format!("{base}...HEAD"), &[pathspec]).unwrap_or_default()
+}
+
+/// The files matching `pathspecs` that differ in `range` (`A..B` or `A...B`),
+/// relative to `dir`; `None` when git cannot tell.
+pub fn changed_between(dir: &Path, range: &str, pathspecs: &[&str]) -> Option<Vec<String>> {
+    let mut args = vec![
         "diff",
         "--name-only",
         "--no-renames",
-        &range,
+        "--relative",
+        "-z",
+        range,
         "--",
-        pathspec,
     ];
-    spawn(dir, &args)
-        .ok()
-        .and_then(|child| finish(dir, &args, child).ok())
-        .map(|out| out.lines().map(str::to_string).collect())
-        .unwrap_or_default()
+    args.extend_from_slice(pathspecs);
+    let out = spawn(dir, &args).ok()?.wait_with_output().ok()?;
+    out.status.success().then(|| {
+        out.stdout
+            .split(|b| *b == 0)
+            .filter(|p| !p.is_empty())
+            .map(|p| String::from_utf8_lossy(p).into_owned())
+            .collect()
+    })
+}
+
+/// The full SHA of `rev` as a commit, when the checkout has it. `rev` must
+/// already be known not to read as an option.
+pub fn commit_of(dir: &Path, rev: &str) -> Option<String> {
+    let spec = format!("{rev}^{{commit}}");
+    let args = [
+        "rev-parse",
+        "--verify",
+        "--quiet",
+        "--end-of-options",
+        &spec,
+    ];
+    let child = spawn(dir, &args).ok()?;
+    finish(dir, &args, child).ok().filter(|s| !s.is_empty())
+}
+
+/// The best common ancestor of `a` and `b` (full SHAs), when the checkout has one.
+pub fn merge_base(dir: &Path, a: &str, b: &str) -> Option<String> {
+    let args = ["merge-base", a, b];
+    let child = spawn(dir, &args).ok()?;
+    finish(dir, &args, child).ok().filter(|s| !s.is_empty())
 }
 
 /// A file's bytes at a commit (`git show <commit>:./<path>`, `path` relative to `dir`); `None` when git
@@ -101,31 +142,143 @@ pub fn changed_since(dir: &Path, base: &str, pathspec: &str) -> Vec<String> {
 pub fn show(dir: &Path, commit: &str, path: &str) -> Option<Vec<u8>> {
     // `./`: relative to `dir`, which may be below the repository root.
     let spec = format!("{commit}:./{path}");
-    let args = ["show", "--no-textconv", &spec];
+    let args = ["show", "--no-textconv", "--no-ext-diff", &spec];
     let out = spawn(dir, &args).ok()?.wait_with_output().ok()?;
     out.status.success().then_some(out.stdout)
 }
 
-fn spawn(dir: &Path, args: &[&str]) -> Result<Child, Error> {
-    Command::new("git")
-        .args(["-c", "safe.directory=*", "-c", "core.fsmonitor=false"])
-        .arg("-C")
-        .arg(dir)
-        .args(args)
+/// Settings given on every call: no program that a config key could name, no network, no
+/// submodule (its own config could name a filter we did not see), no replaced objects.
+const ALWAYS: &[&str] = &[
+    "safe.directory=*",
+    "core.fsmonitor=false",
+    "core.hooksPath=/dev/null",
+    "core.attributesFile=/dev/null",
+    "core.pager=cat",
+    "core.sshCommand=",
+    "core.askPass=",
+    "core.useReplaceRefs=false",
+    "credential.helper=",
+    "diff.external=",
+    "diff.ignoreSubmodules=all",
+    "submodule.recurse=false",
+    "log.showSignature=false",
+    "protocol.allow=never",
+];
+
+/// The variables git keeps from ours: where programs are, and nothing that carries a value
+/// of the job's (the token, the workflow's variables).
+const KEPT_VARIABLES: &[&str] = &["PATH", "TMPDIR"];
+
+/// A git command for `dir` that can start no program the repository names.
+fn command(dir: &Path) -> Result<Command, Error> {
+    let mut cmd = bare_command();
+    // By variable, not `-c`: a driver's name may hold `=`, which `-c` would split at.
+    let overrides = repository_overrides(dir)?;
+    for (i, (key, value)) in overrides.iter().enumerate() {
+        cmd.env(format!("GIT_CONFIG_KEY_{i}"), key)
+            .env(format!("GIT_CONFIG_VALUE_{i}"), value);
+    }
+    cmd.env("GIT_CONFIG_COUNT", overrides.len().to_string());
+    cmd.arg("-C").arg(dir);
+    Ok(cmd)
+}
+
+fn bare_command() -> Command {
+    let mut cmd = Command::new("git");
+    cmd.env_clear();
+    for name in KEPT_VARIABLES {
+        if let Some(value) = std::env::var_os(name) {
+            cmd.env(name, value);
+        }
+    }
+    cmd.envs([
+        ("LC_ALL", "C"),
+        ("GIT_CONFIG_NOSYSTEM", "1"),
+        ("GIT_CONFIG_GLOBAL", "/dev/null"),
+        ("GIT_ATTR_NOSYSTEM", "1"),
+        ("GIT_NO_REPLACE_OBJECTS", "1"),
         // Keep git from taking the index lock for a refresh it does not need.
-        .env("GIT_OPTIONAL_LOCKS", "0")
-        .env("GIT_TERMINAL_PROMPT", "0")
-        .env_remove("GIT_DIR")
-        .env_remove("GIT_WORK_TREE")
-        .stdin(Stdio::null())
+        ("GIT_OPTIONAL_LOCKS", "0"),
+        ("GIT_TERMINAL_PROMPT", "0"),
+        ("GIT_PAGER", "cat"),
+    ]);
+    for setting in ALWAYS {
+        cmd.arg("-c").arg(setting);
+    }
+    cmd.stdin(Stdio::null())
         .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .map_err(|e| {
-            Error::new(format!(
-                "cannot run git ({e}); install git (the action's image ships it) or put it on PATH"
-            ))
-        })
+        .stderr(Stdio::piped());
+    cmd
+}
+
+/// Config keys and the values given to them in command scope.
+type Settings = Vec<(String, String)>;
+
+/// The repository's filter and diff drivers, each set to nothing: a command-scope setting outranks
+/// `.git/config`, its includes and `config.worktree`. Asked once per folder: listing config
+/// names runs nothing.
+fn repository_overrides(dir: &Path) -> Result<std::sync::Arc<Settings>, Error> {
+    use std::collections::HashMap;
+    use std::sync::{Arc, Mutex, OnceLock};
+    static SEEN: OnceLock<Mutex<HashMap<PathBuf, Arc<Settings>>>> = OnceLock::new();
+    let seen = SEEN.get_or_init(Default::default);
+    if let Some(known) = seen.lock().ok().and_then(|m| m.get(dir).cloned()) {
+        return Ok(known);
+    }
+    let mut cmd = bare_command();
+    cmd.arg("-C")
+        .arg(dir)
+        .args(["config", "--list", "--name-only", "--includes"]);
+    let out = cmd.output().map_err(cannot_run)?;
+    // Outside a repository there is no config to override; the query itself says so.
+    let names = String::from_utf8_lossy(&out.stdout);
+    let overrides = Arc::new(neutralized(&names));
+    if let Ok(mut m) = seen.lock() {
+        m.insert(dir.to_path_buf(), overrides.clone());
+    }
+    Ok(overrides)
+}
+
+/// For each config name that names a program git would run on a read (`filter.<driver>.clean`,
+/// `.smudge`, `.process`, `diff.<driver>.textconv`, `.command`), the key and value that empty it.
+fn neutralized(names: &str) -> Settings {
+    let mut out = std::collections::BTreeSet::new();
+    for name in names.lines() {
+        let Some((section, rest)) = name.split_once('.') else {
+            continue;
+        };
+        let Some((driver, key)) = rest.rsplit_once('.') else {
+            continue;
+        };
+        match (
+            section.to_ascii_lowercase().as_str(),
+            key.to_ascii_lowercase().as_str(),
+        ) {
+            ("filter", "clean" | "smudge" | "process" | "required") => {
+                for k in ["clean", "smudge", "process"] {
+                    out.insert((format!("filter.{driver}.{k}"), String::new()));
+                }
+                out.insert((format!("filter.{driver}.required"), "false".into()));
+            }
+            ("diff", "textconv" | "command") => {
+                out.insert((format!("diff.{driver}.textconv"), String::new()));
+                out.insert((format!("diff.{driver}.command"), String::new()));
+            }
+            _ => {}
+        }
+    }
+    out.into_iter().collect()
+}
+
+fn spawn(dir: &Path, args: &[&str]) -> Result<Child, Error> {
+    command(dir)?.args(args).spawn().map_err(cannot_run)
+}
+
+fn cannot_run(e: std::io::Error) -> Error {
+    Error::new(format!(
+        "cannot run git ({e}); install git (the action's image ships it) or put it on PATH"
+    ))
 }
 
 fn finish(dir: &Path, args: &[&str], child: Child) -> Result<String, Error> {
@@ -155,4 +308,32 @@ fn finish(dir: &Path, args: &[&str], child: Child) -> Result<String, Error> {
         dir.display(),
         crate::escape::one_line(&reason)
     )))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_driver_the_config_names_is_emptied() {
+        let names =
+            "core.bare\nfilter.lfs.clean\nfilter.a=b.c.process\ndiff.x.textconv\nuser.name\n";
+        let got = neutralized(names);
+        for key in [
+            "filter.lfs.clean",
+            "filter.lfs.smudge",
+            "filter.lfs.process",
+            "filter.a=b.c.clean",
+            "filter.a=b.c.process",
+            "diff.x.textconv",
+            "diff.x.command",
+        ] {
+            assert!(
+                got.contains(&(key.to_string(), String::new())),
+                "{key}: {got:?}"
+            );
+        }
+        assert!(got.contains(&("filter.lfs.required".into(), "false".into())));
+        assert!(!got.iter().any(|(k, _)| k.starts_with("user.")));
+    }
 }

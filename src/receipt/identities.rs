@@ -173,6 +173,8 @@ pub fn collect(
         developer_sha: None,
         environment_sha: None,
         skills: None,
+        base: None,
+        gate_schema: None,
         safety_strategy: sources.safety_strategy.clone(),
         verification: None,
     };

@@ -13,6 +13,7 @@
 pub mod attest;
 pub mod git;
 pub mod identities;
+pub mod instructions;
 pub mod pyjson;
 pub mod usage_file;
 pub mod verify;
@@ -105,6 +106,12 @@ pub struct Receipt {
     /// codex-action's `safety-strategy`, as given to this step.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub safety_strategy: Option<String>,
+    /// The trusted base and every instruction file that differs from it.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub base: Option<instructions::BaseRecord>,
+    /// Whose output schema judged the review, when a base was in play.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub gate_schema: Option<crate::review::judge::JudgeRecord>,
     /// The result of verifying identities recorded earlier (`run` mode only).
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub verification: Option<VerificationRecord>,
@@ -188,6 +195,8 @@ pub const OWNED_KEYS: &[&str] = &[
     "environment_sha",
     "skills",
     "safety_strategy",
+    "base",
+    "gate_schema",
     "validation",
     "findings_count",
     "ok",
@@ -294,6 +303,15 @@ mod tests {
             environment_sha: Some("e".into()),
             skills: Some(vec![]),
             safety_strategy: Some("drop-sudo".into()),
+            base: Some(instructions::BaseRecord {
+                given: "main".into(),
+                commit: None,
+                instructions_changed: vec![],
+            }),
+            gate_schema: Some(crate::review::judge::JudgeRecord {
+                from: "base".into(),
+                sha256: None,
+            }),
             verification: Some(VerificationRecord {
                 verified: true,
                 mismatches: vec![],

@@ -21,10 +21,26 @@ pub fn load(loc: &Location) -> Result<Option<Map<String, Value>>, Error> {
         Presence::Missing => return Ok(None),
         Presence::File => {}
     }
-    let bytes = fs::read(&loc.path)
-        .map_err(|e| Error::io("cannot read the usage file", &loc.shown, &loc.path, &e))?;
+    // A receipt is a few KiB; the agent job uploads this file.
+    let bytes = match crate::workspace::read_contained(&loc.path, &[&loc.path], MAX_USAGE_BYTES) {
+        Ok(b) => b,
+        Err(crate::workspace::Unread::TooLarge(_)) => {
+            return Err(Error::in_file(
+                &loc.shown,
+                format!(
+                    "usage file `{}` holds more than {} MiB, and a receipt is a few KiB; upload the receipt prompt-receipt wrote, or remove the file",
+                    loc.shown,
+                    MAX_USAGE_BYTES >> 20
+                ),
+            ));
+        }
+        Err(why) => return Err(Error::new(why.why(&loc.shown))),
+    };
     parse(&loc.shown, &bytes).map(Some)
 }
+
+/// The largest usage file read.
+pub const MAX_USAGE_BYTES: u64 = 4 * 1024 * 1024;
 
 /// Parses a receipt file's bytes; anything but a JSON object is refused.
 pub fn parse(shown: &str, bytes: &[u8]) -> Result<Map<String, Value>, Error> {
@@ -73,14 +89,49 @@ pub fn merge(
     map
 }
 
-/// Writes the receipt into the usage file, keeping every key it does not own,
-/// and the in-toto statement beside it. Returns the receipt as written.
+/// What becomes of the keys of an existing usage file that this tool does not write.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Foreign {
+    /// Kept beside the receipt (`record`: the job's own file, e.g. the seed
+    /// recipe's token budget).
+    Keep,
+    /// Moved under [`CLAIMED`] (`run`: the file was uploaded by the agent
+    /// job, and what it says of itself is a claim, not a verified fact).
+    Claimed,
+}
+
+/// Where `run` keeps the keys an uploaded usage file brought.
+pub const CLAIMED: &str = "claimed_by_upload";
+
+/// Writes the receipt into the usage file and the in-toto statement beside
+/// it (whose predicate holds only what this tool wrote). Returns the receipt
+/// as written.
 pub fn write_receipt(
     usage: &Location,
     existing: Option<Map<String, Value>>,
     receipt: &Receipt,
     ws: &Workspace,
+    foreign: Foreign,
 ) -> Result<Map<String, Value>, Error> {
+    let existing = match foreign {
+        Foreign::Keep => existing,
+        Foreign::Claimed => existing.map(|mut old| {
+            let mut claimed = match old.remove(CLAIMED) {
+                Some(Value::Object(m)) => m,
+                _ => Map::new(),
+            };
+            for (k, v) in old {
+                if !OWNED_KEYS.contains(&k.as_str()) {
+                    claimed.insert(k, v);
+                }
+            }
+            let mut kept = Map::new();
+            if !claimed.is_empty() {
+                kept.insert(CLAIMED.to_string(), Value::Object(claimed));
+            }
+            kept
+        }),
+    };
     let merged = merge(existing, OWNED_KEYS, receipt.to_map());
     write(usage, &merged)?;
     let statement = ws.resolve_artifact("usage-file", &attest::path_for(&usage.shown))?;

@@ -6,6 +6,7 @@
 use crate::level::Level;
 use crate::outcome::Outcome;
 use crate::receipt::Mismatch;
+use crate::receipt::instructions::Policy;
 use crate::review::findings::Severity;
 use crate::review::gate::Conclusion;
 use crate::review::{Review, Verdict};
@@ -120,6 +121,42 @@ pub fn collect(result: &Outcome, per_level: usize) -> Annotations {
         for n in agent.notes.iter().chain(&agent.new_skills) {
             out.add(Level::Notice, false, || note(Level::Notice, n.clone()));
         }
+    }
+    if let Some(c) = result.instructions_changed() {
+        let level = match c.policy {
+            Policy::Fail => Level::Failure,
+            Policy::Warn => Level::Warning,
+            Policy::Allow => Level::Notice,
+        };
+        for ch in &c.changes {
+            out.add(level, false, || Annotation {
+                path: Some(ch.path.clone()),
+                title: Some("The agent's instructions changed".into()),
+                ..note(
+                    level,
+                    format!(
+                        "this pull request {} `{}` ({}), which reached the agent; its base has {} (`instructions-changed: {}`)",
+                        ch.what(),
+                        ch.path,
+                        ch.kind,
+                        match &ch.base_sha {
+                            Some(s) => format!("another version (sha256 {}…)", &s[..12.min(s.len())]),
+                            None => "no such file".to_string(),
+                        },
+                        c.policy.as_str()
+                    ),
+                )
+            });
+        }
+    }
+    for u in result.not_verified() {
+        out.add(Level::Warning, false, || Annotation {
+            title: Some("Not verified".into()),
+            ..note(
+                Level::Warning,
+                format!("not verified, missing {}: {}", u.what, u.why),
+            )
+        });
     }
     for l in &result.lints {
         out.add(l.level, true, || Annotation {

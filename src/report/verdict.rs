@@ -10,6 +10,7 @@ use crate::level::Level;
 use crate::markdown::{clip, prose, visible};
 use crate::outcome::Outcome;
 use crate::receipt::Mismatch;
+use crate::receipt::instructions::Policy;
 use crate::review::findings::{Finding, Severity};
 use crate::review::gate::Conclusion;
 use crate::review::{Review, Verdict as Output};
@@ -110,8 +111,29 @@ fn words(result: &Outcome) -> String {
         };
     }
     let mut parts = Vec::new();
+    if let Some(c) = result.instructions_changed() {
+        let names = c.names();
+        let mut listed: Vec<String> = names.iter().take(4).map(|n| format!("`{n}`")).collect();
+        if names.len() > 4 {
+            listed.push(format!("{} more", names.len() - 4));
+        }
+        let allowed = if c.policy == Policy::Allow {
+            " (allowed by `instructions-changed: allow`)"
+        } else {
+            ""
+        };
+        parts.push(format!(
+            "This pull request changes the agent's instructions: {}{allowed}",
+            listed.join(", ")
+        ));
+    }
+    let missing: Vec<String> = result.not_verified().map(|u| u.what).collect();
+    if !missing.is_empty() {
+        parts.push(format!("not verified, missing: {}", missing.join(", ")));
+    }
     match (result.mode, &result.verification) {
         (Mode::Record, _) => parts.push("Receipt recorded".to_string()),
+        (_, Some(_)) if !missing.is_empty() => {}
         (Mode::Verify, Some(v)) => parts.push(format!(
             "Receipt verified: {} identities match the files",
             distinct(&v.checked)

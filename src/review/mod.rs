@@ -8,6 +8,7 @@
 
 pub mod findings;
 pub mod gate;
+pub mod judge;
 pub mod locate;
 pub mod schema;
 
@@ -135,22 +136,17 @@ impl Review {
                 continue;
             };
             let file = workspace.join(path);
-            let placed = match fs::metadata(&file) {
-                Ok(m) if m.is_file() => match f.line {
-                    Some(line) if m.len() <= 16 << 20 => {
-                        let lines = fs::read(&file).map(|b| count_lines(&b)).unwrap_or(u64::MAX);
-                        if line > lines {
-                            Place::PastEnd {
-                                path: path.clone(),
-                                lines,
-                            }
-                        } else {
-                            Place::InCheckout(path.clone())
-                        }
-                    }
+            // The agent names the file: it may be a link to `/proc/self/pagemap`.
+            let placed = match crate::workspace::read_contained(&file, &[workspace], 16 << 20) {
+                Ok(bytes) => match f.line {
+                    Some(line) if line > count_lines(&bytes) => Place::PastEnd {
+                        path: path.clone(),
+                        lines: count_lines(&bytes),
+                    },
                     _ => Place::InCheckout(path.clone()),
                 },
-                _ => Place::Missing(path.clone()),
+                Err(crate::workspace::Unread::TooLarge(_)) => Place::InCheckout(path.clone()),
+                Err(_) => Place::Missing(path.clone()),
             };
             f.place = placed;
         }
@@ -356,8 +352,16 @@ const MAX_ENUM_VALUES: usize = 12;
 /// `enum` violation lists the allowed values (the validator names two and
 /// counts "other candidates").
 fn describe(error: &jsonschema::ValidationError) -> String {
-    let jsonschema::error::ValidationErrorKind::Enum { options } = error.kind() else {
-        return error.to_string();
+    use jsonschema::error::ValidationErrorKind as Kind;
+    let options = match error.kind() {
+        Kind::Enum { options } => options,
+        Kind::BacktrackLimitExceeded { .. } => {
+            return format!(
+                "the schema's `pattern` needed more than {} backtracking steps on this value, so the gate stopped and counts it as a violation; simplify the pattern (no nested repetition with backreferences)",
+                schema::MAX_BACKTRACK
+            );
+        }
+        _ => return error.to_string(),
     };
     let Some(values) = options.as_array() else {
         return error.to_string();

@@ -15,6 +15,13 @@ use crate::error::Error;
 use crate::sources::SchemaInput;
 use crate::workspace::Workspace;
 
+/// Backtracking steps one `pattern` match may take. Patterns without
+/// backreferences or lookaround run on a linear-time engine and never count;
+/// the others stop here, so a pattern built to backtrack for ever
+/// (`^((a|a)*)\2?b`) costs milliseconds a string, and the value it could not
+/// decide is a violation that says so.
+pub const MAX_BACKTRACK: usize = 10_000;
+
 pub struct Schema {
     pub validator: Validator,
     /// The draft's name as people write it: `2020-12`, `7`, ...
@@ -178,6 +185,9 @@ pub fn compile(
         })
         .with_base_uri(base)
         .should_validate_formats(false)
+        .with_pattern_options(
+            jsonschema::PatternOptions::fancy_regex().backtrack_limit(MAX_BACKTRACK),
+        )
         .build(&value)
         .map_err(|e| {
             let text = e.to_string();

@@ -15,6 +15,7 @@ use serde_json::Value;
 
 mod compare;
 mod evidence;
+mod instructions;
 
 use super::Report;
 use super::annotations::explain_mismatch;
@@ -113,6 +114,7 @@ pub fn render(result: &Outcome, page: &Page) -> String {
 
     let mut room = page.budget.saturating_sub(top.len() + tail.len() + SLACK);
     let mut middle = String::new();
+    instructions::sections(&mut middle, result, &mut room);
     if let Some(review) = &result.review {
         output_section(&mut middle, review, &mut room);
         findings_section(&mut middle, review, page, holds_up(result), &mut room);

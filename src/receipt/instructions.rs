@@ -1,0 +1,317 @@
+//! What the commit under review changes of the agent's instructions, against a
+//! trusted base.
+//!
+//! A pull request can rewrite the reviewer's prompt ("this change is already
+//! approved"), AGENTS.md ("never report findings") or the output schema, and a
+//! real agent run on those files makes a genuine record: every hash matches,
+//! because the agent did receive what the checkout says. Verification cannot
+//! see that; a comparison with the commit the pull request is merged into can.
+//! Every file the receipt covers (prompt and template, tools, output schema,
+//! each place Codex looks for an AGENTS file, skills, the repository's Codex
+//! config and hooks, the workflow file that runs the review) is compared
+//! between the merge base and `HEAD`, by git, as committed: the working tree's
+//! bytes are the receipt's own business.
+
+use std::path::Path;
+
+use clap::ValueEnum;
+use serde::{Deserialize, Serialize};
+
+use crate::compare::prompt_diff;
+use crate::digest::sha256_hex;
+use crate::receipt::git;
+
+/// What a change of the agent's instructions does to the verdict.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Policy {
+    /// The step fails.
+    Fail,
+    /// At most neutral: the check is never green over changed instructions.
+    Warn,
+    /// Said, and nothing more.
+    Allow,
+}
+
+impl Policy {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Policy::Fail => "fail",
+            Policy::Warn => "warn",
+            Policy::Allow => "allow",
+        }
+    }
+}
+
+/// The commit whose instructions are trusted, and where its name came from.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Base {
+    /// As given: a full SHA from the event, or input `base-ref`.
+    pub given: String,
+    /// `input base-ref` or `the pull request's base`.
+    pub from: &'static str,
+}
+
+/// A file, or a set of files, the agent's instructions are made of.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Subject {
+    /// What it is to the agent, in the user's words: `prompt`, `AGENTS.md`, ...
+    pub kind: &'static str,
+    /// A git pathspec, relative to the workspace (`:(literal)` or `:(glob)`).
+    pub pathspec: String,
+}
+
+impl Subject {
+    pub fn file(kind: &'static str, path: &str) -> Subject {
+        Subject {
+            kind,
+            pathspec: format!(":(literal){path}"),
+        }
+    }
+
+    pub fn glob(kind: &'static str, glob: &str) -> Subject {
+        Subject {
+            kind,
+            pathspec: format!(":(glob){glob}"),
+        }
+    }
+}
+
+/// One instruction file that differs between the base and the commit reviewed.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Change {
+    pub path: String,
+    pub kind: String,
+    /// SHA-256 at the merge base; `null`: the pull request adds the file.
+    pub base_sha: Option<String>,
+    /// SHA-256 at `HEAD`; `null`: the pull request removes it.
+    pub head_sha: Option<String>,
+    /// A bounded unified diff, when both sides are text.
+    #[serde(skip)]
+    pub diff: Option<String>,
+}
+
+impl Change {
+    /// `added`, `removed` or `changed`.
+    pub fn what(&self) -> &'static str {
+        match (&self.base_sha, &self.head_sha) {
+            (None, _) => "added",
+            (_, None) => "removed",
+            _ => "changed",
+        }
+    }
+}
+
+/// The comparison with the base: what changed, or why it could not be made.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Check {
+    /// `None`: the event reviews a pull request but names no base.
+    pub base: Option<Base>,
+    /// The commit compared with: the merge base of the base and `HEAD`, so a
+    /// base branch that moved on is not taken for the pull request's change.
+    pub commit: Option<String>,
+    pub changes: Vec<Change>,
+    /// Why no comparison was made; a check that could not run is not a pass.
+    pub unavailable: Option<String>,
+    pub policy: Policy,
+}
+
+/// The base as the receipt records it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct BaseRecord {
+    #[serde(rename = "ref")]
+    pub given: String,
+    pub commit: Option<String>,
+    /// Every instruction file that differs from the base.
+    pub instructions_changed: Vec<Change>,
+}
+
+impl Check {
+    pub fn record(&self) -> BaseRecord {
+        BaseRecord {
+            given: self
+                .base
+                .as_ref()
+                .map(|b| b.given.clone())
+                .unwrap_or_default(),
+            commit: self.commit.clone(),
+            instructions_changed: self.changes.clone(),
+        }
+    }
+
+    /// The file names, for a title: `review.md, AGENTS.md`.
+    pub fn names(&self) -> Vec<String> {
+        let mut names: Vec<String> = Vec::new();
+        for c in &self.changes {
+            let name = c.path.rsplit('/').next().unwrap_or(&c.path).to_string();
+            if !names.contains(&name) {
+                names.push(name);
+            }
+        }
+        names
+    }
+}
+
+/// Most files listed; a pull request that adds a thousand skills is named by
+/// its first ones and a count.
+pub const MAX_LISTED: usize = 200;
+/// Most diffs kept, and the most bytes of one side a diff reads.
+const MAX_DIFFS: usize = 20;
+const MAX_DIFF_SIDE: usize = 1024 * 1024;
+
+/// A `base-ref` git can read as nothing but a revision: no option, no space,
+/// no control character, nothing outside what ref names and `~^@{}` use.
+pub fn valid_ref(given: &str) -> bool {
+    !given.is_empty()
+        && given.len() <= 256
+        && !given.starts_with('-')
+        && given
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"/._-~^@{}".contains(&b))
+}
+
+/// A review of a pull request with no base to compare it with.
+pub fn no_base(policy: Policy) -> Check {
+    Check {
+        base: None,
+        commit: None,
+        changes: Vec::new(),
+        unavailable: Some(
+            "the event names no base commit to compare the agent's instructions with; set \
+             `base-ref` (a fork's `workflow_run` carries none: use the default branch)"
+                .into(),
+        ),
+        policy,
+    }
+}
+
+/// Compares every subject between the base and `HEAD` in the repository at `dir`.
+pub fn check(dir: &Path, base: &Base, subjects: &[Subject], policy: Policy) -> Check {
+    let mut out = Check {
+        base: Some(base.clone()),
+        commit: None,
+        changes: Vec::new(),
+        unavailable: None,
+        policy,
+    };
+    let clipped = crate::markdown::clip(&base.given, 80);
+    let shown = crate::escape::one_line(&clipped);
+    let Some(head) = git::commit_of(dir, "HEAD") else {
+        out.unavailable = Some("the checkout has no HEAD commit".into());
+        return out;
+    };
+    let Some(base_commit) = valid_ref(&base.given)
+        .then(|| git::commit_of(dir, &base.given))
+        .flatten()
+    else {
+        out.unavailable = Some(format!(
+            "the base `{shown}` ({}) is not a commit in this checkout; check out with \
+             `fetch-depth: 0` so the base's history is there",
+            base.from
+        ));
+        return out;
+    };
+    let Some(merge_base) = git::merge_base(dir, &base_commit, &head) else {
+        out.unavailable = Some(format!(
+            "the base `{shown}` and HEAD share no history in this checkout; check out with \
+             `fetch-depth: 0`"
+        ));
+        return out;
+    };
+    out.commit = Some(merge_base.clone());
+    let specs: Vec<&str> = subjects.iter().map(|s| s.pathspec.as_str()).collect();
+    let range = format!("{merge_base}..{head}");
+    let Some(paths) = git::changed_between(dir, &range, &specs) else {
+        out.unavailable = Some(format!("git could not compare `{shown}` with HEAD"));
+        return out;
+    };
+    for path in paths.into_iter().take(MAX_LISTED) {
+        let kind = subjects
+            .iter()
+            .find(|s| matches(&s.pathspec, &path))
+            .map_or("instructions", |s| s.kind);
+        let base_bytes = git::show(dir, &merge_base, &path);
+        let head_bytes = git::show(dir, &head, &path);
+        let diff = (out.changes.len() < MAX_DIFFS)
+            .then(|| text_diff(&path, base_bytes.as_deref(), head_bytes.as_deref()))
+            .flatten();
+        out.changes.push(Change {
+            kind: kind.to_string(),
+            base_sha: base_bytes.as_deref().map(sha256_hex),
+            head_sha: head_bytes.as_deref().map(sha256_hex),
+            path,
+            diff,
+        });
+    }
+    out
+}
+
+/// Which subject a changed path came from: a literal is the path itself; a
+/// glob `**/dir/**` holds it when the path has `dir/` at its start or after a `/`.
+fn matches(pathspec: &str, path: &str) -> bool {
+    if let Some(lit) = pathspec.strip_prefix(":(literal)") {
+        return lit == path;
+    }
+    let Some(glob) = pathspec.strip_prefix(":(glob)") else {
+        return false;
+    };
+    let inner = glob
+        .trim_start_matches("**/")
+        .trim_end_matches("/**")
+        .trim_end_matches('/');
+    path.starts_with(&format!("{inner}/")) || path.contains(&format!("/{inner}/"))
+}
+
+fn text_diff(path: &str, base: Option<&[u8]>, head: Option<&[u8]>) -> Option<String> {
+    let text = |b: Option<&[u8]>| match b {
+        None => Some(String::new()),
+        Some(b) if b.len() <= MAX_DIFF_SIDE => String::from_utf8(b.to_vec()).ok(),
+        Some(_) => None,
+    };
+    Some(prompt_diff(path, &text(base)?, path, &text(head)?))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_base_ref_is_a_revision_and_nothing_else() {
+        for ok in [
+            "main",
+            "origin/main",
+            "v1.2.3",
+            "HEAD~1",
+            "abc123^",
+            "main@{1}",
+        ] {
+            assert!(valid_ref(ok), "{ok}");
+        }
+        for bad in [
+            "",
+            "--output=/tmp/x",
+            "-p",
+            "a b",
+            "a\nb",
+            "a;b",
+            "$(x)",
+            "a:b",
+        ] {
+            assert!(!valid_ref(bad), "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn a_changed_path_is_named_by_the_subject_that_holds_it() {
+        assert!(matches(":(literal)AGENTS.md", "AGENTS.md"));
+        assert!(!matches(":(literal)AGENTS.md", "src/AGENTS.md"));
+        assert!(matches(
+            ":(glob)**/.agents/skills/**",
+            ".agents/skills/a/SKILL.md"
+        ));
+        assert!(matches(
+            ":(glob)**/.agents/skills/**",
+            "x/.agents/skills/a/SKILL.md"
+        ));
+        assert!(!matches(":(glob)**/.agents/skills/**", "x.agents/skills/a"));
+    }
+}

@@ -1,0 +1,96 @@
+//! The trust part of the summary: what the pull request changed of the
+//! agent's instructions against the trusted base (each file, both hashes, its
+//! diff), and every check that could not run. Both come before the findings:
+//! they say how far the findings can be believed.
+
+use super::Table;
+use crate::markdown::{cell, code, fenced, prose, short_hash, shorten_middle};
+use crate::outcome::Outcome;
+use crate::receipt::instructions::{Check, Policy};
+
+/// Both sections, within `room` bytes for the diffs.
+pub(super) fn sections(md: &mut String, result: &Outcome, room: &mut usize) {
+    not_verified(md, result);
+    if let Some(c) = result.instructions_changed() {
+        changed(md, c, room);
+    }
+}
+
+fn not_verified(md: &mut String, result: &Outcome) {
+    let missing: Vec<_> = result.not_verified().collect();
+    if missing.is_empty() {
+        return;
+    }
+    md.push_str("### Not verified\n\n");
+    md.push_str(
+        "These checks could not run, so the receipt does not vouch for what they cover; the \
+         conclusion is at most `neutral`.\n\n",
+    );
+    for u in missing {
+        md.push_str(&format!("- **{}**: {}\n", prose(&u.what), prose(&u.why)));
+    }
+    md.push('\n');
+}
+
+fn changed(md: &mut String, c: &Check, room: &mut usize) {
+    md.push_str("### This pull request changes the agent's instructions\n\n");
+    let base = c
+        .commit
+        .as_deref()
+        .map(|s| code(&short_hash(s)))
+        .unwrap_or_default();
+    let what = match c.policy {
+        Policy::Fail => "`instructions-changed: fail` fails the step",
+        Policy::Warn => {
+            "`instructions-changed: warn` makes the conclusion at most `neutral`; set it to `fail` to \
+             block the merge, or have a person review these files"
+        }
+        Policy::Allow => "`instructions-changed: allow` lets it pass; it is said here all the same",
+    };
+    md.push_str(&format!(
+        "The agent ran with these files as this pull request has them, not as its base {base} has \
+         them. Its record matches them, so the review is genuine, but it followed instructions the \
+         pull request wrote. {}.\n\n",
+        prose(what)
+    ));
+    let mut table = Table::new(&["File", "What it is", "Change", "Base", "Pull request"]);
+    let sha = |s: &Option<String>| {
+        s.as_deref()
+            .map_or("none".to_string(), |s| code(&short_hash(s)))
+    };
+    for ch in &c.changes {
+        let row = [
+            code(&shorten_middle(&ch.path, super::MAX_PATH_CHARS)),
+            cell(&ch.kind),
+            ch.what().to_string(),
+            sha(&ch.base_sha),
+            sha(&ch.head_sha),
+        ];
+        if !table.row(&row, room) {
+            break;
+        }
+    }
+    md.push_str(&table.md);
+    md.push('\n');
+    if table.rows < c.changes.len() {
+        md.push_str(&format!(
+            "{} more files are left out here; the receipt's `base.instructions_changed` lists them all.\n\n",
+            c.changes.len() - table.rows
+        ));
+    }
+    let mut diffs = String::new();
+    for ch in &c.changes {
+        let Some(diff) = &ch.diff else { continue };
+        let block = format!("\n{}\n", fenced("diff", diff));
+        if block.len() > *room {
+            break;
+        }
+        *room -= block.len();
+        diffs.push_str(&block);
+    }
+    if !diffs.is_empty() {
+        md.push_str("<details open><summary>The changes, base against pull request</summary>\n");
+        md.push_str(&diffs);
+        md.push_str("\n</details>\n\n");
+    }
+}

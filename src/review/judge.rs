@@ -1,0 +1,131 @@
+//! Whose output schema judges the review.
+//!
+//! The agent is given the checkout's schema, and a pull request can loosen it
+//! (drop a required field, allow any severity) so that its own review passes.
+//! With a trusted base at hand the gate takes the base commit's copy instead:
+//! the pull request cannot change the rules it is judged by. When the two
+//! differ, that is said.
+
+use serde::{Deserialize, Serialize};
+
+use crate::digest::sha256_hex;
+use crate::error::Error;
+use crate::inputs::GateSchema as Whose;
+use crate::level::Caveat;
+use crate::receipt::{git, instructions};
+use crate::review::schema::{self, Schema};
+use crate::sources::SchemaInput;
+use crate::workspace::Workspace;
+
+/// The schema the gate uses, chosen before the review is read.
+#[derive(Clone, Debug, Default)]
+pub struct Judge {
+    /// The base commit's bytes of the schema file, when they judge.
+    base: Option<(String, Vec<u8>)>,
+    /// What the receipt records of the choice.
+    pub record: Option<JudgeRecord>,
+    /// Why the choice is worth a word: the schemas differ, or base was asked
+    /// for and could not be had.
+    pub caveat: Option<Caveat>,
+}
+
+/// The receipt's `gate_schema`: whose schema judged, and its hash.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct JudgeRecord {
+    /// `base` or `checkout`.
+    pub from: String,
+    pub sha256: Option<String>,
+}
+
+impl Judge {
+    /// `whose` as given (`None`: base when a base commit is known).
+    pub fn choose(
+        whose: Option<Whose>,
+        input: &SchemaInput,
+        ws: &Workspace,
+        base: Option<&instructions::Check>,
+    ) -> Judge {
+        let commit = base.and_then(|c| c.commit.as_deref());
+        let checkout = || Judge {
+            record: Some(JudgeRecord {
+                from: "checkout".into(),
+                sha256: None,
+            }),
+            ..Judge::default()
+        };
+        match (whose, commit) {
+            (Some(Whose::Checkout), _) | (None, None) => return Judge::default(),
+            (Some(Whose::Base), None) => {
+                return Judge {
+                    caveat: Some(Caveat::warning(
+                        "`gate-schema: base`, but there is no base commit to take the schema from: \
+                         the review is judged by the checkout's schema, which the pull request \
+                         controls",
+                    )),
+                    ..checkout()
+                };
+            }
+            _ => {}
+        }
+        let commit = commit.expect("matched above");
+        let loc = match input {
+            SchemaInput::Inline(_) => {
+                return Judge {
+                    caveat: Some(Caveat::notice(
+                        "the output schema is inline (`output-schema`): it is judged as the workflow \
+                         gives it; the comparison of the workflow file with the base covers it",
+                    )),
+                    ..checkout()
+                };
+            }
+            SchemaInput::File(loc) | SchemaInput::Default(loc) => loc,
+        };
+        let ours = std::fs::read(&loc.path).ok();
+        match git::show(ws.root(), commit, &loc.shown) {
+            None => Judge {
+                caveat: Some(
+                    Caveat::warning(format!(
+                        "the base commit has no `{}`: the review is judged by the checkout's copy, \
+                         which this pull request adds",
+                        loc.shown
+                    ))
+                    .on(&loc.shown),
+                ),
+                ..checkout()
+            },
+            Some(bytes) => {
+                let sha = sha256_hex(&bytes);
+                let differs = ours.as_deref().map(sha256_hex).as_deref() != Some(sha.as_str());
+                Judge {
+                    caveat: differs.then(|| {
+                        Caveat::warning(format!(
+                            "this pull request changes the output schema `{}`: the review is judged \
+                             by the base commit's copy (sha256 {}), not the checkout's, which the \
+                             agent was given",
+                            loc.shown,
+                            &sha[..12]
+                        ))
+                        .on(&loc.shown)
+                    }),
+                    record: Some(JudgeRecord {
+                        from: "base".into(),
+                        sha256: Some(sha),
+                    }),
+                    base: Some((commit.to_string(), bytes)),
+                }
+            }
+        }
+    }
+
+    /// Compiles the chosen schema. A base copy's relative `$ref`s resolve in
+    /// the checkout: only the file itself is taken from the base.
+    pub fn compile(&self, input: &SchemaInput, ws: &Workspace) -> Result<Schema, Error> {
+        match (&self.base, input) {
+            (Some((commit, bytes)), SchemaInput::File(loc) | SchemaInput::Default(loc)) => {
+                let shown = format!("{} (at the base commit {})", loc.shown, &commit[..12]);
+                schema::compile(bytes, &shown, &loc.path, ws.root())
+            }
+            _ => schema::compile_input(input, ws),
+        }
+    }
+}
