@@ -45,7 +45,7 @@ use workspace::Workspace;
 
 /// Runs one invocation and reports it everywhere it belongs.
 pub fn run(inputs: &Inputs, ctx: &Context) -> Result<Outcome, Error> {
-    let ws = Workspace::open(&ctx.workspace)?;
+    let ws = Workspace::open(&ctx.workspace)?.with_runner_temp(ctx.runner_temp.as_deref());
     tracing::debug!(workspace = %ws.root().display(), mode = ?inputs.mode, "starting");
     let codex_home = match &inputs.codex_home {
         Some(given) => Some(agent::sent::resolve_codex_home(

@@ -41,7 +41,7 @@ impl Inputs {
 
     /// The receipt file.
     pub fn usage_location(&self, ws: &Workspace) -> Result<Location, Error> {
-        ws.resolve("usage-file", &self.usage_file)
+        ws.resolve_artifact("usage-file", &self.usage_file)
     }
 
     /// The folder the agent ran in, inside the workspace.
@@ -94,7 +94,7 @@ impl Inputs {
 
     /// The agent's output.
     pub fn output_location(&self, ws: &Workspace) -> Result<Location, Error> {
-        ws.resolve("output-file", &self.output_file)
+        ws.resolve_artifact("output-file", &self.output_file)
     }
 
     /// The output schema: inline, the file given, or the default file.

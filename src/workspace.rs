@@ -3,7 +3,10 @@
 //! Inputs name files relative to the workspace. Because a pull request controls
 //! the checkout, a path or a symlink in it could point anywhere on the runner
 //! (`../../home/runner/.ssh/id_rsa`); the receipt only hashes, reads and writes
-//! files that resolve inside the workspace.
+//! files that resolve inside the workspace. The one exception is a file a
+//! workflow downloaded under the runner's temp folder (`RUNNER_TEMP`), so that
+//! an artifact never has to be unpacked over the checkout: `usage-file` and
+//! `output-file` may name one ([`Workspace::resolve_artifact`]).
 
 use std::fs;
 use std::io;
@@ -15,6 +18,8 @@ use crate::error::Error;
 #[derive(Clone, Debug)]
 pub struct Workspace {
     root: PathBuf,
+    /// `RUNNER_TEMP`, symlinks resolved, in Actions.
+    temp: Option<PathBuf>,
 }
 
 /// A path the user gave, resolved inside the workspace.
@@ -41,11 +46,59 @@ impl Workspace {
                 root.display()
             )));
         }
-        Ok(Workspace { root })
+        Ok(Workspace { root, temp: None })
+    }
+
+    /// The runner's temp folder, where a workflow downloads artifacts it must
+    /// not unpack over the checkout (a fork's artifact is written by fork code).
+    pub fn with_runner_temp(mut self, temp: Option<&Path>) -> Workspace {
+        self.temp = temp.and_then(|t| fs::canonicalize(t).ok());
+        self
     }
 
     pub fn root(&self) -> &Path {
         &self.root
+    }
+
+    /// [`Workspace::resolve`], or in Actions a path under the runner's temp
+    /// folder: as this process sees it (`$RUNNER_TEMP/...`), or as the workflow
+    /// wrote it (`${{ runner.temp }}/...`, a host path `.../_temp/...`, which
+    /// the runner mounts as `RUNNER_TEMP` in a container). Such a file is shown
+    /// as given: the receipt names it, and a later step can use the path.
+    /// Anything that resolves outside both, through `..` or a symlink, is refused.
+    pub fn resolve_artifact(&self, input: &str, given: &str) -> Result<Location, Error> {
+        let inside = self.resolve(input, given);
+        let Some(temp) = &self.temp else {
+            return inside;
+        };
+        if inside.is_ok() || !Path::new(given).is_absolute() {
+            return inside;
+        }
+        let under = |p: PathBuf| {
+            resolve_existing_prefix(&p)
+                .ok()
+                .filter(|r| r.starts_with(temp))
+        };
+        let found = under(PathBuf::from(given)).or_else(|| {
+            let (_, rest) = given.split_once("/_temp/")?;
+            under(temp.join(rest))
+        });
+        match found {
+            Some(path) => Ok(Location {
+                shown: given.to_string(),
+                path,
+            }),
+            None => Err(Error::in_file(
+                given,
+                format!(
+                    "input `{input}`: `{}` is neither inside the workspace `{}` nor under the runner's temp folder `{}` \
+                     (symlinks resolved); name a file in the workspace, or one under `${{{{ runner.temp }}}}` where the artifact was downloaded",
+                    crate::escape::one_line(given),
+                    self.root.display(),
+                    temp.display()
+                ),
+            )),
+        }
     }
 
     /// Resolves `given` (input `input`) against the workspace and refuses anything
@@ -295,6 +348,58 @@ mod tests {
         symlink(d.path().join("gone"), w.root().join("dangling")).unwrap();
         let e = w.resolve("usage-file", "dangling").unwrap_err();
         assert!(e.message().contains("symbolic link"), "{e}");
+    }
+
+    #[test]
+    fn artifacts_may_be_under_the_runner_temp_folder_and_nowhere_else() {
+        let (d, w) = ws();
+        let temp = d.path().join("github/runner_temp");
+        fs::create_dir_all(temp.join("agent-review/artifacts")).unwrap();
+        fs::write(temp.join("agent-review/usage.json"), "{}").unwrap();
+        let host = "/home/runner/work/_temp/agent-review/usage.json";
+        // Without RUNNER_TEMP (a developer's machine), the workspace only.
+        let e = w.resolve_artifact("usage-file", host).unwrap_err();
+        assert!(e.message().contains("outside the workspace"), "{e}");
+        let w = w.with_runner_temp(Some(&temp));
+        let real = fs::canonicalize(&temp).unwrap();
+        // As the workflow wrote it, and as the container sees it.
+        let loc = w.resolve_artifact("usage-file", host).unwrap();
+        assert_eq!(
+            (loc.shown.as_str(), &loc.path),
+            (host, &real.join("agent-review/usage.json"))
+        );
+        let direct = temp.join("agent-review/artifacts/review.json");
+        let loc = w
+            .resolve_artifact("output-file", direct.to_str().unwrap())
+            .unwrap();
+        assert_eq!(loc.path, real.join("agent-review/artifacts/review.json"));
+        // Relative paths and paths in the workspace are as before.
+        assert_eq!(
+            w.resolve_artifact("output-file", "a/f.md").unwrap().shown,
+            "a/f.md"
+        );
+        // Out through `..`, a symlink, or not under either: refused, naming both folders.
+        for bad in [
+            "/home/runner/work/_temp/../../secret".to_string(),
+            d.path().join("secret").display().to_string(),
+            "/home/runner/work/elsewhere/usage.json".to_string(),
+        ] {
+            let e = w.resolve_artifact("usage-file", &bad).unwrap_err();
+            assert!(
+                e.message().contains("nor under the runner's temp folder"),
+                "{bad}: {e}"
+            );
+        }
+        symlink(d.path().join("secret"), temp.join("agent-review/link.json")).unwrap();
+        let e = w
+            .resolve_artifact(
+                "output-file",
+                "/home/runner/work/_temp/agent-review/link.json",
+            )
+            .unwrap_err();
+        assert!(e.message().contains("input `output-file`"), "{e}");
+        // Other inputs stay inside the workspace.
+        assert!(w.resolve("prompt-file", host).is_err());
     }
 
     #[test]

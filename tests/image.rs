@@ -296,6 +296,10 @@ async fn act_runs_the_example_workflow_end_to_end() {
     assert_eq!(usage["verification"]["verified"], true);
     assert_eq!(usage["session"]["git_commit"], head.as_str());
     assert_eq!(
+        usage["transcript"]["record"], "redacted",
+        "the agent job uploads the record cut by redact-session.jq"
+    );
+    assert_eq!(
         usage["codex_version"],
         common::codex::CODEX_VERSION,
         "from the agent job's output"

@@ -5,6 +5,7 @@
 
 pub mod chain;
 pub mod config;
+pub mod redaction;
 pub mod sent;
 pub mod session;
 pub mod skills;

@@ -42,6 +42,12 @@ pub struct TranscriptRecord {
     pub path: String,
     pub session_id: Option<String>,
     pub sha256: String,
+    /// `raw`, or `redacted` when the agent job's filter cut the record down
+    /// (then `redaction` says what it dropped).
+    #[serde(default)]
+    pub record: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub redaction: Option<crate::agent::redaction::Redaction>,
 }
 
 /// The session's settings, as the record has them.
@@ -322,6 +328,8 @@ pub fn check(session: Session, shown: String, expected: &Expected) -> AgentCheck
         path: shown,
         session_id: session.id.clone(),
         sha256: session.sha256.clone(),
+        record: crate::agent::redaction::kind(session.redaction.as_ref()).into(),
+        redaction: session.redaction.clone(),
     });
     c.session = session;
     c

@@ -88,6 +88,8 @@ pub struct Session {
     pub after_prompt: Vec<LaterMessage>,
     /// Odd things met on the way, said once each.
     pub warnings: Vec<String>,
+    /// The agent job's filter cut the record down before uploading it.
+    pub redaction: Option<super::redaction::Redaction>,
 }
 
 /// A message the model received after the prompt.
@@ -210,7 +212,7 @@ const ITEMS_READ: [&str; 2] = [
 
 fn wanted(kind: &str, payload: Option<&str>, head: &str) -> bool {
     match kind {
-        "session_meta" | "turn_context" | "world_state" => true,
+        "session_meta" | "turn_context" | "world_state" | super::redaction::MARKER => true,
         "response_item" => payload == Some("message"),
         "event_msg" => match payload {
             Some("token_count" | "task_complete") => true,
@@ -520,6 +522,9 @@ fn absorb(s: &mut Session, v: &Value, unknown: &mut usize) {
             }
             _ => {}
         },
+        super::redaction::MARKER => {
+            s.redaction = Some(super::redaction::Redaction::from_payload(p))
+        }
         _ => *unknown += 1,
     }
 }

@@ -282,6 +282,8 @@ mod tests {
                 path: "t".into(),
                 session_id: None,
                 sha256: "t".into(),
+                record: "raw".into(),
+                redaction: None,
             }),
             tokens: Some(Default::default()),
             session: Some(crate::agent::sent::SessionRecord {

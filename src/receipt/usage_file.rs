@@ -134,7 +134,7 @@ pub fn write_receipt(
     };
     let merged = merge(existing, OWNED_KEYS, receipt.to_map());
     write(usage, &merged)?;
-    let statement = ws.resolve("usage-file", &attest::path_for(&usage.shown))?;
+    let statement = ws.resolve_artifact("usage-file", &attest::path_for(&usage.shown))?;
     write_derived(
         &statement,
         crate::receipt::pyjson::to_string(&attest::statement(&merged)).as_bytes(),

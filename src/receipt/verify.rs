@@ -216,7 +216,13 @@ fn rehash(
             }
         },
     };
-    let loc = ws.resolve(pair.input, &path).map_err(|e| {
+    // The agent's output may be a downloaded copy under RUNNER_TEMP.
+    let resolve = if pair.input == "output-file" {
+        Workspace::resolve_artifact
+    } else {
+        Workspace::resolve
+    };
+    let loc = resolve(ws, pair.input, &path).map_err(|e| {
         Error::in_file(
             usage_shown,
             format!(
@@ -308,12 +314,15 @@ fn same_run(v: &mut Verification, recorded: &Map<String, Value>, sources: &Sourc
         "tools_path",
         sources.tools_given.then(|| shown(&sources.tools)).flatten(),
     );
+    // A downloaded copy (outside the workspace, shown as given) is where the
+    // receipt job keeps it, not where the agent wrote it: its bytes are checked.
     agree(
         "output_path",
         sources
             .output_given
             .then(|| shown(&sources.output))
-            .flatten(),
+            .flatten()
+            .filter(|_| !std::path::Path::new(&sources.output.shown).is_absolute()),
     );
     agree("schema_path", schema);
     agree("codex_version", text(&sources.codex_version));

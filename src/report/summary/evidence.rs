@@ -158,6 +158,10 @@ fn agent_table(md: &mut String, agent: &crate::agent::sent::AgentCheck, result: 
         code(&shorten_middle(&t.path, MAX_PATH_CHARS))
     ));
     md.push_str(&format!(
+        "| Record kind | {} |\n",
+        prose(&crate::agent::redaction::describe(s.redaction.as_ref()))
+    ));
+    md.push_str(&format!(
         "| Prompt as sent | {} |\n",
         or_none(&agent.prompt_sent_sha)
     ));

@@ -1,0 +1,111 @@
+//! The fork reporter's layout (examples/.../report-forks.yml): the artifacts a
+//! fork's run uploaded are written by fork code, so they are downloaded under
+//! `RUNNER_TEMP`, never over the checkout, and prompt-receipt is given them
+//! there (`usage-file`, `output-file`, `codex-home` as host paths under
+//! `${{ runner.temp }}`). The checkout is left as it was checked out.
+
+mod common;
+
+use std::fs;
+
+use common::jobs::*;
+use common::*;
+use serde_json::json;
+
+/// `${{ runner.temp }}/agent-review`, as the workflow gives it (a host path).
+const DOWNLOADED: &str = "/home/runner/work/_temp/agent-review";
+
+#[tokio::test(flavor = "multi_thread")]
+async fn artifacts_under_runner_temp_are_verified_without_touching_the_checkout() {
+    let agent = agent_job(review(), "read-only").await;
+    let s = Scenario::clone_of(&agent.scenario);
+    // download-artifact with `path: ${{ runner.temp }}/...`, nothing into the workspace.
+    let temp = s.runner_temp();
+    for file in ["usage.json", "artifacts/review.json"] {
+        let to = temp.join("agent-review").join(file);
+        fs::create_dir_all(to.parent().unwrap()).unwrap();
+        fs::copy(agent.artifact.path().join(file), to).unwrap();
+    }
+    let sessions = temp.join("codex-home/sessions");
+    fs::create_dir_all(&sessions).unwrap();
+    copy_tree(&agent.artifact.path().join("sessions"), &sessions);
+    let head = s.git(&["rev-parse", "HEAD"]);
+    let step = |usage: &str, output: &str| {
+        s.action()
+            .input("prompt-file", PROMPT)
+            .input("codex-version", "0.169.0")
+            .input("model", "gpt-5.5")
+            .input("codex-home", CODEX_HOME)
+            .input("usage-file", usage)
+            .input("output-file", output)
+            .input("lint-workflows", "false")
+            .event(
+                "workflow_run",
+                json!({"workflow_run": {
+                    "head_sha": head, "event": "pull_request", "conclusion": "success",
+                    "head_repository": {"full_name": "fork/repo"},
+                    "repository": {"full_name": "octo/repo"}, "pull_requests": []}}),
+            )
+            .run()
+    };
+    let out = step(
+        &format!("{DOWNLOADED}/usage.json"),
+        &format!("{DOWNLOADED}/artifacts/review.json"),
+    );
+    out.code(0);
+    assert_eq!(out.outputs["verified"], "true", "{}", out.stdout);
+    assert_eq!(
+        out.outputs["usage-file"],
+        format!("{DOWNLOADED}/usage.json"),
+        "a path later steps can use"
+    );
+    let written: serde_json::Value =
+        serde_json::from_slice(&fs::read(temp.join("agent-review/usage.json")).unwrap()).unwrap();
+    assert_eq!(written["verification"]["verified"], true, "{written}");
+    assert_eq!(
+        written["output_sha"],
+        sha256sum(&temp.join("agent-review/artifacts/review.json")).as_str()
+    );
+    assert!(temp.join("agent-review/usage.intoto.json").exists());
+    assert_eq!(
+        s.git(&["status", "--porcelain", "--ignored"]),
+        "",
+        "nothing was written into the checkout"
+    );
+
+    // The downloaded review was changed: the record's last message says otherwise.
+    fs::write(
+        temp.join("agent-review/artifacts/review.json"),
+        r#"{"ok":true,"findings":[],"approved":true}"#,
+    )
+    .unwrap();
+    let out = step(
+        &format!("{DOWNLOADED}/usage.json"),
+        &format!("{DOWNLOADED}/artifacts/review.json"),
+    );
+    out.code(1);
+    out.error_says("is not the agent's last message");
+
+    // A downloaded file that is a symlink out of the runner's temp folder,
+    // or a path that climbs out of it: refused, naming the input.
+    std::os::unix::fs::symlink("/etc/passwd", temp.join("agent-review/out.json")).unwrap();
+    for (usage, output) in [
+        (
+            format!("{DOWNLOADED}/usage.json"),
+            format!("{DOWNLOADED}/out.json"),
+        ),
+        (
+            format!("{DOWNLOADED}/../../../../etc/usage.json"),
+            format!("{DOWNLOADED}/artifacts/review.json"),
+        ),
+    ] {
+        let out = step(&usage, &output);
+        out.code(2);
+        let errors = out.errors().join("\n");
+        assert!(
+            errors.contains("nor under the runner's temp folder") && errors.lines().count() == 1,
+            "{errors}\n{}",
+            out.stdout
+        );
+    }
+}
