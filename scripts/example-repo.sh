@@ -2,10 +2,19 @@
 # bundled example into a git repository ($work, under target/), tagged v1.4.0,
 # as actions/checkout would leave it. The folder is kept after the run, so the
 # receipt can be read; each run starts it afresh.
+#
+# PROMPT_RECEIPT_BIN names a binary already built to run instead (.ci/run
+# passes the one from the image it built, so the release build is done once).
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-echo "== building prompt-receipt (release build: a few minutes the first time, then seconds)" >&2
-cargo build --release --locked --manifest-path "$root/Cargo.toml" >&2
-bin="$root/target/release/prompt-receipt"
+if [ -n "${PROMPT_RECEIPT_BIN:-}" ]; then
+  [ -x "$PROMPT_RECEIPT_BIN" ] || { echo "PROMPT_RECEIPT_BIN is $PROMPT_RECEIPT_BIN, which is not an executable" >&2; exit 1; }
+  bin="$PROMPT_RECEIPT_BIN"
+  echo "== using $bin (PROMPT_RECEIPT_BIN)" >&2
+else
+  echo "== building prompt-receipt (release build: a few minutes the first time, then seconds)" >&2
+  cargo build --release --locked --manifest-path "$root/Cargo.toml" >&2
+  bin="$root/target/release/prompt-receipt"
+fi
 work="$root/target/${DEMO_NAME:-demo}"
 rm -rf "$work"
 mkdir -p "$work"

@@ -83,6 +83,11 @@ class Checks(BaseHTTPRequestHandler):
 
 
 def build():
+    """The release binary: PROMPT_RECEIPT_BIN when given (one already built,
+    as .ci/run passes to the demos), else `cargo build --release`."""
+    given = os.environ.get("PROMPT_RECEIPT_BIN")
+    if given:
+        return Path(given)
     subprocess.run(["cargo", "build", "--release", "--locked", "--manifest-path", str(ROOT / "Cargo.toml")], check=True)
     return ROOT / "target" / "release" / "prompt-receipt"
 

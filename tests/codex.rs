@@ -154,6 +154,9 @@ const PROMPT: &str = "prompts/review.md";
 
 #[tokio::test(flavor = "multi_thread")]
 async fn prompt_bytes_lf_crlf_bom_and_no_trailing_newline() {
+    if common::codex::missing(&[CODEX_VERSION]) {
+        return;
+    }
     for bytes in [
         &b"Review the diff.\nBe brief.\n"[..],
         b"Review the diff.\r\nBe brief.\r\n",
@@ -202,6 +205,9 @@ async fn prompt_bytes_lf_crlf_bom_and_no_trailing_newline() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn nested_agents_files_with_an_override() {
+    if common::codex::missing(&[CODEX_VERSION]) {
+        return;
+    }
     let files: &[(&str, &[u8])] = &[
         (PROMPT, b"Review.\n"),
         ("AGENTS.md", b"Root rules.\r\n"),
@@ -224,6 +230,9 @@ async fn nested_agents_files_with_an_override() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn an_empty_override_silences_its_folder() {
+    if common::codex::missing(&[CODEX_VERSION]) {
+        return;
+    }
     let files: &[(&str, &[u8])] = &[
         (PROMPT, b"Review.\n"),
         ("AGENTS.md", b"Root."),
@@ -237,6 +246,9 @@ async fn an_empty_override_silences_its_folder() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_chain_over_the_budget() {
+    if common::codex::missing(&[CODEX_VERSION]) {
+        return;
+    }
     let files: &[(&str, &[u8])] = &[
         (PROMPT, b"Review.\n"),
         ("AGENTS.md", b"0123456789"),
@@ -262,6 +274,9 @@ async fn a_chain_over_the_budget() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_global_agents_file_comes_first() {
+    if common::codex::missing(&[CODEX_VERSION]) {
+        return;
+    }
     let files: &[(&str, &[u8])] = &[(PROMPT, b"Review.\n"), ("AGENTS.md", b"Project rules.")];
     let (out, request, _case) = prove(files, PROMPT, "", None, Some("\n  Global rules.  \n")).await;
     out.code(0);
@@ -274,6 +289,9 @@ async fn a_global_agents_file_comes_first() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_rendered_prompt_that_differs_from_the_committed_one_fails() {
+    if common::codex::missing(&[CODEX_VERSION]) {
+        return;
+    }
     let server = FakeResponses::start(REVIEW).await;
     let c = case(
         &[
@@ -301,6 +319,9 @@ async fn a_rendered_prompt_that_differs_from_the_committed_one_fails() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn the_record_must_match_the_claimed_version_model_and_review() {
+    if common::codex::missing(&[CODEX_VERSION]) {
+        return;
+    }
     let server = FakeResponses::start(REVIEW).await;
     let c = case(
         &[(PROMPT, b"Review.\n"), ("AGENTS.md", b"Root.")],

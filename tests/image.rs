@@ -69,7 +69,7 @@ async fn in_container(step: Step) -> Outcome {
 }
 
 #[tokio::test(flavor = "multi_thread")]
-#[ignore = "needs podman and the built image: .ci/run runs it"]
+#[ignore = "needs root, podman and the built image: as root, bash -c 'source tests/image/engine.sh && bash tests/image/build.sh prompt-receipt:test && PROMPT_RECEIPT_IMAGE=prompt-receipt:test cargo test --locked --test image -- --ignored' (bash .ci/run does)"]
 async fn the_receipt_job_from_a_downloaded_artifact() {
     let gh = FakeGitHub::start().await;
     let agent = agent_job(review(), "read-only").await;
@@ -105,7 +105,7 @@ async fn the_receipt_job_from_a_downloaded_artifact() {
 }
 
 #[tokio::test(flavor = "multi_thread")]
-#[ignore = "needs podman and the built image: .ci/run runs it"]
+#[ignore = "needs root, podman and the built image: as root, bash -c 'source tests/image/engine.sh && bash tests/image/build.sh prompt-receipt:test && PROMPT_RECEIPT_IMAGE=prompt-receipt:test cargo test --locked --test image -- --ignored' (bash .ci/run does)"]
 async fn recorded_before_the_agent_and_verified_after_it_in_one_job() {
     let gh = FakeGitHub::start().await;
     let s = Scenario::example().owned_by_runner();
@@ -144,7 +144,7 @@ async fn recorded_before_the_agent_and_verified_after_it_in_one_job() {
 /// repository's Dockerfile (mapped with `--local-repository`), artifacts handed
 /// over in a shared folder, and the check run on the loopback Checks API.
 #[tokio::test(flavor = "multi_thread")]
-#[ignore = "needs act, podman's API socket and the job image: .ci/run runs it"]
+#[ignore = "needs root, podman, act, podman's API socket and the job image: bash .ci/run runs it"]
 async fn act_runs_the_example_workflow_end_to_end() {
     let act = std::env::var("PROMPT_RECEIPT_ACT")
         .expect("PROMPT_RECEIPT_ACT: the act binary (.ci/run sets it)");

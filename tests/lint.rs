@@ -1,6 +1,9 @@
 //! Workflow lint on hand-made workflows: each defect at its exact line and
 //! level, clean files silent, positions from the parser however the YAML is
-//! written (aliases, merge keys, flow style, scripts that quote `uses:`).
+//! written (aliases, merge keys, flow style, block scalars, scripts that quote
+//! `uses:`, a byte order mark, CRLF line ends, expressions, reusable
+//! workflows): every pattern the public workflows of the shared corpus taught,
+//! so they are tested without it (`tests/corpus_workflows.rs`).
 
 mod common;
 
@@ -564,6 +567,35 @@ fn malformed_yaml_and_byte_order_marks() {
         &bom_bad,
         &[(11, Level::Failure, "codex-version", "not set")],
     );
+}
+
+/// Workflows saved with Windows line ends (CRLF), some also with a byte order
+/// mark, as three of the public workflows in the shared corpus are: the same
+/// findings at the same lines, and no `\r` in an input's value (an exact
+/// `codex-version` stays exact, equal inputs stay equal).
+#[test]
+fn crlf_line_ends_read_as_lf() {
+    let crlf = |s: &str| s.replace('\n', "\r\n");
+    expect(&crlf(CLEAN), &[]);
+    expect(&format!("\u{feff}{}", crlf(CLEAN)), &[]);
+    let bad = CLEAN.replacen("          codex-version: 0.169.0\n", "", 1);
+    for text in [crlf(&bad), format!("\u{feff}{}", crlf(&bad))] {
+        expect(&text, &[(11, Level::Failure, "codex-version", "not set")]);
+    }
+    // A block scalar before the defect: its lines count once each.
+    let block = bad.replace(
+        "      - name: Run Codex review\n",
+        "      - run: |\n          echo one\n          echo two\n      - name: Run Codex review\n",
+    );
+    expect(
+        &crlf(&block),
+        &[(14, Level::Failure, "codex-version", "not set")],
+    );
+    // A mismatch is still found, at the receipt step's line.
+    let mismatch = CLEAN.replacen("codex-version: 0.169.0", "codex-version: 0.168.0", 1);
+    let lf = lint("w.yml", &mismatch, &|_| None);
+    assert!(lf.iter().any(|l| l.rule == "receipt-mismatch"), "{lf:?}");
+    assert_eq!(lint("w.yml", &crlf(&mismatch), &|_| None), lf);
 }
 
 #[test]

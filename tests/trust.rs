@@ -110,6 +110,10 @@ fn a_pull_request_that_rewrites_the_instructions_is_never_green() {
     let out = step().run();
     out.code(0);
     assert_eq!(out.outputs["conclusion"], "neutral", "{}", out.summary);
+    assert_eq!(
+        out.outputs["instructions-changed"],
+        format!("{EXAMPLE_PROMPT}\nAGENTS.md")
+    );
     let heading = out.summary.lines().next().unwrap();
     assert!(
         heading.starts_with(

@@ -37,6 +37,8 @@ pub const OTHER_OUTPUTS: &[&str] = &[
     "controlled",
     "findings-added",
     "findings-removed",
+    "instructions-changed",
+    "not-verified",
 ];
 
 pub struct StepOutputs {
@@ -50,8 +52,17 @@ impl Report for StepOutputs {
             .map(|(name, field)| (*name, result.field(field)))
             .collect();
         values.push(("usage-file", result.usage_file.clone()));
+        // A check that could not run is not a pass: `verified` says both.
+        let missing: Vec<String> = result.not_verified().map(|u| u.what).collect();
         if let Some(v) = &result.verification {
-            values.push(("verified", v.passed().to_string()));
+            values.push(("verified", (v.passed() && missing.is_empty()).to_string()));
+        }
+        if !missing.is_empty() {
+            values.push(("not-verified", missing.join(", ")));
+        }
+        if let Some(c) = &result.instructions {
+            let paths: Vec<&str> = c.changes.iter().map(|c| c.path.as_str()).collect();
+            values.push(("instructions-changed", paths.join("\n")));
         }
         if let Some(r) = &result.review {
             values.push(("valid", r.valid().to_string()));

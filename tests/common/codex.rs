@@ -20,11 +20,62 @@ pub const CODEX_VERSION: &str = "0.169.0";
 /// A valid review of the example's schema.
 pub const REVIEW: &str = r#"{"ok":true,"findings":[]}"#;
 
+/// Where `.ci/run` installs Codex `version`: `target/codex` for the pinned
+/// one, `target/codex-<version>` for the others.
+fn install_prefix(version: &str) -> String {
+    if version == CODEX_VERSION {
+        "target/codex".to_string()
+    } else {
+        format!("target/codex-{version}")
+    }
+}
+
+fn installed_at(version: &str) -> PathBuf {
+    match std::env::var_os("PROMPT_RECEIPT_CODEX") {
+        Some(path) if version == CODEX_VERSION => PathBuf::from(path),
+        _ => repo_root().join(install_prefix(version) + "/node_modules/.bin/codex"),
+    }
+}
+
+/// True when a Codex CLI the test runs is not installed: the test is then
+/// skipped, saying which and the commands that install them and run it (under
+/// `.ci/run`, which installs them, it fails instead). Start the test with
+/// `if missing(&[...]) { return; }`.
+pub fn missing(versions: &[&str]) -> bool {
+    let absent: Vec<&str> = versions
+        .iter()
+        .copied()
+        .filter(|v| !installed_at(v).exists())
+        .collect();
+    if absent.is_empty() {
+        return false;
+    }
+    let install: Vec<String> = absent
+        .iter()
+        .map(|v| {
+            format!(
+                "npm install --prefix {} @openai/codex@{v}",
+                install_prefix(v)
+            )
+        })
+        .collect();
+    super::skip_without_tool(&format!(
+        "the Codex CLI is not installed at {} {}: in the repository, run `{}` (bash .ci/run does), then `cargo test --locked --test {}`",
+        if absent.len() == 1 {
+            "version"
+        } else {
+            "versions"
+        },
+        absent.join(", "),
+        install.join(" && "),
+        env!("CARGO_CRATE_NAME")
+    ));
+    true
+}
+
 /// The Codex CLI installed by `.ci/run` (or `PROMPT_RECEIPT_CODEX`).
 pub fn codex() -> PathBuf {
-    let path = std::env::var_os("PROMPT_RECEIPT_CODEX")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| repo_root().join("target/codex/node_modules/.bin/codex"));
+    let path = installed_at(CODEX_VERSION);
     assert!(
         path.exists(),
         "the Codex CLI is not installed at {}: run `npm install --prefix target/codex @openai/codex@{CODEX_VERSION}` (.ci/run does)",

@@ -62,6 +62,8 @@ impl FakeGitHub {
 
     /// GitHub Enterprise Server serves the API under `/api/v3`.
     pub async fn serving_under(prefix: &str) -> FakeGitHub {
+        // Read (and fetched, the first time) before any request waits on it.
+        super::openapi::spec();
         let server = MockServer::start().await;
         let state = Arc::new(Mutex::new(State::default()));
         Mock::given(method("POST"))

@@ -8,6 +8,7 @@
 #![allow(dead_code)]
 
 pub mod codex;
+pub mod corpora;
 pub mod github;
 pub mod jobs;
 pub mod openapi;
@@ -28,32 +29,66 @@ pub fn repo_root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
-/// The shared corpus of real inputs (public workflows, the
-/// JSON-Schema-Test-Suite, GitHub's OpenAPI description), never copied into
-/// the repository: `PROMPT_RECEIPT_CORPUS`, else `shared/corpus` beside the
-/// repository or beside any folder above it (a checkout in `work/main` and
-/// one in `work/ci/abc/repo` both find `work/shared/corpus`).
-pub fn corpus_dir() -> PathBuf {
-    if let Some(dir) = std::env::var_os("PROMPT_RECEIPT_CORPUS") {
+/// The shared corpus of real inputs that no registry ships (public workflows
+/// that use codex-action), never copied into the repository:
+/// `PROMPT_RECEIPT_CORPUS`, else `shared/corpus` beside the repository or
+/// beside any folder above it (a checkout in `work/main` and one in
+/// `work/ci/abc/repo` both find `work/shared/corpus`). `None` when there is
+/// none: the tests that read it say they were skipped. The corpora that
+/// registries ship are in `corpora.rs`.
+pub fn corpus_dir() -> Option<PathBuf> {
+    if let Some(dir) = std::env::var_os("PROMPT_RECEIPT_CORPUS").filter(|d| !d.is_empty()) {
         let dir = PathBuf::from(dir);
         assert!(
             dir.is_dir(),
-            "PROMPT_RECEIPT_CORPUS is {}, which is not a folder: point it at the shared corpus",
+            "PROMPT_RECEIPT_CORPUS is {}, which is not a folder: point it at the shared corpus, or unset it",
             dir.display()
         );
-        return dir;
+        return Some(dir);
     }
     repo_root()
         .ancestors()
         .map(|a| a.join("shared/corpus"))
         .find(|d| d.is_dir())
-        .unwrap_or_else(|| {
-            panic!(
-                "the shared corpus is not in `shared/corpus` beside {} or any folder above it: \
-                 put it there or set PROMPT_RECEIPT_CORPUS to it",
-                repo_root().display()
-            )
-        })
+}
+
+/// Set by `.ci/run`: a test that would skip for want of a tool fails instead,
+/// so CI cannot pass on tests that did not run.
+pub fn skips_fail() -> bool {
+    std::env::var_os("PROMPT_RECEIPT_NO_SKIP").is_some_and(|v| !v.is_empty() && v != "0")
+}
+
+/// Says loudly, on stderr, that the running test was skipped for want of a
+/// tool, why, and the command that runs it; under `.ci/run`
+/// (`PROMPT_RECEIPT_NO_SKIP`, where every tool is installed) it fails instead.
+/// Call it and return.
+#[track_caller]
+pub fn skip_without_tool(why: &str) {
+    if skips_fail() {
+        panic!(
+            "{}: {why} (PROMPT_RECEIPT_NO_SKIP is set: a failure, not a skip)",
+            test_name()
+        );
+    }
+    skipped(why);
+}
+
+/// Says loudly, on stderr, that the running test was skipped and why. Written
+/// to the stream itself, not through `eprintln!`, which the test harness
+/// captures and shows only for a failed test.
+pub fn skipped(why: &str) {
+    use std::io::Write;
+    let _ = writeln!(std::io::stderr(), "SKIPPED: {}: {why}", test_name());
+}
+
+/// The running test as `binary::test` (libtest names each test's thread
+/// after it).
+fn test_name() -> String {
+    format!(
+        "{}::{}",
+        env!("CARGO_CRATE_NAME"),
+        std::thread::current().name().unwrap_or("?")
+    )
 }
 
 pub fn example_dir() -> PathBuf {

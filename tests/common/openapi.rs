@@ -1,8 +1,13 @@
-//! GitHub's published OpenAPI description of the Checks operations
-//! (`../shared/corpus/openapi/checks.json`), used to check every request the
-//! binary sends to the fake GitHub, and every answer the fake gives: the
-//! method and path, the path and query parameters, and the JSON body against
-//! the operation's schema.
+//! GitHub's published OpenAPI description (`api.github.com.json` of the npm
+//! package `@octokit/openapi`, pinned in `corpora.rs`), cut to the Checks
+//! operations the binary uses, checks every request the binary sends to the
+//! fake GitHub, and every answer the fake gives: the method and path, the path
+//! and query parameters, and the JSON body against the operation's schema.
+//!
+//! The cut (`checks_subset`) is the one the shared corpus's `checks.json` was
+//! made with: three operations, the component schemas and parameters they
+//! name, and two corrections from github/rest-api-description that the
+//! package's build does not carry yet (see `correct`).
 //!
 //! OpenAPI 3.0 schemas are JSON Schema with a few differences; they are
 //! bridged here: `nullable: true` becomes a `null` type, and the components
@@ -26,15 +31,133 @@ pub struct Operation {
     responses: Vec<(String, jsonschema::Validator)>,
 }
 
-/// The description, read once per test binary.
+/// The description, read and cut once per test binary.
 pub fn spec() -> &'static Spec {
     static SPEC: OnceLock<Spec> = OnceLock::new();
-    SPEC.get_or_init(|| {
-        let path = super::corpus_dir().join("openapi/checks.json");
-        let text = std::fs::read_to_string(&path)
-            .unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
-        Spec::new(serde_json::from_str(&text).expect("checks.json is JSON"))
-    })
+    SPEC.get_or_init(|| Spec::new(checks_subset(&full_description())))
+}
+
+/// `api.github.com.json` of the pinned `@octokit/openapi`.
+pub fn full_description() -> Value {
+    let path = super::corpora::github_openapi_description();
+    let bytes =
+        std::fs::read(&path).unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
+    serde_json::from_slice(&bytes).unwrap_or_else(|e| panic!("{} is not JSON: {e}", path.display()))
+}
+
+/// The operations the binary calls: create, update, and list for a ref.
+pub const OPERATIONS: &[(&str, &str)] = &[
+    ("/repos/{owner}/{repo}/check-runs", "post"),
+    ("/repos/{owner}/{repo}/check-runs/{check_run_id}", "patch"),
+    ("/repos/{owner}/{repo}/commits/{ref}/check-runs", "get"),
+];
+/// The component schemas and parameters they name (all of them: `Spec::new`
+/// fails on a reference it cannot resolve).
+const SCHEMAS: &[&str] = &[
+    "check-run",
+    "deployment-simple",
+    "nullable-integration",
+    "simple-user",
+    "enterprise",
+    "pull-request-minimal",
+];
+const PARAMETERS: &[&str] = &[
+    "owner",
+    "repo",
+    "check-run-id",
+    "commit-ref",
+    "check-name",
+    "status",
+    "per-page",
+    "page",
+];
+
+/// The Checks operations of the full description, without `x-octokit`,
+/// `examples` and the `Link` header of the listing (not carried: headers are
+/// not checked), and corrected (see `correct`).
+pub fn checks_subset(full: &Value) -> Value {
+    let op = |path: &str, method: &str| {
+        strip(
+            full["paths"]
+                .get(path)
+                .and_then(|p| p.get(method))
+                .unwrap_or_else(|| panic!("the description has no {method} {path}")),
+        )
+    };
+    let component = |kind: &str, name: &str| {
+        let v = full["components"][kind]
+            .get(name)
+            .unwrap_or_else(|| panic!("the description has no components/{kind}/{name}"));
+        (name.to_string(), strip(v))
+    };
+    let mut paths = Map::new();
+    for (path, method) in OPERATIONS {
+        let mut o = op(path, method);
+        if let Some(map) = o.as_object_mut() {
+            map.remove("x-github");
+        }
+        paths.insert(path.to_string(), json!({ *method: o }));
+    }
+    let mut subset = json!({
+        "openapi": full["openapi"],
+        "paths": paths,
+        "components": {
+            "schemas": SCHEMAS.iter().map(|n| component("schemas", n)).collect::<Map<_, _>>(),
+            "parameters": PARAMETERS.iter().map(|n| component("parameters", n)).collect::<Map<_, _>>(),
+        },
+    });
+    if let Some(r) = subset
+        .pointer_mut(
+            "/paths/~1repos~1{owner}~1{repo}~1commits~1{ref}~1check-runs/get/responses/200",
+        )
+        .and_then(Value::as_object_mut)
+    {
+        r.remove("headers");
+    }
+    correct(&mut subset);
+    subset
+}
+
+/// The two corrections `checks.json` of the shared corpus made to
+/// `@octokit/openapi` 23.0.2, from github/rest-api-description's own text
+/// (`descriptions/api.github.com/api.github.com.json`): creating a check run
+/// takes the statuses only GitHub Actions may set, and a `completed` run
+/// needs a `conclusion` (a `oneOf` on `status`). The second is what GitHub
+/// enforces with a 422, so the fake must too. Documentation text and links
+/// the corrections also changed are not carried: nothing checks them.
+fn correct(subset: &mut Value) {
+    let create = subset
+        .pointer_mut("/paths/~1repos~1{owner}~1{repo}~1check-runs/post/requestBody/content/application~1json/schema")
+        .and_then(Value::as_object_mut)
+        .expect("checks/create has a JSON request body");
+    create["properties"]["status"] = json!({
+        "type": "string",
+        "description": "The current status of the check run. Only GitHub Actions can set a status of `waiting`, `pending`, or `requested`.",
+        "enum": ["queued", "in_progress", "completed", "waiting", "requested", "pending"],
+        "default": "queued",
+    });
+    create.insert("discriminator".into(), json!({"propertyName": "status"}));
+    create.insert(
+        "oneOf".into(),
+        json!([
+            {"properties": {"status": {"enum": ["completed"]}}, "required": ["status", "conclusion"], "additionalProperties": true},
+            {"properties": {"status": {"enum": ["queued", "in_progress"]}}, "additionalProperties": true},
+        ]),
+    );
+}
+
+/// Without `x-octokit` and `examples`, at every depth.
+fn strip(v: &Value) -> Value {
+    match v {
+        Value::Object(o) => Value::Object(
+            o.iter()
+                .filter(|(k, _)| !matches!(k.as_str(), "x-octokit" | "examples"))
+                .map(|(k, v)| (k.clone(), strip(v)))
+                .collect(),
+        ),
+        Value::Array(a) => Value::Array(a.iter().map(strip).collect()),
+        other => other.clone(),
+    }
 }
 
 /// `nullable: true` (OpenAPI 3.0) as JSON Schema: `null` joins the type, and
