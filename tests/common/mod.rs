@@ -430,8 +430,24 @@ impl Step {
         if let Some(uid) = self.uid {
             cmd.uid(uid).gid(uid);
         }
-        Outcome::read(cmd.output().unwrap(), &output, &summary, self.ws)
+        Outcome::read(output_of(&mut cmd), &output, &summary, self.ws)
     }
+}
+
+/// Runs `cmd`, again while its program is "busy": a binary just copied for
+/// another user can still be open for writing in a child that another test
+/// thread forked at that moment (until that child execs), and exec then
+/// fails with ETXTBSY.
+fn output_of(cmd: &mut Command) -> std::process::Output {
+    for _ in 0..100 {
+        match cmd.output() {
+            Err(e) if e.kind() == std::io::ErrorKind::ExecutableFileBusy => {
+                std::thread::sleep(std::time::Duration::from_millis(20));
+            }
+            other => return other.unwrap(),
+        }
+    }
+    cmd.output().unwrap()
 }
 
 impl Step {
