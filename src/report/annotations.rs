@@ -129,8 +129,11 @@ pub fn collect(result: &Outcome, per_level: usize) -> Annotations {
             Policy::Allow => Level::Notice,
         };
         for ch in &c.changes {
-            out.add(level, false, || Annotation {
+            // On the file's first line: a check run's annotation needs one.
+            let line = ch.head_sha.is_some().then_some(1);
+            out.add(level, line.is_some(), || Annotation {
                 path: Some(ch.path.clone()),
+                line,
                 title: Some("The agent's instructions changed".into()),
                 ..note(
                     level,

@@ -37,7 +37,7 @@ fn changed(md: &mut String, c: &Check, room: &mut usize) {
     let base = c
         .commit
         .as_deref()
-        .map(|s| code(&short_hash(s)))
+        .map(|s| code(&s[..s.len().min(12)]))
         .unwrap_or_default();
     let what = match c.policy {
         Policy::Fail => "`instructions-changed: fail` fails the step",

@@ -150,6 +150,7 @@ fn status(md: &mut String, result: &Outcome) {
         Mode::Record => md.push_str(
             "Recorded only: run the action with mode `verify` or `run` after the agent to check it.\n\n",
         ),
+        Mode::Run | Mode::Validate | Mode::Verify if trust_sentence(md, result) => {}
         Mode::Verify => md.push_str("**The step passes**: every recorded identity was recomputed from the files and is equal.\n\n"),
         Mode::Run | Mode::Validate => {
             if let Some(d) = &result.decision {
@@ -163,6 +164,41 @@ fn status(md: &mut String, result: &Outcome) {
         }
         Mode::Lint => {}
     }
+}
+
+/// When the trust checks, not the review, set the conclusion: what they found
+/// and which input decides. `false` when they did not.
+fn trust_sentence(md: &mut String, result: &Outcome) -> bool {
+    use crate::receipt::instructions::Policy;
+    let decided = result
+        .decision
+        .as_ref()
+        .map_or(Conclusion::Success, |d| d.conclusion);
+    let changed = result.instructions_changed();
+    if changed.is_some_and(|c| c.policy == Policy::Fail) {
+        md.push_str(
+            "**The step fails**: this pull request changes the agent's instructions, and \
+             `instructions-changed: fail` does not let that pass.\n\n",
+        );
+        return true;
+    }
+    if decided != Conclusion::Success || result.conclusion() != Conclusion::Neutral {
+        return false;
+    }
+    let mut why = Vec::new();
+    if changed.is_some_and(|c| c.policy == Policy::Warn) {
+        why.push(
+            "this pull request changes the agent's instructions (`instructions-changed: warn`)",
+        );
+    }
+    if result.not_verified().next().is_some() {
+        why.push("some checks could not run, and a check that did not run is not a pass");
+    }
+    md.push_str(&format!(
+        "**The step passes, with something to look at** (conclusion `neutral`): {}.\n\n",
+        prose(&why.join("; "))
+    ));
+    true
 }
 
 fn gate_sentence(md: &mut String, d: &Decision) {
