@@ -487,3 +487,37 @@ fn a_zstd_bomb_is_refused_at_the_cap() {
     out.code(1);
     assert!(out.stdout.contains("more than 256 MiB"), "{}", out.stdout);
 }
+
+/// The workflow records a receipt before the agent; the receipt job finds none.
+#[test]
+fn a_receipt_the_workflow_records_before_the_agent_must_arrive() {
+    let s = Scenario::example();
+    let head = s.git(&["rev-parse", "HEAD"]);
+    let step = || {
+        s.review_step()
+            .event("pull_request", pull_request_event(&head, &head))
+            .env(
+                "GITHUB_WORKFLOW_REF",
+                "o/r/.github/workflows/agent-review.yml@refs/pull/42/merge",
+            )
+    };
+    let out = step().run();
+    out.code(0);
+    assert_eq!(
+        out.outputs["not-verified"],
+        "the receipt recorded before the agent"
+    );
+    assert!(
+        out.stdout.contains(
+            "`.github/workflows/agent-review.yml` records a receipt before the agent runs (line 36)"
+        ),
+        "{}",
+        out.stdout
+    );
+    // Recorded, as the workflow says: nothing missing.
+    s.remove("usage.json");
+    s.record(EXAMPLE_PROMPT);
+    let out = step().run();
+    out.code(0);
+    assert_eq!(out.outputs.get("not-verified"), None, "{}", out.stdout);
+}

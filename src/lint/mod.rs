@@ -133,6 +133,20 @@ pub fn lint(file: &str, text: &str, local: &dyn Fn(&str) -> Option<LocalAction>)
     out
 }
 
+/// Where the workflow file `file` records a receipt before its agent runs
+/// (the line of that step), when it does.
+pub fn records_before_agent(ws: &Workspace, file: &str) -> Option<u64> {
+    let path = ws.resolve("workflow", file).ok()?.path;
+    let bytes = crate::workspace::read_contained(&path, &[ws.root()], MAX_WORKFLOW_BYTES).ok()?;
+    let text = line_breaks(&String::from_utf8_lossy(&bytes));
+    let doc = yaml::parse(&text).ok()??;
+    let local = |path: &str| local_action(ws, path);
+    workflow::Workflow::of(&doc)
+        .jobs
+        .iter()
+        .find_map(|job| rules::records_before_agent(job, &local))
+}
+
 /// Every line break YAML 1.1 knows (CRLF, CR, NEL, LS, PS) becomes LF, so the
 /// parser's line numbers and an editor's agree.
 pub fn line_breaks(text: &str) -> String {

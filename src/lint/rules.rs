@@ -121,6 +121,19 @@ pub fn check(job: &Job, local: &dyn Fn(&str) -> Option<LocalAction>) -> Vec<Find
     out
 }
 
+/// The line of a prompt-receipt step with `mode: record` before a codex-action
+/// step of the same job: the layout that records a receipt before the agent.
+pub fn records_before_agent(job: &Job, local: &dyn Fn(&str) -> Option<LocalAction>) -> Option<u64> {
+    let steps = &job.steps;
+    let first_agent = steps.iter().position(|s| s.is(CODEX_ACTION))?;
+    steps[..first_agent]
+        .iter()
+        .find(|s| {
+            kind_of(s, local).receipt && s.input("mode").literal().map(str::trim) == Some("record")
+        })
+        .map(|s| s.mark.line as u64)
+}
+
 /// What the runner does with a step's action, as far as the repository tells.
 fn kind_of(step: &Step, local: &dyn Fn(&str) -> Option<LocalAction>) -> LocalAction {
     let action = step.action();

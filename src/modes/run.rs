@@ -48,6 +48,22 @@ pub fn run(
         instructions.as_ref(),
     );
 
+    // The workflow records a receipt before the agent, and none arrived: the
+    // check of what the agent could have changed did not run.
+    let missing_before = match (&existing, &origin.workflow_path) {
+        (Some(r), _) if verify::has_identities(r) => None,
+        (_, Some(file)) => lint::records_before_agent(ws, file).map(|line| {
+            crate::outcome::Unverified::new(
+                "the receipt recorded before the agent",
+                format!(
+                    "`{file}` records a receipt before the agent runs (line {line}), but `{}` holds none: the agent job did not upload it, or something replaced it; nothing shows that the agent left its inputs as they were",
+                    usage.shown
+                ),
+            )
+        }),
+        _ => None,
+    };
+
     // A receipt recorded before the agent ran is checked before it is replaced.
     let before = match &existing {
         Some(recorded) if verify::has_identities(recorded) => Some(verify::verify(
@@ -129,6 +145,7 @@ pub fn run(
                 .map(|(what, why)| crate::outcome::Unverified::new(what, why)),
         );
     }
+    outcome.unverified.extend(missing_before);
     outcome.agent = agent;
     outcome.instructions = instructions;
     if inputs.lint_workflows {
