@@ -131,7 +131,7 @@ pub fn records_before_agent(job: &Job, local: &dyn Fn(&str) -> Option<LocalActio
         .find(|s| {
             kind_of(s, local).receipt && s.input("mode").literal().map(str::trim) == Some("record")
         })
-        .map(|s| s.mark.line as u64)
+        .map(|s| s.mark.line)
 }
 
 /// What the runner does with a step's action, as far as the repository tells.
