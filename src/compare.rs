@@ -99,6 +99,9 @@ pub struct Prompts {
     pub no_diff: Option<String>,
 }
 
+/// The longest a diff of two texts may take.
+pub const DIFF_TIMEOUT: std::time::Duration = std::time::Duration::from_millis(300);
+
 /// Lines of prompt diff shown before the rest is counted.
 pub const MAX_DIFF_LINES: usize = 200;
 /// Bytes of prompt diff shown at most.
@@ -108,7 +111,11 @@ pub const MAX_DIFF_BYTES: usize = 24 * 1024;
 /// [`MAX_DIFF_LINES`] lines or [`MAX_DIFF_BYTES`] bytes with a line saying
 /// how much is left out.
 pub fn prompt_diff(base_name: &str, base: &str, head_name: &str, head: &str) -> String {
-    let diff = similar::TextDiff::from_lines(base, head);
+    // Two files of unique lines cost the square of their length: past the
+    // deadline the diff is coarser (whole runs replaced), never slower.
+    let diff = similar::TextDiff::configure()
+        .timeout(DIFF_TIMEOUT)
+        .diff_lines(base, head);
     let full = diff
         .unified_diff()
         .context_radius(3)

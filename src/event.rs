@@ -44,7 +44,8 @@ pub fn target(event_name: &str, payload: Option<&Value>, github_sha: &str) -> Ta
             let base_repo = text(payload, "/pull_request/base/repo/full_name");
             Target {
                 head_sha,
-                from_fork: head_repo.is_some() && head_repo != base_repo,
+                // A deleted fork's head repository is null: still not this one.
+                from_fork: base_repo.is_some() && head_repo != base_repo,
                 pull_request: payload
                     .pointer("/pull_request/number")
                     .and_then(Value::as_u64),

@@ -106,6 +106,14 @@ impl Outcome {
         if changed.is_some_and(|c| c.policy == Policy::Fail) {
             return Conclusion::Failure;
         }
+        // `fail` fails closed: a comparison that could not run fails too.
+        if self
+            .instructions
+            .as_ref()
+            .is_some_and(|c| c.policy == Policy::Fail && c.unavailable.is_some())
+        {
+            return Conclusion::Failure;
+        }
         let decided = self
             .decision
             .as_ref()

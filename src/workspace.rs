@@ -29,6 +29,10 @@ pub struct Location {
     pub shown: String,
     /// Absolute, symlinks resolved as far as the path exists.
     pub path: PathBuf,
+    /// As the input names it, relative to the workspace, links not followed
+    /// (`None` for an absolute path): a link the pull request put there is a
+    /// change of this path, whatever it points to.
+    pub named: Option<String>,
 }
 
 impl Workspace {
@@ -87,6 +91,7 @@ impl Workspace {
             Some(path) => Ok(Location {
                 shown: given.to_string(),
                 path,
+                named: None,
             }),
             None => Err(Error::in_file(
                 given,
@@ -129,6 +134,7 @@ impl Workspace {
         Ok(Location {
             shown: self.relative(&path),
             path,
+            named: lexical(given),
         })
     }
 
@@ -149,6 +155,23 @@ impl Workspace {
             shown.join("/")
         }
     }
+}
+
+/// A relative path with `.` and `..` folded, links not followed; `None` when
+/// it is absolute or climbs out.
+fn lexical(given: &str) -> Option<String> {
+    let mut parts: Vec<String> = Vec::new();
+    for c in Path::new(given).components() {
+        match c {
+            Component::Normal(n) => parts.push(n.to_string_lossy().into_owned()),
+            Component::CurDir => {}
+            Component::ParentDir => {
+                parts.pop()?;
+            }
+            _ => return None,
+        }
+    }
+    (!parts.is_empty()).then(|| parts.join("/"))
 }
 
 /// Canonicalizes the longest prefix of `path` that exists, then appends the rest,
@@ -230,6 +253,10 @@ pub fn read_contained(path: &Path, roots: &[&Path], max: u64) -> Result<Vec<u8>,
     })?;
     if !roots.iter().any(|r| real.starts_with(r)) {
         return Err(Unread::Outside(real));
+    }
+    // Before opening: opening a FIFO waits for a writer that never comes.
+    if !fs::metadata(&real).map_err(Unread::Io)?.is_file() {
+        return Err(Unread::NotRegular);
     }
     let file = fs::File::open(&real).map_err(Unread::Io)?;
     if !file.metadata().map_err(Unread::Io)?.is_file() {

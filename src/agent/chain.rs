@@ -103,11 +103,25 @@ fn search_dirs(cwd: &Path, markers: &[String]) -> Vec<PathBuf> {
 /// what the agent reads.
 pub fn candidate_paths(cwd: &Path, ws: &Workspace, opts: &Options) -> Vec<String> {
     let names = candidates(opts);
-    search_dirs(cwd, &opts.root_markers)
-        .iter()
-        .filter(|dir| dir.starts_with(ws.root()))
-        .flat_map(|dir| names.iter().map(move |n| ws.relative(&dir.join(n))))
-        .collect()
+    let mut out = Vec::new();
+    for dir in search_dirs(cwd, &opts.root_markers) {
+        if !dir.starts_with(ws.root()) {
+            continue;
+        }
+        for n in &names {
+            let path = dir.join(n);
+            out.push(ws.relative(&path));
+            // A link (`AGENTS.md -> CLAUDE.md`): its target is what Codex reads.
+            if fs::symlink_metadata(&path).is_ok_and(|m| m.file_type().is_symlink()) {
+                if let Ok(real) = fs::canonicalize(&path) {
+                    if real.starts_with(ws.root()) {
+                        out.push(ws.relative(&real));
+                    }
+                }
+            }
+        }
+    }
+    out
 }
 
 fn candidates(opts: &Options) -> Vec<String> {

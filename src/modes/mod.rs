@@ -70,23 +70,36 @@ type Named = [(&'static str, Option<String>)];
 /// The files a step's sources name.
 fn named(sources: &Sources) -> Vec<(&'static str, Option<String>)> {
     use crate::sources::{Prompt, SchemaInput};
+    use crate::workspace::Location;
     let prompt = match &sources.prompt {
-        Some(Prompt::File(loc)) => Some(loc.shown.clone()),
+        Some(Prompt::File(loc)) => Some(loc),
         _ => None,
     };
     let schema = match &sources.schema {
-        SchemaInput::File(loc) | SchemaInput::Default(loc) => Some(loc.shown.clone()),
+        SchemaInput::File(loc) | SchemaInput::Default(loc) => Some(loc),
         SchemaInput::Inline(_) => None,
     };
-    vec![
+    let locations: [(&'static str, Option<&Location>); 4] = [
         ("prompt", prompt),
-        (
-            "prompt template",
-            sources.template.as_ref().map(|l| l.shown.clone()),
-        ),
-        ("tools", Some(sources.tools.shown.clone())),
+        ("prompt template", sources.template.as_ref()),
+        ("tools", Some(&sources.tools)),
         ("output schema", schema),
-    ]
+    ];
+    let mut files: Vec<(&'static str, Option<String>)> = locations
+        .iter()
+        .map(|(kind, loc)| (*kind, loc.map(|l| l.shown.clone())))
+        .collect();
+    // Each also as named, links not followed: a file the pull request turned
+    // into a link (to an older prompt, to a file that is no schema) changed.
+    for (kind, loc) in locations {
+        if let Some(named) = loc
+            .and_then(|l| l.named.clone())
+            .filter(|n| Some(n) != loc.map(|l| &l.shown))
+        {
+            files.push((kind, Some(named)));
+        }
+    }
+    files
 }
 
 /// Compares every file the receipt covers with the trusted base: `None` when
@@ -118,6 +131,9 @@ fn compare_with_base(
             .map(|p| Subject::file("AGENTS.md", p)),
     );
     subjects.push(Subject::glob("skill", "**/.agents/skills/**"));
+    // Attributes change the bytes a checkout writes without changing a blob
+    // (`working-tree-encoding`).
+    subjects.push(Subject::glob("git attributes", "**/.gitattributes"));
     subjects.push(Subject::glob("Codex config", "**/.codex/**"));
     Some(instructions::check(ws.root(), &base, &subjects, policy))
 }

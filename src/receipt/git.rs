@@ -115,6 +115,45 @@ pub fn changed_between(dir: &Path, range: &str, pathspecs: &[&str]) -> Option<Ve
     })
 }
 
+/// A file's bytes at a commit as a reader of that commit's tree gets them:
+/// a symbolic link is followed inside the tree (at most 8 links), so a
+/// schema that a pull request turned into a link is not taken for its
+/// target's text, nor a link's text for a schema.
+pub fn file_at(dir: &Path, commit: &str, path: &str) -> Option<Vec<u8>> {
+    let mut path = path.to_string();
+    for _ in 0..8 {
+        let spec = format!(":(literal){path}");
+        let args = ["ls-tree", "-z", "--full-name", commit, "--", &spec];
+        let out = spawn(dir, &args).ok()?.wait_with_output().ok()?;
+        let entry = String::from_utf8_lossy(&out.stdout);
+        let mode = entry.split(' ').next()?;
+        let bytes = show(dir, commit, &path)?;
+        if mode != "120000" {
+            return Some(bytes);
+        }
+        let target = String::from_utf8(bytes).ok()?;
+        let parent = Path::new(&path).parent().unwrap_or(Path::new(""));
+        path = normalize(&parent.join(target))?;
+    }
+    None
+}
+
+/// `a/b/../c` as `a/c`; `None` for a path that climbs out or is absolute.
+fn normalize(path: &Path) -> Option<String> {
+    let mut parts: Vec<String> = Vec::new();
+    for c in path.components() {
+        match c {
+            std::path::Component::Normal(n) => parts.push(n.to_string_lossy().into_owned()),
+            std::path::Component::CurDir => {}
+            std::path::Component::ParentDir => {
+                parts.pop()?;
+            }
+            _ => return None,
+        }
+    }
+    Some(parts.join("/"))
+}
+
 /// The full SHA of `rev` as a commit, when the checkout has it. `rev` must
 /// already be known not to read as an option.
 pub fn commit_of(dir: &Path, rev: &str) -> Option<String> {
@@ -142,7 +181,9 @@ pub fn merge_base(dir: &Path, a: &str, b: &str) -> Option<String> {
 pub fn show(dir: &Path, commit: &str, path: &str) -> Option<Vec<u8>> {
     // `./`: relative to `dir`, which may be below the repository root.
     let spec = format!("{commit}:./{path}");
-    let args = ["show", "--no-textconv", "--no-ext-diff", &spec];
+    // `cat-file blob`: a blob or nothing (`show` reads a missing path with
+    // `*?[` in it as a pathspec, and prints nothing).
+    let args = ["cat-file", "blob", &spec];
     let out = spawn(dir, &args).ok()?.wait_with_output().ok()?;
     out.status.success().then_some(out.stdout)
 }
@@ -161,6 +202,8 @@ const ALWAYS: &[&str] = &[
     "credential.helper=",
     "diff.external=",
     "diff.ignoreSubmodules=all",
+    "diff.orderFile=/dev/null",
+    "core.gitProxy=",
     "submodule.recurse=false",
     "log.showSignature=false",
     "protocol.allow=never",
@@ -202,6 +245,12 @@ fn bare_command() -> Command {
         ("GIT_OPTIONAL_LOCKS", "0"),
         ("GIT_TERMINAL_PROMPT", "0"),
         ("GIT_PAGER", "cat"),
+        // No transport at all, whatever `protocol.<name>.allow` the config
+        // says: a partial clone's lazy fetch would run `ext::` or an upload
+        // pack the config names.
+        ("GIT_ALLOW_PROTOCOL", "none"),
+        ("GIT_PROTOCOL_FROM_USER", "0"),
+        ("GIT_NO_LAZY_FETCH", "1"),
     ]);
     for setting in ALWAYS {
         cmd.arg("-c").arg(setting);
@@ -226,6 +275,7 @@ fn repository_overrides(dir: &Path) -> Result<std::sync::Arc<Settings>, Error> {
     if let Some(known) = seen.lock().ok().and_then(|m| m.get(dir).cloned()) {
         return Ok(known);
     }
+    preflight(dir)?;
     let mut cmd = bare_command();
     cmd.arg("-C")
         .arg(dir)
@@ -238,6 +288,106 @@ fn repository_overrides(dir: &Path) -> Result<std::sync::Arc<Settings>, Error> {
         m.insert(dir.to_path_buf(), overrides.clone());
     }
     Ok(overrides)
+}
+
+/// Files of a git folder that git reads whole, and the most each may hold.
+const GIT_FILES: &[(&str, u64)] = &[
+    ("config", 1 << 20),
+    ("config.worktree", 1 << 20),
+    ("HEAD", 4 << 10),
+    ("commondir", 4 << 10),
+    ("shallow", 64 << 20),
+    ("packed-refs", 256 << 20),
+    ("objects/info/alternates", 1 << 20),
+    ("info/attributes", 1 << 20),
+    ("info/grafts", 1 << 20),
+];
+
+/// Before git reads a checkout's git folder, what it would read whole must
+/// be a regular file of a bounded size: an uploaded `.git/config` can
+/// `include` `/dev/zero`, or a FIFO, and git would read until memory runs out.
+/// Config includes are followed (five deep), as git follows them.
+fn preflight(dir: &Path) -> Result<(), Error> {
+    let Some(git_dir) = git_dir_of(dir) else {
+        return Ok(());
+    };
+    for (name, max) in GIT_FILES {
+        let path = git_dir.join(name);
+        if std::fs::symlink_metadata(&path).is_err() {
+            continue;
+        }
+        let bytes = bounded(&path, *max)?;
+        if name.starts_with("config") {
+            includes(&path, &bytes, 0)?;
+        }
+    }
+    Ok(())
+}
+
+/// The git folder git would use for `dir`: the nearest `.git` folder above
+/// it, or the folder a `.git` file names.
+fn git_dir_of(dir: &Path) -> Option<PathBuf> {
+    for d in dir.ancestors() {
+        let dot = d.join(".git");
+        match std::fs::symlink_metadata(&dot) {
+            Ok(m) if m.is_dir() => return Some(dot),
+            Ok(_) => {
+                let text = String::from_utf8(bounded(&dot, 4 << 10).ok()?).ok()?;
+                let named = text.strip_prefix("gitdir:")?.trim();
+                return Some(d.join(named));
+            }
+            Err(_) => {}
+        }
+    }
+    None
+}
+
+fn bounded(path: &Path, max: u64) -> Result<Vec<u8>, Error> {
+    crate::workspace::read_contained(path, &[Path::new("/")], max).map_err(|why| {
+        Error::new(format!(
+            "{}; git would read it whole, so prompt-receipt runs no git on this checkout: check the repository out afresh (actions/checkout), and never unpack an artifact over it",
+            why.why(&path.display().to_string())
+        ))
+    })
+}
+
+/// Checks each file a config `[include]` or `[includeIf]` names.
+fn includes(config: &Path, text: &[u8], depth: usize) -> Result<(), Error> {
+    let text = String::from_utf8_lossy(text);
+    let mut in_include = false;
+    for line in text.lines() {
+        let line = line.trim();
+        if line.starts_with('[') {
+            let section = line.trim_start_matches('[').to_ascii_lowercase();
+            in_include = section.starts_with("include]") || section.starts_with("includeif");
+            continue;
+        }
+        let Some((key, value)) = line.split_once('=') else {
+            continue;
+        };
+        if !in_include || !key.trim().eq_ignore_ascii_case("path") {
+            continue;
+        }
+        if depth >= 5 {
+            return Err(Error::new(format!(
+                "`{}` includes config files more than five deep; prompt-receipt runs no git on this checkout: check it out afresh",
+                config.display()
+            )));
+        }
+        let value = value.trim().trim_matches('"');
+        let named = Path::new(value);
+        let path = if named.is_absolute() {
+            named.to_path_buf()
+        } else {
+            config.parent().unwrap_or(Path::new("/")).join(named)
+        };
+        if std::fs::symlink_metadata(&path).is_err() {
+            continue;
+        }
+        let bytes = bounded(&path, 1 << 20)?;
+        includes(&path, &bytes, depth + 1)?;
+    }
+    Ok(())
 }
 
 /// For each config name that names a program git would run on a read (`filter.<driver>.clean`,

@@ -85,15 +85,20 @@ pub struct Change {
     pub base_sha: Option<String>,
     /// SHA-256 at `HEAD`; `null`: the pull request removes it.
     pub head_sha: Option<String>,
+    /// The pull request did not change it: its branch is behind the base,
+    /// whose version is newer, so the agent ran older instructions.
+    #[serde(skip_serializing_if = "std::ops::Not::not", default)]
+    pub behind_base: bool,
     /// A bounded unified diff, when both sides are text.
     #[serde(skip)]
     pub diff: Option<String>,
 }
 
 impl Change {
-    /// `added`, `removed` or `changed`.
+    /// `added`, `removed`, `changed`, or `older than the base`.
     pub fn what(&self) -> &'static str {
         match (&self.base_sha, &self.head_sha) {
+            _ if self.behind_base => "older than the base",
             (None, _) => "added",
             (_, None) => "removed",
             _ => "changed",
@@ -106,9 +111,12 @@ impl Change {
 pub struct Check {
     /// `None`: the event reviews a pull request but names no base.
     pub base: Option<Base>,
-    /// The commit compared with: the merge base of the base and `HEAD`, so a
-    /// base branch that moved on is not taken for the pull request's change.
+    /// The commit compared with: the base itself, so a branch behind the
+    /// base is not judged by the older instructions it was branched from.
     pub commit: Option<String>,
+    /// Where the branch left the base: a file that differs from the base but
+    /// not from here was changed by the base, not by the pull request.
+    pub merge_base: Option<String>,
     pub changes: Vec<Change>,
     /// Why no comparison was made; a check that could not run is not a pass.
     pub unavailable: Option<String>,
@@ -121,6 +129,8 @@ pub struct BaseRecord {
     #[serde(rename = "ref")]
     pub given: String,
     pub commit: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub merge_base: Option<String>,
     /// Every instruction file that differs from the base.
     pub instructions_changed: Vec<Change>,
 }
@@ -134,6 +144,10 @@ impl Check {
                 .map(|b| b.given.clone())
                 .unwrap_or_default(),
             commit: self.commit.clone(),
+            merge_base: self
+                .merge_base
+                .clone()
+                .filter(|m| Some(m) != self.commit.as_ref()),
             instructions_changed: self.changes.clone(),
         }
     }
@@ -174,6 +188,7 @@ pub fn no_base(policy: Policy) -> Check {
     Check {
         base: None,
         commit: None,
+        merge_base: None,
         changes: Vec::new(),
         unavailable: Some(
             "the event names no base commit to compare the agent's instructions with; set \
@@ -189,6 +204,7 @@ pub fn check(dir: &Path, base: &Base, subjects: &[Subject], policy: Policy) -> C
     let mut out = Check {
         base: Some(base.clone()),
         commit: None,
+        merge_base: None,
         changes: Vec::new(),
         unavailable: None,
         policy,
@@ -217,10 +233,15 @@ pub fn check(dir: &Path, base: &Base, subjects: &[Subject], policy: Policy) -> C
         ));
         return out;
     };
-    out.commit = Some(merge_base.clone());
+    out.commit = Some(base_commit.clone());
+    out.merge_base = Some(merge_base.clone());
     let specs: Vec<&str> = subjects.iter().map(|s| s.pathspec.as_str()).collect();
-    let range = format!("{merge_base}..{head}");
-    let Some(paths) = git::changed_between(dir, &range, &specs) else {
+    // Against the base itself: what the agent ran is what it should have run,
+    // or it is said. Against the merge base: which of those the pull request made.
+    let (Some(paths), Some(made)) = (
+        git::changed_between(dir, &format!("{base_commit}..{head}"), &specs),
+        git::changed_between(dir, &format!("{merge_base}..{head}"), &specs),
+    ) else {
         out.unavailable = Some(format!("git could not compare `{shown}` with HEAD"));
         return out;
     };
@@ -229,7 +250,7 @@ pub fn check(dir: &Path, base: &Base, subjects: &[Subject], policy: Policy) -> C
             .iter()
             .find(|s| matches(&s.pathspec, &path))
             .map_or("instructions", |s| s.kind);
-        let base_bytes = git::show(dir, &merge_base, &path);
+        let base_bytes = git::show(dir, &base_commit, &path);
         let head_bytes = git::show(dir, &head, &path);
         let diff = (out.changes.len() < MAX_DIFFS)
             .then(|| text_diff(&path, base_bytes.as_deref(), head_bytes.as_deref()))
@@ -238,6 +259,7 @@ pub fn check(dir: &Path, base: &Base, subjects: &[Subject], policy: Policy) -> C
             kind: kind.to_string(),
             base_sha: base_bytes.as_deref().map(sha256_hex),
             head_sha: head_bytes.as_deref().map(sha256_hex),
+            behind_base: !made.contains(&path),
             path,
             diff,
         });

@@ -306,6 +306,7 @@ mod tests {
             base: Some(instructions::BaseRecord {
                 given: "main".into(),
                 commit: None,
+                merge_base: None,
                 instructions_changed: vec![],
             }),
             gate_schema: Some(crate::review::judge::JudgeRecord {

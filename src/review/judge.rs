@@ -29,6 +29,17 @@ pub struct Judge {
     pub caveat: Option<Caveat>,
 }
 
+/// The schema file as the step names it (`output-schema-file`, or the
+/// default), relative to the workspace; the resolved path when none is kept.
+fn given_path(input: &SchemaInput, resolved: &str) -> String {
+    match input {
+        SchemaInput::File(loc) | SchemaInput::Default(loc) => {
+            loc.named.clone().unwrap_or_else(|| resolved.to_string())
+        }
+        SchemaInput::Inline(_) => resolved.to_string(),
+    }
+}
+
 /// The receipt's `gate_schema`: whose schema judged, and its hash.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct JudgeRecord {
@@ -81,7 +92,9 @@ impl Judge {
             SchemaInput::File(loc) | SchemaInput::Default(loc) => loc,
         };
         let ours = std::fs::read(&loc.path).ok();
-        match git::show(ws.root(), commit, &loc.shown) {
+        // The file as the input names it, links followed inside the base's
+        // tree: not the path a link in the checkout points to.
+        match git::file_at(ws.root(), commit, &given_path(input, &loc.shown)) {
             None => Judge {
                 caveat: Some(
                     Caveat::warning(format!(

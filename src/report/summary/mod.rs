@@ -175,6 +175,17 @@ fn trust_sentence(md: &mut String, result: &Outcome) -> bool {
         .as_ref()
         .map_or(Conclusion::Success, |d| d.conclusion);
     let changed = result.instructions_changed();
+    let closed = result
+        .instructions
+        .as_ref()
+        .is_some_and(|c| c.policy == Policy::Fail && c.unavailable.is_some());
+    if closed {
+        md.push_str(
+            "**The step fails**: the agent's instructions could not be compared with the base, and \
+             `instructions-changed: fail` fails closed.\n\n",
+        );
+        return true;
+    }
     if changed.is_some_and(|c| c.policy == Policy::Fail) {
         md.push_str(
             "**The step fails**: this pull request changes the agent's instructions, and \
