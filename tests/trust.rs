@@ -199,6 +199,25 @@ fn a_pull_request_that_rewrites_the_instructions_is_never_green() {
             .unwrap()
             .contains("Receipt verified")
     );
+    assert_eq!(no_base.outputs["not-verified"], "the base commit");
+    assert_eq!(no_base.outputs["verified"], "false");
+    // `fail` fails closed.
+    let closed = s
+        .review_step()
+        .input("instructions-changed", "fail")
+        .event(
+            "pull_request",
+            serde_json::json!({"pull_request": {"number": 42, "head": {"sha": head}}}),
+        )
+        .run();
+    closed.code(1);
+    assert!(
+        closed
+            .summary
+            .contains("`instructions-changed: fail` fails closed"),
+        "{}",
+        closed.summary
+    );
 }
 
 #[test]
