@@ -25,7 +25,11 @@ pub struct AgentJob {
 pub async fn agent_job(script: Vec<Vec<Value>>, sandbox: &str) -> AgentJob {
     let s = Scenario::example();
     s.remove("artifacts/review.json");
-    let s = s.commit("no review yet");
+    agent_job_on(s.commit("no review yet"), script, sandbox).await
+}
+
+/// Job one on a checkout of the caller's making (committed, with no review).
+pub async fn agent_job_on(s: Scenario, script: Vec<Vec<Value>>, sandbox: &str) -> AgentJob {
     s.record(PROMPT);
     let server = FakeResponses::scripted(script).await;
     let home = s.runner_temp().join("codex-home");
@@ -50,6 +54,23 @@ pub async fn agent_job(script: Vec<Vec<Value>>, sandbox: &str) -> AgentJob {
         scenario: s,
         artifact,
     }
+}
+
+/// Job two's checkout as the fork reporter makes it: the artifact downloaded
+/// under `RUNNER_TEMP` (`agent-review/`, `codex-home/sessions/`), nothing into
+/// the workspace.
+pub fn reporter_checkout(agent: &AgentJob) -> Scenario {
+    let s = Scenario::clone_of(&agent.scenario);
+    let temp = s.runner_temp();
+    for file in ["usage.json", "artifacts/review.json"] {
+        let to = temp.join("agent-review").join(file);
+        fs::create_dir_all(to.parent().unwrap()).unwrap();
+        fs::copy(agent.artifact.path().join(file), to).unwrap();
+    }
+    let sessions = temp.join("codex-home/sessions");
+    fs::create_dir_all(&sessions).unwrap();
+    copy_tree(&agent.artifact.path().join("sessions"), &sessions);
+    s
 }
 
 /// Job two's checkout, with the artifact downloaded into it.
