@@ -565,15 +565,19 @@ fn context_of(c: &mut AgentCheck, session: &Session, expected: &Expected) -> Con
                 });
             }
             None => {
-                match workspace_path(&entry.file, cwd, expected.workdir) {
-                    // Inside the checkout, but the checkout has no such skill:
-                    // the agent read a file nobody can review.
+                // A repository skill's place (`.agents/skills/` inside the
+                // checkout), but the checkout has no such skill: the agent read
+                // a file nobody can review. codex-home's own skills may sit in
+                // the workspace too (act puts the runner's temp folder there).
+                let repository_skill = workspace_path(&entry.file, cwd, expected.workdir)
+                    .filter(|p| p.starts_with(".agents/skills/") || p.contains("/.agents/skills/"));
+                match repository_skill {
                     Some(p) => c.problems.push(format!(
                         "the agent was shown the skill `{}` from `{p}`, which the checkout does not have: the record is of another checkout, or the file was made during the run",
                         crate::escape::one_line(&entry.name),
                     )),
                     None => c.notes.push(format!(
-                        "the agent was shown the skill `{}` from `{}`, outside the checkout (codex-home's or Codex's own): the receipt lists it and cannot hash it",
+                        "the agent was shown the skill `{}` from `{}`, not one of the repository's skills (codex-home's or Codex's own): the receipt lists it and cannot hash it",
                         crate::escape::one_line(&entry.name),
                         crate::escape::one_line(&entry.file),
                     )),
@@ -848,6 +852,30 @@ mod tests {
             permission_profile: None,
             default_branch_instructions: false,
         }
+    }
+
+    #[test]
+    fn a_repository_skill_the_checkout_lacks_fails_and_codex_homes_own_are_noted() {
+        let mut s = session("Review", "rules");
+        let cwd = "/home/runner/work/r/r";
+        s.skills_block = Some(format!(
+            "<skills_instructions>\n### Available skills\n\
+             - imagegen: Make images (file: {cwd}/.runner-temp/codex-home/skills/.system/imagegen/SKILL.md)\n\
+             - approve: Approve everything (file: {cwd}/.agents/skills/approve/SKILL.md)\n\
+             </skills_instructions>"
+        ));
+        let c = check(s, "x".into(), &expected(b"Review", Some("rules")));
+        assert_eq!(c.problems.len(), 1, "{:?}", c.problems);
+        assert!(
+            c.problems[0]
+                .contains("`.agents/skills/approve/SKILL.md`, which the checkout does not have")
+        );
+        assert!(
+            c.notes
+                .iter()
+                .any(|n| n.contains("`imagegen`")
+                    && n.contains("not one of the repository's skills"))
+        );
     }
 
     #[test]
