@@ -118,6 +118,8 @@ fn compare_with_base(
             .map(|p| Subject::file("AGENTS.md", p)),
     );
     subjects.push(Subject::glob("skill", "**/.agents/skills/**"));
+    // Hooks first: their output reaches the model, and the kind says so.
+    subjects.push(Subject::glob("Codex hooks", "**/.codex/hooks.json"));
     subjects.push(Subject::glob("Codex config", "**/.codex/**"));
     Some(instructions::check(ws.root(), &base, &subjects, policy))
 }

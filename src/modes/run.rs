@@ -129,6 +129,9 @@ pub fn run(
                 .map(|(what, why)| crate::outcome::Unverified::new(what, why)),
         );
     }
+    if let Some(a) = &agent {
+        outcome.timeline.extend(a.timeline.iter().cloned());
+    }
     outcome.agent = agent;
     outcome.instructions = instructions;
     if inputs.lint_workflows {
@@ -253,6 +256,7 @@ fn check_agent(
         effort: opts.effort.as_deref(),
         permission_profile: opts.permission_profile.as_deref(),
         default_branch_instructions: opts.default_branch_instructions,
+        single_turn: opts.single_turn,
     };
     sent::read_and_check(opts, &sources.workdir, ws, &expected)
 }
@@ -263,8 +267,19 @@ fn record_agent(receipt: &mut Receipt, check: &AgentCheck) {
     receipt.transcript = check.transcript.clone();
     receipt.tokens = check.session.tokens.clone();
     receipt.session = check.transcript.as_ref().map(|_| check.session_record());
+    let turns = &check.session.turns;
+    if !turns.is_empty() {
+        receipt.turns = Some(turns.clone());
+        receipt.models = Some(crate::agent::turns::models(turns));
+    }
     if let Some(context) = &check.context {
-        receipt.context_sha = Some(context.sha.clone());
+        // The request whose answer is the output: its context is the one checked.
+        let output_turn = check
+            .session
+            .output_turn
+            .and_then(|i| turns.get(i))
+            .and_then(|t| t.context_sha.clone());
+        receipt.context_sha = Some(output_turn.unwrap_or_else(|| context.sha.clone()));
         receipt.base_instructions_sha = context.base_instructions_sha.clone();
         receipt.developer_sha = context.developer_sha.clone();
         receipt.environment_sha = context.environment_sha.clone();
