@@ -31,6 +31,9 @@ pub struct CodexConfig {
     pub project_doc_max_bytes: Option<u64>,
     pub project_doc_fallback_filenames: Option<Vec<String>>,
     pub developer_instructions: Option<String>,
+    /// `[hooks]` in config.toml and `$CODEX_HOME/hooks.json`: what a hook
+    /// prints reaches the model, so each is a receipt subject.
+    pub hooks: Vec<crate::agent::turns::HookConfig>,
     /// Where each setting came from, for messages: `config.toml` or `codex-args`.
     pub sources: Vec<(String, &'static str)>,
 }
@@ -65,12 +68,38 @@ impl CodexConfig {
                             config.set(key, value, "config.toml")?;
                         }
                     }
+                    // The table, not the file: codex-action rewrites the file
+                    // (a proxy port) on every run.
+                    if let Some(hooks) = table.get("hooks") {
+                        let json = serde_json::to_string(hooks).unwrap_or_default();
+                        config.hooks.push(crate::agent::turns::HookConfig {
+                            path: "$CODEX_HOME/config.toml#hooks".into(),
+                            sha256: crate::digest::sha256_hex(json.as_bytes()),
+                        });
+                    }
                 }
                 Err(crate::workspace::Unread::Missing) => {}
                 Err(why) => {
                     return Err(Error::new(format!(
                         "{}: Codex's settings cannot be checked; make it a regular file of at most 1 MiB inside codex-home",
                         why.why("$CODEX_HOME/config.toml")
+                    )));
+                }
+            }
+            match crate::workspace::read_contained(&home.join("hooks.json"), &[&real_home], 1 << 20)
+            {
+                Ok(bytes) => config.hooks.insert(
+                    0,
+                    crate::agent::turns::HookConfig {
+                        path: "$CODEX_HOME/hooks.json".into(),
+                        sha256: crate::digest::sha256_hex(&bytes),
+                    },
+                ),
+                Err(crate::workspace::Unread::Missing) => {}
+                Err(why) => {
+                    return Err(Error::new(format!(
+                        "{}: the hooks Codex ran cannot be recorded; make it a regular file of at most 1 MiB inside codex-home",
+                        why.why("$CODEX_HOME/hooks.json")
                     )));
                 }
             }

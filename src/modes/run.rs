@@ -91,6 +91,8 @@ pub fn run(
     receipt.gate_schema = gate.record.clone();
     receipt.base = instructions.as_ref().map(|c| c.record());
     let decision = policy.decide(&review);
+    let hooks = hook_configs(&config.hooks, &sources.workdir, ws);
+    receipt.hooks = (!hooks.is_empty()).then_some(hooks);
     let agent = match inputs.session_options(codex_home, &config) {
         Some(opts) => {
             let check = check_agent(
@@ -99,7 +101,7 @@ pub fn run(
                 ws,
                 &receipt,
                 &prompt_bytes,
-                &review,
+                review.bytes.as_deref(),
                 instructions.as_ref(),
             );
             record_agent(&mut receipt, &check);
@@ -218,13 +220,13 @@ fn record_review(receipt: &mut Receipt, review: &Review) {
 
 /// Reads Codex's record of this run and checks it against the checkout and
 /// the review bytes the gate read.
-fn check_agent(
+pub(super) fn check_agent(
     opts: &SessionOptions,
     sources: &Sources,
     ws: &Workspace,
     receipt: &Receipt,
     prompt: &[u8],
-    review: &Review,
+    output: Option<&[u8]>,
     instructions: Option<&instructions::Check>,
 ) -> AgentCheck {
     let agents_sha = receipt.agents_sha.clone().flatten();
@@ -245,7 +247,7 @@ fn check_agent(
         codex_version: sources.codex_version.as_deref(),
         model: sources.model.as_deref(),
         output_path: &receipt.output_path,
-        output: review.bytes.as_deref(),
+        output,
         max_total_tokens: opts.max_total_tokens,
         git_sha: &receipt.git_sha,
         workdir: &workdir,
@@ -259,6 +261,32 @@ fn check_agent(
         single_turn: opts.single_turn,
     };
     sent::read_and_check(opts, &sources.workdir, ws, &expected)
+}
+
+/// The hook configurations: codex-home's (read with its config), then the
+/// repository's `.codex/hooks.json` at the root and in the working directory
+/// (Codex loads them for a trusted project).
+fn hook_configs(
+    home: &[crate::agent::turns::HookConfig],
+    workdir: &Path,
+    ws: &Workspace,
+) -> Vec<crate::agent::turns::HookConfig> {
+    let mut all = home.to_vec();
+    let mut dirs = vec![ws.root().to_path_buf()];
+    if workdir != ws.root() {
+        dirs.push(workdir.to_path_buf());
+    }
+    let root = std::fs::canonicalize(ws.root()).unwrap_or_else(|_| ws.root().to_path_buf());
+    for dir in dirs {
+        let path = dir.join(".codex/hooks.json");
+        if let Ok(bytes) = crate::workspace::read_contained(&path, &[&root], 1 << 20) {
+            all.push(crate::agent::turns::HookConfig {
+                path: ws.relative(&path),
+                sha256: crate::digest::sha256_hex(&bytes),
+            });
+        }
+    }
+    all
 }
 
 /// What the record showed, in the receipt.

@@ -136,8 +136,13 @@ fn words(result: &Outcome) -> String {
         (Mode::Record, _) => parts.push("Receipt recorded".to_string()),
         (_, Some(_)) if !missing.is_empty() || !result.timeline.is_empty() => {}
         (Mode::Verify, Some(v)) => parts.push(format!(
-            "Receipt verified: {} identities match the files",
-            distinct(&v.checked)
+            "Receipt verified: {} identities match the files{}",
+            distinct(&v.checked),
+            if result.agent.is_some() {
+                " and the session record"
+            } else {
+                "; the session record was not read"
+            }
         )),
         (_, Some(_)) => parts.push("Receipt verified".into()),
         _ => {}
