@@ -91,7 +91,7 @@ pub struct Session {
     /// The turn whose answer is `last_agent_message` (an index into `turns`).
     pub output_turn: Option<usize>,
     /// Where the reader is in the timeline.
-    reading: Reading,
+    pub(crate) reading: Reading,
     /// Odd things met on the way, said once each.
     pub warnings: Vec<String>,
     /// The agent job's filter cut the record down before uploading it.
@@ -100,7 +100,7 @@ pub struct Session {
 
 /// The reader's place in the timeline.
 #[derive(Clone, Debug, Default)]
-struct Reading {
+pub(crate) struct Reading {
     /// What the model's next request holds, canonically: the messages so far
     /// (a compaction replaces them), without the base instructions.
     history: Vec<Value>,
