@@ -217,6 +217,35 @@ mod tests {
     }
 
     #[test]
+    fn hooks_in_codex_home_are_hashed_and_the_rest_of_the_file_is_not() {
+        let home = tempfile::tempdir().unwrap();
+        let hooks = "[[hooks.SessionStart]]\n[[hooks.SessionStart.hooks]]\ntype = \"command\"\ncommand = \"echo hi\"\n";
+        let write = |port: u16| {
+            std::fs::write(
+                home.path().join("config.toml"),
+                format!("model = \"x\"\n[model_providers.p]\nbase_url = \"http://127.0.0.1:{port}/v1\"\n{hooks}"),
+            )
+            .unwrap()
+        };
+        write(1);
+        std::fs::write(home.path().join("hooks.json"), "{\"hooks\": {}}").unwrap();
+        let c = CodexConfig::read(Some(home.path()), None).unwrap();
+        let paths: Vec<&str> = c.hooks.iter().map(|h| h.path.as_str()).collect();
+        assert_eq!(
+            paths,
+            ["$CODEX_HOME/hooks.json", "$CODEX_HOME/config.toml#hooks"]
+        );
+        assert_eq!(
+            c.hooks[0].sha256,
+            crate::digest::sha256_hex(b"{\"hooks\": {}}")
+        );
+        // codex-action rewrites the proxy port every run: the hooks' hash stays.
+        write(2);
+        let again = CodexConfig::read(Some(home.path()), None).unwrap();
+        assert_eq!(c.hooks, again.hooks);
+    }
+
+    #[test]
     fn overrides_win_over_the_file() {
         let home = tempfile::tempdir().unwrap();
         std::fs::write(

@@ -956,6 +956,80 @@ mod tests {
     }
 
     #[test]
+    fn the_record_reads_as_turns_with_hooks_and_compactions() {
+        let d = tempfile::tempdir().unwrap();
+        let msg = |role: &str, text: &str, kind: &str| {
+            format!(
+                r#"{{"type":"response_item","payload":{{"type":"message","role":"{role}","content":[{{"type":"input_text","text":"{text}"}}],"internal_chat_message_metadata_passthrough":{{"content_item_kinds":["{kind}"]}}}}}}"#
+            )
+        };
+        let ctx = |id: &str, model: &str| {
+            format!(r#"{{"type":"turn_context","payload":{{"turn_id":"{id}","model":"{model}"}}}}"#)
+        };
+        let event = |t: &str| format!(r#"{{"type":"event_msg","payload":{{"type":"{t}"}}}}"#);
+        let compacted = r#"{"type":"compacted","payload":{"message":"Summary.","replacement_history":[{"type":"message","role":"developer","content":[{"type":"input_text","text":"base"}],"internal_chat_message_metadata_passthrough":{"content_item_kinds":["model.base_instructions"]}},{"type":"message","role":"user","content":[{"type":"input_text","text":"First."}]},{"type":"message","role":"user","content":[{"type":"input_text","text":"Summary."}]}]}}"#;
+        let lines = [
+            META.to_string(),
+            event("task_started"),
+            msg(
+                "developer",
+                "<permissions instructions>x",
+                "permissions.instructions",
+            ),
+            ctx("t1", "gpt-5.5"),
+            msg("developer", "Hook before.", "hooks.additional_context"),
+            msg("user", "First.", "user.text"),
+            msg("developer", "Hook after.", "hooks.additional_context"),
+            msg("assistant", "{}", "unknown"),
+            // A post-turn compaction: the same turn's context again.
+            compacted.to_string(),
+            ctx("t1", "gpt-5.5"),
+            event("task_complete"),
+            event("task_started"),
+            compacted.to_string(),
+            ctx("t2", "gpt-5.6-terra"),
+            msg("user", "Second.", "user.text"),
+            msg("assistant", "{}", "unknown"),
+            event("task_complete"),
+        ];
+        let lines: Vec<&str> = lines.iter().map(String::as_str).collect();
+        let s = read(&write(d.path(), "r.jsonl", &lines)).unwrap();
+        let kinds =
+            |t: &Turn| -> Vec<ItemKind> { t.items.iter().map(|i| i.kind.clone()).collect() };
+        let hook = |before_prompt| ItemKind::Hook {
+            event: None,
+            before_prompt,
+        };
+        assert_eq!(s.turns.len(), 2, "{:#?}", s.turns);
+        assert_eq!(
+            kinds(&s.turns[0]),
+            [hook(true), hook(false), ItemKind::CompactionSummary]
+        );
+        assert_eq!(kinds(&s.turns[1]), [ItemKind::CompactionSummary]);
+        assert_eq!(
+            s.turns[1].prompt_sha,
+            Some(crate::digest::sha256_hex(b"Second."))
+        );
+        // The second request: the replacement history without the base instructions.
+        let history = [
+            serde_json::json!({"content": [{"text": "First.", "type": "input_text"}], "role": "user"}),
+            serde_json::json!({"content": [{"text": "Summary.", "type": "input_text"}], "role": "user"}),
+        ];
+        assert_eq!(s.turns[1].context_sha, Some(messages_sha(&history)));
+        assert_eq!(s.turns[0].context_sha, Some(messages_sha(&s.context)));
+        assert_eq!(
+            (s.output_turn, s.model.as_deref()),
+            (Some(1), Some("gpt-5.6-terra"))
+        );
+        assert_eq!(s.prompt.as_deref(), Some("First."));
+        assert!(
+            s.developer.iter().all(|d| !d.contains("Hook")),
+            "a hook's text is not developer instructions: {:?}",
+            s.developer
+        );
+    }
+
+    #[test]
     fn odd_records_are_said_not_fatal() {
         let d = tempfile::tempdir().unwrap();
         let newer = META.replace("0.169.0", "0.250.1");
