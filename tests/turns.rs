@@ -271,6 +271,73 @@ async fn hooks_from_codex_home_are_named_with_the_hashes_sent() {
 }
 
 #[tokio::test(flavor = "multi_thread")]
+async fn hooks_of_a_trusted_repository_are_named_and_compared_with_the_base() {
+    if codex::missing(NEWEST) {
+        return;
+    }
+    for version in NEWEST {
+        let s = Scenario::example();
+        s.remove("artifacts/review.json");
+        s.write(".codex/hooks.json", hooks_json());
+        let s = s.commit("the pull request adds hooks");
+        let server = FakeResponses::start(REVIEW).await;
+        let home = s.runner_temp().join("codex-home");
+        let trusted = format!(
+            "[projects.\"{}\"]\ntrust_level = \"trusted\"\n",
+            std::fs::canonicalize(&s.ws).unwrap().display()
+        );
+        codex::write_config(&home, &server.url, &trusted);
+        let run = Run {
+            scenario: s,
+            home,
+            server,
+            binary: codex::codex_at(version),
+        };
+        run.exec(&["--dangerously-bypass-hook-trust"]).await;
+        let request = run.requests().remove(0);
+        let sent = sent_starting(&request, PROMPT_HOOK);
+        assert_eq!(sent.len(), 1, "{version}: the repository's hook ran");
+        let out = run.receipt(version, Some("gpt-5.5"), &[]);
+        out.code(0);
+        let usage = out.usage();
+        assert_eq!(
+            usage["hooks"],
+            json!([{"path": ".codex/hooks.json", "sha256": sha256_hex(hooks_json().as_bytes())}]),
+            "{version}"
+        );
+        let changed = &usage["base"]["instructions_changed"];
+        assert!(
+            changed
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|c| c["path"] == ".codex/hooks.json" && c["kind"] == "Codex hooks"),
+            "{version}: {changed}"
+        );
+        let items = usage["turns"][0]["items"].as_array().unwrap();
+        assert!(
+            items
+                .iter()
+                .any(|i| i["sha256"] == sha256_hex(sent[0].as_bytes()) && i["kind"] == "hook"),
+            "{version}: {items:?}"
+        );
+        // The evidence names each hook message, its place and its hash.
+        assert!(
+            out.summary.contains("hook after the prompt `")
+                && out.summary.contains("hook before the prompt `"),
+            "{version}: {}",
+            out.summary
+        );
+        let out = run.receipt(
+            version,
+            Some("gpt-5.5"),
+            &[("instructions-changed", "fail")],
+        );
+        out.code(1);
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
 async fn a_post_turn_compaction_is_said() {
     if codex::missing(NEWEST) {
         return;
