@@ -414,7 +414,10 @@ fn check_turns(c: &mut AgentCheck, session: &Session, expected: &Expected) {
         let others = turn.items.iter().filter(|i| !i.kind.is_hook()).count();
         let mut nth = 0;
         for item in &turn.items {
-            let (bytes, sha) = (item.bytes, short(&item.sha256));
+            let (bytes, sha) = (
+                item.bytes,
+                item.sha256.as_deref().map_or("not recorded".into(), short),
+            );
             match &item.kind {
                 ItemKind::CompactionSummary => {}
                 ItemKind::Hook {

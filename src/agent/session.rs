@@ -591,11 +591,13 @@ fn absorb(s: &mut Session, v: &Value, unknown: &mut usize) {
             if s.reading.next_turn && s.has_prompt() {
                 s.open_turn();
             }
-            let text = text_at(p, "/message").unwrap_or_default();
+            let text = text_at(p, "/message");
             s.turn().items.push(Item {
                 kind: ItemKind::CompactionSummary,
-                sha256: crate::digest::sha256_hex(text.as_bytes()),
-                bytes: text.len(),
+                sha256: text
+                    .as_deref()
+                    .map(|t| crate::digest::sha256_hex(t.as_bytes())),
+                bytes: text.as_deref().map_or(0, str::len),
             });
             if let Some(history) = p["replacement_history"].as_array() {
                 s.reading.history = history
@@ -678,7 +680,7 @@ fn absorb_message(s: &mut Session, p: &Value, texts: &[&str], is_context: bool) 
             let bytes = text.len();
             s.turn().items.push(Item {
                 kind,
-                sha256,
+                sha256: Some(sha256),
                 bytes,
             });
         }

@@ -27,7 +27,9 @@ pub struct Turn {
 pub struct Item {
     #[serde(flatten)]
     pub kind: ItemKind,
-    pub sha256: String,
+    /// SHA-256 of its text; `null` when the record's copy was cut (a
+    /// redacted record drops the compaction summary).
+    pub sha256: Option<String>,
     pub bytes: usize,
 }
 
@@ -157,7 +159,7 @@ mod tests {
         assert!(beyond_one_turn(&[turn("a", vec![])]).is_empty());
         let summary = Item {
             kind: ItemKind::CompactionSummary,
-            sha256: "s".into(),
+            sha256: Some("s".into()),
             bytes: 1,
         };
         let said = beyond_one_turn(&[
@@ -182,7 +184,7 @@ mod tests {
                 event: None,
                 before_prompt: false,
             },
-            sha256: "h".into(),
+            sha256: Some("h".into()),
             bytes: 3,
         };
         assert_eq!(

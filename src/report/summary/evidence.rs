@@ -249,7 +249,11 @@ fn timeline(md: &mut String, agent: &crate::agent::sent::AgentCheck) {
                 format!(
                     "{} {} ({} bytes)",
                     text(&what),
-                    code(&short_hash(&item.sha256)),
+                    item.sha256
+                        .as_deref()
+                        .map_or("*cut from the record*".to_string(), |h| code(&short_hash(
+                            h
+                        ))),
                     item.bytes
                 )
             })
