@@ -195,6 +195,11 @@ pub struct Cli {
     #[arg(long, value_enum, value_name = "WHOSE")]
     pub gate_schema: Option<GateSchema>,
 
+    /// (run) What a session of more than one turn, with a compaction or a model
+    /// switch does: require (one turn, else fail), warn (neutral) or allow.
+    #[arg(long, value_enum, value_name = "WHAT", default_value = "warn")]
+    pub single_turn: crate::agent::turns::SingleTurn,
+
     /// (run) Lint the workflows and report what is found as warnings.
     #[arg(long, value_name = "BOOL", default_value = "true", action = clap::ArgAction::Set, value_parser = clap::builder::BoolishValueParser::new())]
     pub lint_workflows: bool,
@@ -279,6 +284,7 @@ pub struct Inputs {
     pub base_ref: Option<String>,
     pub instructions_changed: InstructionsPolicy,
     pub gate_schema: Option<GateSchema>,
+    pub single_turn: crate::agent::turns::SingleTurn,
     pub lint_workflows: bool,
 }
 
@@ -463,6 +469,7 @@ impl Inputs {
             },
             instructions_changed: cli.instructions_changed,
             gate_schema: cli.gate_schema,
+            single_turn: cli.single_turn,
             lint_workflows: cli.lint_workflows,
         })
     }

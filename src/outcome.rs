@@ -42,6 +42,10 @@ pub struct Outcome {
     /// Checks the receipt expected to make and could not. A check that could
     /// not run is not a pass.
     pub unverified: Vec<Unverified>,
+    /// What made the session more than one turn of one model (a compaction,
+    /// several turns, a model switch), each a sentence for the title: the
+    /// conclusion is at most neutral.
+    pub timeline: Vec<String>,
 }
 
 /// A check that could not run: what, in a few words for the title, and why,
@@ -78,6 +82,7 @@ impl Outcome {
             lints: Vec::new(),
             instructions: None,
             unverified: Vec::new(),
+            timeline: Vec::new(),
         }
     }
 
@@ -120,7 +125,8 @@ impl Outcome {
             .map_or(Conclusion::Success, |d| d.conclusion);
         // Never green over changed instructions, or over a check that did not run.
         let capped = changed.is_some_and(|c| c.policy == Policy::Warn)
-            || self.not_verified().next().is_some();
+            || self.not_verified().next().is_some()
+            || !self.timeline.is_empty();
         if capped && decided == Conclusion::Success {
             return Conclusion::Neutral;
         }

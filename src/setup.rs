@@ -170,6 +170,7 @@ impl Inputs {
             effort: self.effort.clone(),
             permission_profile: self.permission_profile.clone(),
             default_branch_instructions: self.default_branch_instructions,
+            single_turn: self.single_turn,
         })
     }
 

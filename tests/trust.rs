@@ -259,7 +259,7 @@ fn the_workflow_file_and_repository_codex_config_are_instructions_too() {
     assert_eq!(
         kinds,
         [
-            (".codex/hooks.json".to_string(), "Codex config".to_string()),
+            (".codex/hooks.json".to_string(), "Codex hooks".to_string()),
             (
                 ".github/workflows/agent-review.yml".into(),
                 "workflow".into()

@@ -31,6 +31,9 @@ pub struct CodexConfig {
     pub project_doc_max_bytes: Option<u64>,
     pub project_doc_fallback_filenames: Option<Vec<String>>,
     pub developer_instructions: Option<String>,
+    /// `[hooks]` in config.toml and `$CODEX_HOME/hooks.json`: what a hook
+    /// prints reaches the model, so each is a receipt subject.
+    pub hooks: Vec<crate::agent::turns::HookConfig>,
     /// Where each setting came from, for messages: `config.toml` or `codex-args`.
     pub sources: Vec<(String, &'static str)>,
 }
@@ -65,12 +68,38 @@ impl CodexConfig {
                             config.set(key, value, "config.toml")?;
                         }
                     }
+                    // The table, not the file: codex-action rewrites the file
+                    // (a proxy port) on every run.
+                    if let Some(hooks) = table.get("hooks") {
+                        let json = serde_json::to_string(hooks).unwrap_or_default();
+                        config.hooks.push(crate::agent::turns::HookConfig {
+                            path: "$CODEX_HOME/config.toml#hooks".into(),
+                            sha256: crate::digest::sha256_hex(json.as_bytes()),
+                        });
+                    }
                 }
                 Err(crate::workspace::Unread::Missing) => {}
                 Err(why) => {
                     return Err(Error::new(format!(
                         "{}: Codex's settings cannot be checked; make it a regular file of at most 1 MiB inside codex-home",
                         why.why("$CODEX_HOME/config.toml")
+                    )));
+                }
+            }
+            match crate::workspace::read_contained(&home.join("hooks.json"), &[&real_home], 1 << 20)
+            {
+                Ok(bytes) => config.hooks.insert(
+                    0,
+                    crate::agent::turns::HookConfig {
+                        path: "$CODEX_HOME/hooks.json".into(),
+                        sha256: crate::digest::sha256_hex(&bytes),
+                    },
+                ),
+                Err(crate::workspace::Unread::Missing) => {}
+                Err(why) => {
+                    return Err(Error::new(format!(
+                        "{}: the hooks Codex ran cannot be recorded; make it a regular file of at most 1 MiB inside codex-home",
+                        why.why("$CODEX_HOME/hooks.json")
                     )));
                 }
             }
@@ -185,6 +214,35 @@ mod tests {
         );
         assert!(split_args("[1, 2]").is_err());
         assert!(split_args("-c 'unclosed").is_err());
+    }
+
+    #[test]
+    fn hooks_in_codex_home_are_hashed_and_the_rest_of_the_file_is_not() {
+        let home = tempfile::tempdir().unwrap();
+        let hooks = "[[hooks.SessionStart]]\n[[hooks.SessionStart.hooks]]\ntype = \"command\"\ncommand = \"echo hi\"\n";
+        let write = |port: u16| {
+            std::fs::write(
+                home.path().join("config.toml"),
+                format!("model = \"x\"\n[model_providers.p]\nbase_url = \"http://127.0.0.1:{port}/v1\"\n{hooks}"),
+            )
+            .unwrap()
+        };
+        write(1);
+        std::fs::write(home.path().join("hooks.json"), "{\"hooks\": {}}").unwrap();
+        let c = CodexConfig::read(Some(home.path()), None).unwrap();
+        let paths: Vec<&str> = c.hooks.iter().map(|h| h.path.as_str()).collect();
+        assert_eq!(
+            paths,
+            ["$CODEX_HOME/hooks.json", "$CODEX_HOME/config.toml#hooks"]
+        );
+        assert_eq!(
+            c.hooks[0].sha256,
+            crate::digest::sha256_hex(b"{\"hooks\": {}}")
+        );
+        // codex-action rewrites the proxy port every run: the hooks' hash stays.
+        write(2);
+        let again = CodexConfig::read(Some(home.path()), None).unwrap();
+        assert_eq!(c.hooks, again.hooks);
     }
 
     #[test]

@@ -9,3 +9,4 @@ pub mod redaction;
 pub mod sent;
 pub mod session;
 pub mod skills;
+pub mod turns;

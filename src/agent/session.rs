@@ -15,6 +15,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 
+use super::turns::{Item, ItemKind, Turn};
 use crate::error::Error;
 
 /// A line longer than this is skipped (hashed, not parsed): memory stays bounded.
@@ -83,22 +84,88 @@ pub struct Session {
     pub file_changes: Vec<FileChange>,
     /// Commands the agent ran (at most [`MAX_COMMANDS`] kept).
     pub commands: Vec<Command>,
-    /// Messages for the model with role `user`, `developer` or `system`
-    /// after the prompt: text the model received that no receipt input covers.
-    pub after_prompt: Vec<LaterMessage>,
+    /// Every turn, in order: the first is the one whose prompt is `prompt`;
+    /// each holds the model-visible items no receipt input covers (hooks,
+    /// compaction summaries, messages after the prompt).
+    pub turns: Vec<Turn>,
+    /// The turn whose answer is `last_agent_message` (an index into `turns`).
+    pub output_turn: Option<usize>,
+    /// Where the reader is in the timeline.
+    pub(crate) reading: Reading,
     /// Odd things met on the way, said once each.
     pub warnings: Vec<String>,
     /// The agent job's filter cut the record down before uploading it.
     pub redaction: Option<super::redaction::Redaction>,
 }
 
-/// A message the model received after the prompt.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct LaterMessage {
-    pub role: String,
-    /// SHA-256 of its text parts, concatenated.
-    pub sha256: String,
-    pub bytes: usize,
+/// The reader's place in the timeline.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Reading {
+    /// What the model's next request holds, canonically: the messages so far
+    /// (a compaction replaces them), without the base instructions.
+    history: Vec<Value>,
+    /// The turn being read (`turn_context.turn_id`).
+    turn_id: Option<String>,
+    /// A `task_started` after a prompt: the next `turn_context` or prompt opens a turn.
+    next_turn: bool,
+}
+
+impl Session {
+    /// The turn being read, the first made when there is none.
+    fn turn(&mut self) -> &mut Turn {
+        if self.turns.is_empty() {
+            self.turns.push(Turn::default());
+        }
+        self.turns.last_mut().expect("one at least")
+    }
+
+    /// A new turn, of the last turn's model until its own `turn_context` says.
+    fn open_turn(&mut self) {
+        let model = self.turns.last().and_then(|t| t.model.clone());
+        self.turns.push(Turn {
+            model,
+            ..Turn::default()
+        });
+        self.reading.next_turn = false;
+    }
+
+    fn has_prompt(&self) -> bool {
+        self.turns.last().is_some_and(|t| t.prompt_sha.is_some())
+    }
+}
+
+/// The kinds Codex labels a message's parts with
+/// (`internal_chat_message_metadata_passthrough.content_item_kinds`).
+fn item_kinds(p: &Value) -> Vec<&str> {
+    p.pointer("/internal_chat_message_metadata_passthrough/content_item_kinds")
+        .and_then(Value::as_array)
+        .map(|k| k.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default()
+}
+
+/// A message a hook added: so labelled, or its provenance says so.
+fn is_hook(p: &Value) -> bool {
+    item_kinds(p).contains(&"hooks.additional_context")
+        || p.pointer("/internal_chat_message_metadata_passthrough/content_item_metadata")
+            .and_then(Value::as_array)
+            .is_some_and(|m| m.iter().any(|i| i["provenance"]["hook"] == true))
+}
+
+/// The hook's event, when the record names it (Codex 0.171 does not).
+fn hook_event(p: &Value) -> Option<String> {
+    let meta = p.pointer(
+        "/internal_chat_message_metadata_passthrough/content_item_metadata/0/provenance",
+    )?;
+    ["event", "hook_event_name", "hookEventName"]
+        .iter()
+        .find_map(|k| meta[*k].as_str())
+        .map(str::to_string)
+}
+
+/// The model's base instructions as a message (a resumed session with
+/// another model records them so): not part of the context hashed.
+fn is_base_instructions(p: &Value) -> bool {
+    item_kinds(p).contains(&"model.base_instructions")
 }
 
 /// A file a patch of the agent's touched (`item_completed`, `FileChange`).
@@ -212,10 +279,14 @@ const ITEMS_READ: [&str; 2] = [
 
 fn wanted(kind: &str, payload: Option<&str>, head: &str) -> bool {
     match kind {
-        "session_meta" | "turn_context" | "world_state" | super::redaction::MARKER => true,
+        "session_meta"
+        | "turn_context"
+        | "world_state"
+        | "compacted"
+        | super::redaction::MARKER => true,
         "response_item" => payload == Some("message"),
         "event_msg" => match payload {
-            Some("token_count" | "task_complete") => true,
+            Some("token_count" | "task_complete" | "task_started") => true,
             Some("item_completed") => ITEMS_READ.iter().any(|i| head.contains(i)),
             _ => false,
         },
@@ -355,6 +426,14 @@ fn parse<R: Read>(stream: R, path: &Path) -> Result<(Session, R), Error> {
             Err(_) => unparsable += 1,
         }
     }
+    // The model is the one whose answer is the output.
+    if let Some(model) = session
+        .output_turn
+        .or(session.turns.len().checked_sub(1))
+        .and_then(|i| session.turns[i].model.clone())
+    {
+        session.model = Some(model);
+    }
     if cut_last {
         session.warnings.push("the record's last line is cut off (Codex may not have finished writing it); it was ignored".into());
     }
@@ -423,6 +502,19 @@ fn absorb(s: &mut Session, v: &Value, unknown: &mut usize) {
                 .map(|t| crate::digest::sha256_hex(t.as_bytes()));
         }
         "turn_context" => {
+            // A new turn: after a `task_started`, or another turn's id (a
+            // compaction within a turn records its context again, same id).
+            let id = text_at(p, "/turn_id");
+            let other = id.is_some() && s.reading.turn_id.is_some() && id != s.reading.turn_id;
+            if s.has_prompt() && (s.reading.next_turn || other) {
+                s.open_turn();
+            }
+            if id.is_some() {
+                s.reading.turn_id = id;
+            }
+            if let Some(model) = text_at(p, "/model") {
+                s.turn().model = Some(model);
+            }
             s.model = text_at(p, "/model").or(s.model.take());
             s.approval_policy = text_at(p, "/approval_policy").or(s.approval_policy.take());
             s.sandbox = text_at(p, "/sandbox_policy/type")
@@ -468,19 +560,12 @@ fn absorb(s: &mut Session, v: &Value, unknown: &mut usize) {
                         s.skills_block = Some(t.to_string());
                     }
                 }
-                if p["role"] == "developer" {
+                // A hook's text is the hook's, never developer instructions.
+                if p["role"] == "developer" && !is_hook(p) {
                     s.developer.extend(texts.iter().map(|t| t.to_string()));
                 }
             }
-            let role = p["role"].as_str().unwrap_or("");
-            if !before_prompt && matches!(role, "user" | "developer" | "system") {
-                let text = texts.concat();
-                s.after_prompt.push(LaterMessage {
-                    role: role.to_string(),
-                    sha256: crate::digest::sha256_hex(text.as_bytes()),
-                    bytes: text.len(),
-                });
-            }
+            absorb_message(s, p, &texts, is_context);
             match p["role"].as_str() {
                 Some("user") => {
                     if let Some(block) = texts
@@ -494,8 +579,32 @@ fn absorb(s: &mut Session, v: &Value, unknown: &mut usize) {
                         s.prompt = Some(texts.concat());
                     }
                 }
-                Some("assistant") => s.last_agent_message = Some(texts.concat()),
+                Some("assistant") => {
+                    s.last_agent_message = Some(texts.concat());
+                    s.output_turn = s.turns.len().checked_sub(1);
+                }
                 _ => {}
+            }
+        }
+        "compacted" => {
+            // Compacting before the next turn's context: that turn's.
+            if s.reading.next_turn && s.has_prompt() {
+                s.open_turn();
+            }
+            let text = text_at(p, "/message");
+            s.turn().items.push(Item {
+                kind: ItemKind::CompactionSummary,
+                sha256: text
+                    .as_deref()
+                    .map(|t| crate::digest::sha256_hex(t.as_bytes())),
+                bytes: text.as_deref().map_or(0, str::len),
+            });
+            if let Some(history) = p["replacement_history"].as_array() {
+                s.reading.history = history
+                    .iter()
+                    .filter(|m| m["type"] == "message" && !is_base_instructions(m))
+                    .map(canonical_message)
+                    .collect();
             }
         }
         "event_msg" => match p["type"].as_str() {
@@ -514,9 +623,11 @@ fn absorb(s: &mut Session, v: &Value, unknown: &mut usize) {
                 }
             }
             Some("item_completed") => absorb_item(s, &p["item"]),
+            Some("task_started") if s.has_prompt() => s.reading.next_turn = true,
             Some("task_complete") => {
                 if let Some(m) = text_at(p, "/last_agent_message") {
                     s.last_agent_message = Some(m);
+                    s.output_turn = s.turns.len().checked_sub(1);
                 }
                 s.duration_ms = p["duration_ms"].as_u64();
             }
@@ -526,6 +637,56 @@ fn absorb(s: &mut Session, v: &Value, unknown: &mut usize) {
             s.redaction = Some(super::redaction::Redaction::from_payload(p))
         }
         _ => *unknown += 1,
+    }
+}
+
+/// A message on the timeline: a turn's prompt (a new turn when the last has
+/// one), or an item of the turn (hooks, summaries, later messages; before the
+/// first prompt only hooks: the rest is the context the checkout predicts).
+fn absorb_message(s: &mut Session, p: &Value, texts: &[&str], is_context: bool) {
+    if is_base_instructions(p) {
+        return;
+    }
+    let role = p["role"].as_str().unwrap_or("");
+    let hook = is_hook(p);
+    let summary = item_kinds(p).contains(&"compaction.summary");
+    let text = texts.concat();
+    let sha256 = crate::digest::sha256_hex(text.as_bytes());
+    if role == "user" && !is_context && !hook && !summary {
+        if s.has_prompt() || s.reading.next_turn {
+            s.open_turn();
+        }
+        let context = messages_sha(&s.reading.history);
+        let turn = s.turn();
+        turn.prompt_sha = Some(sha256);
+        turn.context_sha = Some(context);
+    } else if matches!(role, "user" | "developer" | "system") {
+        let in_context = s.turns.len() <= 1 && !s.has_prompt();
+        if hook || summary || !in_context {
+            let kind = if hook {
+                ItemKind::Hook {
+                    event: hook_event(p),
+                    before_prompt: !s.has_prompt(),
+                }
+            } else if summary {
+                ItemKind::CompactionSummary
+            } else {
+                match role {
+                    "user" => ItemKind::User,
+                    "developer" => ItemKind::Developer,
+                    _ => ItemKind::System,
+                }
+            };
+            let bytes = text.len();
+            s.turn().items.push(Item {
+                kind,
+                sha256: Some(sha256),
+                bytes,
+            });
+        }
+    }
+    if matches!(role, "user" | "developer" | "system" | "assistant") {
+        s.reading.history.push(canonical_message(p));
     }
 }
 
@@ -794,6 +955,80 @@ mod tests {
             (Some("{}"), Some(125))
         );
         assert!(s.warnings.is_empty(), "{:?}", s.warnings);
+    }
+
+    #[test]
+    fn the_record_reads_as_turns_with_hooks_and_compactions() {
+        let d = tempfile::tempdir().unwrap();
+        let msg = |role: &str, text: &str, kind: &str| {
+            format!(
+                r#"{{"type":"response_item","payload":{{"type":"message","role":"{role}","content":[{{"type":"input_text","text":"{text}"}}],"internal_chat_message_metadata_passthrough":{{"content_item_kinds":["{kind}"]}}}}}}"#
+            )
+        };
+        let ctx = |id: &str, model: &str| {
+            format!(r#"{{"type":"turn_context","payload":{{"turn_id":"{id}","model":"{model}"}}}}"#)
+        };
+        let event = |t: &str| format!(r#"{{"type":"event_msg","payload":{{"type":"{t}"}}}}"#);
+        let compacted = r#"{"type":"compacted","payload":{"message":"Summary.","replacement_history":[{"type":"message","role":"developer","content":[{"type":"input_text","text":"base"}],"internal_chat_message_metadata_passthrough":{"content_item_kinds":["model.base_instructions"]}},{"type":"message","role":"user","content":[{"type":"input_text","text":"First."}]},{"type":"message","role":"user","content":[{"type":"input_text","text":"Summary."}]}]}}"#;
+        let lines = [
+            META.to_string(),
+            event("task_started"),
+            msg(
+                "developer",
+                "<permissions instructions>x",
+                "permissions.instructions",
+            ),
+            ctx("t1", "gpt-5.5"),
+            msg("developer", "Hook before.", "hooks.additional_context"),
+            msg("user", "First.", "user.text"),
+            msg("developer", "Hook after.", "hooks.additional_context"),
+            msg("assistant", "{}", "unknown"),
+            // A post-turn compaction: the same turn's context again.
+            compacted.to_string(),
+            ctx("t1", "gpt-5.5"),
+            event("task_complete"),
+            event("task_started"),
+            compacted.to_string(),
+            ctx("t2", "gpt-5.6-terra"),
+            msg("user", "Second.", "user.text"),
+            msg("assistant", "{}", "unknown"),
+            event("task_complete"),
+        ];
+        let lines: Vec<&str> = lines.iter().map(String::as_str).collect();
+        let s = read(&write(d.path(), "r.jsonl", &lines)).unwrap();
+        let kinds =
+            |t: &Turn| -> Vec<ItemKind> { t.items.iter().map(|i| i.kind.clone()).collect() };
+        let hook = |before_prompt| ItemKind::Hook {
+            event: None,
+            before_prompt,
+        };
+        assert_eq!(s.turns.len(), 2, "{:#?}", s.turns);
+        assert_eq!(
+            kinds(&s.turns[0]),
+            [hook(true), hook(false), ItemKind::CompactionSummary]
+        );
+        assert_eq!(kinds(&s.turns[1]), [ItemKind::CompactionSummary]);
+        assert_eq!(
+            s.turns[1].prompt_sha,
+            Some(crate::digest::sha256_hex(b"Second."))
+        );
+        // The second request: the replacement history without the base instructions.
+        let history = [
+            serde_json::json!({"content": [{"text": "First.", "type": "input_text"}], "role": "user"}),
+            serde_json::json!({"content": [{"text": "Summary.", "type": "input_text"}], "role": "user"}),
+        ];
+        assert_eq!(s.turns[1].context_sha, Some(messages_sha(&history)));
+        assert_eq!(s.turns[0].context_sha, Some(messages_sha(&s.context)));
+        assert_eq!(
+            (s.output_turn, s.model.as_deref()),
+            (Some(1), Some("gpt-5.6-terra"))
+        );
+        assert_eq!(s.prompt.as_deref(), Some("First."));
+        assert!(
+            s.developer.iter().all(|d| !d.contains("Hook")),
+            "a hook's text is not developer instructions: {:?}",
+            s.developer
+        );
     }
 
     #[test]

@@ -134,6 +134,8 @@ fn compare_with_base(
     // Attributes change the bytes a checkout writes without changing a blob
     // (`working-tree-encoding`).
     subjects.push(Subject::glob("git attributes", "**/.gitattributes"));
+    // Hooks first: their output reaches the model, and the kind says so.
+    subjects.push(Subject::glob("Codex hooks", "**/.codex/hooks.json"));
     subjects.push(Subject::glob("Codex config", "**/.codex/**"));
     Some(instructions::check(ws.root(), &base, &subjects, policy))
 }

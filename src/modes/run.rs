@@ -107,6 +107,8 @@ pub fn run(
     receipt.gate_schema = gate.record.clone();
     receipt.base = instructions.as_ref().map(|c| c.record());
     let decision = policy.decide(&review);
+    let hooks = hook_configs(&config.hooks, &sources.workdir, ws);
+    receipt.hooks = (!hooks.is_empty()).then_some(hooks);
     let agent = match inputs.session_options(codex_home, &config) {
         Some(opts) => {
             let check = check_agent(
@@ -115,7 +117,7 @@ pub fn run(
                 ws,
                 &receipt,
                 &prompt_bytes,
-                &review,
+                review.bytes.as_deref(),
                 instructions.as_ref(),
             );
             record_agent(&mut receipt, &check);
@@ -146,6 +148,9 @@ pub fn run(
         );
     }
     outcome.unverified.extend(missing_before);
+    if let Some(a) = &agent {
+        outcome.timeline.extend(a.timeline.iter().cloned());
+    }
     outcome.agent = agent;
     outcome.instructions = instructions;
     if inputs.lint_workflows {
@@ -232,13 +237,13 @@ fn record_review(receipt: &mut Receipt, review: &Review) {
 
 /// Reads Codex's record of this run and checks it against the checkout and
 /// the review bytes the gate read.
-fn check_agent(
+pub(super) fn check_agent(
     opts: &SessionOptions,
     sources: &Sources,
     ws: &Workspace,
     receipt: &Receipt,
     prompt: &[u8],
-    review: &Review,
+    output: Option<&[u8]>,
     instructions: Option<&instructions::Check>,
 ) -> AgentCheck {
     let agents_sha = receipt.agents_sha.clone().flatten();
@@ -259,7 +264,7 @@ fn check_agent(
         codex_version: sources.codex_version.as_deref(),
         model: sources.model.as_deref(),
         output_path: &receipt.output_path,
-        output: review.bytes.as_deref(),
+        output,
         max_total_tokens: opts.max_total_tokens,
         git_sha: &receipt.git_sha,
         workdir: &workdir,
@@ -270,8 +275,35 @@ fn check_agent(
         effort: opts.effort.as_deref(),
         permission_profile: opts.permission_profile.as_deref(),
         default_branch_instructions: opts.default_branch_instructions,
+        single_turn: opts.single_turn,
     };
     sent::read_and_check(opts, &sources.workdir, ws, &expected)
+}
+
+/// The hook configurations: codex-home's (read with its config), then the
+/// repository's `.codex/hooks.json` at the root and in the working directory
+/// (Codex loads them for a trusted project).
+fn hook_configs(
+    home: &[crate::agent::turns::HookConfig],
+    workdir: &Path,
+    ws: &Workspace,
+) -> Vec<crate::agent::turns::HookConfig> {
+    let mut all = home.to_vec();
+    let mut dirs = vec![ws.root().to_path_buf()];
+    if workdir != ws.root() {
+        dirs.push(workdir.to_path_buf());
+    }
+    let root = std::fs::canonicalize(ws.root()).unwrap_or_else(|_| ws.root().to_path_buf());
+    for dir in dirs {
+        let path = dir.join(".codex/hooks.json");
+        if let Ok(bytes) = crate::workspace::read_contained(&path, &[&root], 1 << 20) {
+            all.push(crate::agent::turns::HookConfig {
+                path: ws.relative(&path),
+                sha256: crate::digest::sha256_hex(&bytes),
+            });
+        }
+    }
+    all
 }
 
 /// What the record showed, in the receipt.
@@ -280,8 +312,19 @@ fn record_agent(receipt: &mut Receipt, check: &AgentCheck) {
     receipt.transcript = check.transcript.clone();
     receipt.tokens = check.session.tokens.clone();
     receipt.session = check.transcript.as_ref().map(|_| check.session_record());
+    let turns = &check.session.turns;
+    if !turns.is_empty() {
+        receipt.turns = Some(turns.clone());
+        receipt.models = Some(crate::agent::turns::models(turns));
+    }
     if let Some(context) = &check.context {
-        receipt.context_sha = Some(context.sha.clone());
+        // The request whose answer is the output: its context is the one checked.
+        let output_turn = check
+            .session
+            .output_turn
+            .and_then(|i| turns.get(i))
+            .and_then(|t| t.context_sha.clone());
+        receipt.context_sha = Some(output_turn.unwrap_or_else(|| context.sha.clone()));
         receipt.base_instructions_sha = context.base_instructions_sha.clone();
         receipt.developer_sha = context.developer_sha.clone();
         receipt.environment_sha = context.environment_sha.clone();

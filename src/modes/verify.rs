@@ -7,8 +7,8 @@ use crate::error::Error;
 use crate::event::Origin;
 use crate::inputs::{Inputs, Mode};
 use crate::outcome::Outcome;
-use crate::receipt::usage_file;
 use crate::receipt::verify::{self, Scope};
+use crate::receipt::{identities, usage_file};
 use crate::workspace::Workspace;
 
 pub fn verify(
@@ -28,7 +28,11 @@ pub fn verify(
             ),
         )
     })?;
-    let Covered { sources, chain, .. } = Covered::read(inputs, ws, codex_home)?;
+    let Covered {
+        sources,
+        chain,
+        config,
+    } = Covered::read(inputs, ws, codex_home)?;
     let verification = verify::verify(&recorded, &usage.shown, &sources, &chain, ws, Scope::All)?;
     // The receipt's own files, as it names them: what the agent was given.
     let text = |k: &str| recorded.get(k).and_then(|v| v.as_str()).map(str::to_string);
@@ -39,8 +43,35 @@ pub fn verify(
         ("output schema", text("schema_path")),
     ];
     let instructions = compare_with_base(inputs, ws, &files, &sources, &chain, origin);
+    // With codex-home, the record is read and checked as `run` checks it:
+    // files that match say nothing of what the agent received.
+    let agent = match inputs.session_options(codex_home, &config) {
+        Some(opts) => {
+            let collected = identities::collect(&sources, &chain, ws, true)?;
+            let output = std::fs::read(&sources.output.path).ok();
+            Some(super::run::check_agent(
+                &opts,
+                &sources,
+                ws,
+                &collected.receipt,
+                &collected.prompt_bytes,
+                output.as_deref(),
+                instructions.as_ref(),
+            ))
+        }
+        None => None,
+    };
     let mut outcome = Outcome::empty(Mode::Verify, usage.shown, recorded);
     outcome.verification = Some(verification);
     outcome.instructions = instructions;
+    if let Some(a) = &agent {
+        outcome.unverified.extend(
+            a.unverified
+                .iter()
+                .map(|(what, why)| crate::outcome::Unverified::new(what, why)),
+        );
+        outcome.timeline.extend(a.timeline.iter().cloned());
+    }
+    outcome.agent = agent;
     Ok(outcome)
 }

@@ -280,6 +280,10 @@ fn matches(pathspec: &str, path: &str) -> bool {
         .trim_start_matches("**/")
         .trim_end_matches("/**")
         .trim_end_matches('/');
+    if !glob.ends_with("/**") {
+        // `**/dir/file`: that file, at the root or in any folder.
+        return path == inner || path.ends_with(&format!("/{inner}"));
+    }
     path.starts_with(&format!("{inner}/")) || path.contains(&format!("/{inner}/"))
 }
 
@@ -335,5 +339,10 @@ mod tests {
             "x/.agents/skills/a/SKILL.md"
         ));
         assert!(!matches(":(glob)**/.agents/skills/**", "x.agents/skills/a"));
+        let hooks = ":(glob)**/.codex/hooks.json";
+        assert!(matches(hooks, ".codex/hooks.json"));
+        assert!(matches(hooks, "svc/.codex/hooks.json"));
+        assert!(!matches(hooks, ".codex/config.toml"));
+        assert!(!matches(hooks, "x.codex/hooks.json"));
     }
 }

@@ -100,6 +100,18 @@ pub struct Receipt {
     pub developer_sha: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub environment_sha: Option<String>,
+    /// Every turn of the session: its model, the hashes of its prompt and
+    /// context, and each model-visible item no input covers (hooks,
+    /// compaction summaries, later messages), hashes only.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub turns: Option<Vec<crate::agent::turns::Turn>>,
+    /// Every model the session used, in order; `model` is the one whose
+    /// answer is the output.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub models: Option<Vec<String>>,
+    /// The hook configurations that can add text to the model's input.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub hooks: Option<Vec<crate::agent::turns::HookConfig>>,
     /// The skills Codex listed to the model.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub skills: Option<Vec<crate::agent::skills::Skill>>,
@@ -193,6 +205,9 @@ pub const OWNED_KEYS: &[&str] = &[
     "base_instructions_sha",
     "developer_sha",
     "environment_sha",
+    "turns",
+    "models",
+    "hooks",
     "skills",
     "safety_strategy",
     "base",
@@ -301,6 +316,9 @@ mod tests {
             base_instructions_sha: Some("b".into()),
             developer_sha: Some("d".into()),
             environment_sha: Some("e".into()),
+            turns: Some(vec![]),
+            models: Some(vec![]),
+            hooks: Some(vec![]),
             skills: Some(vec![]),
             safety_strategy: Some("drop-sudo".into()),
             base: Some(instructions::BaseRecord {

@@ -152,6 +152,17 @@ pub fn collect(result: &Outcome, per_level: usize) -> Annotations {
             });
         }
     }
+    for said in &result.timeline {
+        out.add(Level::Warning, false, || Annotation {
+            title: Some("More than one turn".into()),
+            ..note(
+                Level::Warning,
+                format!(
+                    "{said}: the receipt names every turn (`turns`), and cannot vouch for what the model wrote to itself or was told in an earlier turn (`single-turn: warn`; `require` fails the step)"
+                ),
+            )
+        });
+    }
     for u in result.not_verified() {
         out.add(Level::Warning, false, || Annotation {
             title: Some("Not verified".into()),

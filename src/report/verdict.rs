@@ -127,16 +127,22 @@ fn words(result: &Outcome) -> String {
             listed.join(", ")
         ));
     }
+    parts.extend(result.timeline.iter().cloned());
     let missing: Vec<String> = result.not_verified().map(|u| u.what).collect();
     if !missing.is_empty() {
         parts.push(format!("not verified, missing: {}", missing.join(", ")));
     }
     match (result.mode, &result.verification) {
         (Mode::Record, _) => parts.push("Receipt recorded".to_string()),
-        (_, Some(_)) if !missing.is_empty() => {}
+        (_, Some(_)) if !missing.is_empty() || !result.timeline.is_empty() => {}
         (Mode::Verify, Some(v)) => parts.push(format!(
-            "Receipt verified: {} identities match the files",
-            distinct(&v.checked)
+            "Receipt verified: {} identities match the files{}",
+            distinct(&v.checked),
+            if result.agent.is_some() {
+                " and the session record"
+            } else {
+                "; the session record was not read"
+            }
         )),
         (_, Some(_)) => parts.push("Receipt verified".into()),
         _ => {}

@@ -201,6 +201,7 @@ fn agent_table(md: &mut String, agent: &crate::agent::sent::AgentCheck, result: 
         md.push_str(&format!("| Duration | {:.1} s |\n", ms as f64 / 1000.0));
     }
     md.push('\n');
+    timeline(md, agent);
     if agent.problems.is_empty() {
         md.push_str("The prompt, the AGENTS.md chain, the CLI version, the model and the review agree with the checkout.\n\n");
     }
@@ -210,6 +211,77 @@ fn agent_table(md: &mut String, agent: &crate::agent::sent::AgentCheck, result: 
     if !agent.notes.is_empty() || !agent.new_skills.is_empty() {
         md.push('\n');
     }
+}
+
+/// The turns, when there is more than one or anything was added to one:
+/// each turn's model and hashes, and each item with its kind, its place and
+/// its hash (hooks by their event when the record names it).
+fn timeline(md: &mut String, agent: &crate::agent::sent::AgentCheck) {
+    use crate::agent::turns::{ItemKind, hook_name};
+    let turns = &agent.session.turns;
+    if turns.len() <= 1 && turns.iter().all(|t| t.items.is_empty()) {
+        return;
+    }
+    let hash = |h: &Option<String>| {
+        h.as_deref()
+            .map_or("—".to_string(), |h| code(&short_hash(h)))
+    };
+    md.push_str("| Turn | Model | Prompt | Context | Added to the model's input |\n| --- | --- | --- | --- | --- |\n");
+    for (i, t) in turns.iter().enumerate() {
+        let items: Vec<String> = t
+            .items
+            .iter()
+            .map(|item| {
+                let what = match &item.kind {
+                    ItemKind::Hook {
+                        event,
+                        before_prompt,
+                    } => format!(
+                        "{} {} the prompt",
+                        hook_name(event.as_deref()),
+                        if *before_prompt { "before" } else { "after" }
+                    ),
+                    ItemKind::CompactionSummary => "compaction summary written by the model".into(),
+                    ItemKind::User => "user message".into(),
+                    ItemKind::Developer => "developer message".into(),
+                    ItemKind::System => "system message".into(),
+                };
+                format!(
+                    "{} {} ({} bytes)",
+                    text(&what),
+                    item.sha256
+                        .as_deref()
+                        .map_or("*cut from the record*".to_string(), |h| code(&short_hash(
+                            h
+                        ))),
+                    item.bytes
+                )
+            })
+            .collect();
+        let model = t
+            .model
+            .as_deref()
+            .map_or("*not recorded*".to_string(), |m| {
+                code(&shorten_middle(m, 60))
+            });
+        md.push_str(&format!(
+            "| {}{} | {model} | {} | {} | {} |\n",
+            i + 1,
+            if Some(i) == agent.session.output_turn {
+                " (the output)"
+            } else {
+                ""
+            },
+            hash(&t.prompt_sha),
+            hash(&t.context_sha),
+            if items.is_empty() {
+                "—".to_string()
+            } else {
+                items.join("<br>")
+            }
+        ));
+    }
+    md.push('\n');
 }
 
 /// Every hash and identity of the receipt in full, to copy or compare.

@@ -205,6 +205,11 @@ fn trust_sentence(md: &mut String, result: &Outcome) -> bool {
     if result.not_verified().next().is_some() {
         why.push("some checks could not run, and a check that did not run is not a pass");
     }
+    if !result.timeline.is_empty() {
+        why.push(
+            "the session was more than one turn of one model (`single-turn: warn`; the evidence lists every turn)",
+        );
+    }
     md.push_str(&format!(
         "**The step passes, with something to look at** (conclusion `neutral`): {}.\n\n",
         prose(&why.join("; "))
