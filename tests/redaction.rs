@@ -113,20 +113,7 @@ async fn agent_job(
         vec!["--sandbox".into(), sandbox.into()],
     )
     .await;
-    let mut found = Vec::new();
-    let mut stack = vec![home.join("sessions")];
-    while let Some(dir) = stack.pop() {
-        for e in fs::read_dir(dir).unwrap() {
-            let p = e.unwrap().path();
-            if p.is_dir() {
-                stack.push(p);
-            } else {
-                found.push(p);
-            }
-        }
-    }
-    assert_eq!(found.len(), 1, "{version}: one record: {found:?}");
-    let raw = found.pop().unwrap();
+    let raw = common::jobs::only_record(&home.join("sessions"));
     let relative = raw
         .strip_prefix(home.join("sessions"))
         .unwrap()

@@ -192,15 +192,7 @@ fn context_of(request: &Value) -> String {
         .iter()
         .enumerate()
         .filter(|(i, m)| m["type"] == "message" && *i != base)
-        .map(|(_, m)| {
-            let content: Vec<Value> = m["content"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .map(|c| json!({"text": c["text"], "type": c["type"]}))
-                .collect();
-            json!({"content": content, "role": m["role"]})
-        })
+        .map(|(_, m)| codex::canonical(m))
         .collect();
     sha256_hex(serde_json::to_string(&messages).unwrap().as_bytes())
 }

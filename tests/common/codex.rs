@@ -322,19 +322,19 @@ pub async fn exec_version_beside(
 pub fn context_sha_of(request: &Value) -> String {
     let input = request["input"].as_array().unwrap();
     let prompt_at = input.iter().rposition(|m| m["role"] == "user").unwrap();
-    let messages: Vec<Value> = input[1..prompt_at]
-        .iter()
-        .map(|m| {
-            let content: Vec<Value> = m["content"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .map(|c| json!({"text": c["text"], "type": c["type"]}))
-                .collect();
-            json!({"content": content, "role": m["role"]})
-        })
-        .collect();
+    let messages: Vec<Value> = input[1..prompt_at].iter().map(canonical).collect();
     prompt_receipt::digest::sha256_hex(serde_json::to_string(&messages).unwrap().as_bytes())
+}
+
+/// A request's message as the receipt hashes it: `{"content": [{"text", "type"}], "role"}`.
+pub fn canonical(m: &Value) -> Value {
+    let content: Vec<Value> = m["content"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| json!({"text": c["text"], "type": c["type"]}))
+        .collect();
+    json!({"content": content, "role": m["role"]})
 }
 
 /// The folder npm unpacked the Codex CLI's own build into (`vendor/<target>`,

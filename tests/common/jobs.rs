@@ -94,8 +94,13 @@ pub fn receipt_job(s: &Scenario) -> Outcome {
 
 /// The one session record the receipt job downloaded.
 pub fn session_record(s: &Scenario) -> PathBuf {
+    only_record(&s.runner_temp().join("codex-home/sessions"))
+}
+
+/// The one file under `sessions` (a codex-home's `sessions/` folder).
+pub fn only_record(sessions: &std::path::Path) -> PathBuf {
     let mut found = Vec::new();
-    let mut stack = vec![s.runner_temp().join("codex-home/sessions")];
+    let mut stack = vec![sessions.to_path_buf()];
     while let Some(dir) = stack.pop() {
         for e in fs::read_dir(dir).unwrap() {
             let p = e.unwrap().path();
@@ -106,7 +111,7 @@ pub fn session_record(s: &Scenario) -> PathBuf {
             }
         }
     }
-    assert_eq!(found.len(), 1, "{found:?}");
+    assert_eq!(found.len(), 1, "one record: {found:?}");
     found.pop().unwrap()
 }
 
