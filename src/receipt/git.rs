@@ -85,13 +85,6 @@ impl Pending {
     }
 }
 
-/// The files under `pathspec` that changed between `base` and `HEAD` on
-/// HEAD's side (`base...HEAD`), relative to the repository. Empty when git
-/// cannot tell (a shallow checkout without the base commit).
-pub fn changed_since(dir: &Path, base: &str, pathspec: &str) -> Vec<String> {
-    changed_between(dir, &format!("{base}...HEAD"), &[pathspec]).unwrap_or_default()
-}
-
 /// The files matching `pathspecs` that differ in `range` (`A..B` or `A...B`),
 /// relative to `dir`; `None` when git cannot tell.
 pub fn changed_between(dir: &Path, range: &str, pathspecs: &[&str]) -> Option<Vec<String>> {
