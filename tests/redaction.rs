@@ -17,7 +17,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-use common::codex::{self, FakeResponses, REVIEW, VERSIONS};
+use common::codex::{self, REVIEW, VERSIONS};
 use common::jobs::{CODEX_HOME, PROMPT};
 use common::*;
 use serde_json::{Value, json};
@@ -94,25 +94,10 @@ async fn agent_job(
     let s = Scenario::example();
     s.remove("artifacts/review.json");
     s.write(SECRET_FILE, format!("API_TOKEN={SECRET}\n"));
-    let s = s.commit("a service config");
-    s.action()
-        .input("mode", "record")
-        .input("prompt-file", PROMPT)
-        .input("codex-version", version)
-        .run()
-        .code(0);
-    let server = FakeResponses::scripted(script).await;
+    let agent =
+        common::jobs::agent_job_at(s.commit("a service config"), version, script, sandbox).await;
+    let s = agent.scenario;
     let home = s.runner_temp().join("codex-home");
-    codex::write_config(&home, &server.url, "");
-    codex::exec_version_beside(
-        codex::codex_at(version),
-        home.clone(),
-        s.ws.clone(),
-        ".".into(),
-        s.read(PROMPT),
-        vec!["--sandbox".into(), sandbox.into()],
-    )
-    .await;
     let raw = common::jobs::only_record(&home.join("sessions"));
     let relative = raw
         .strip_prefix(home.join("sessions"))

@@ -30,11 +30,27 @@ pub async fn agent_job(script: Vec<Vec<Value>>, sandbox: &str) -> AgentJob {
 
 /// Job one on a checkout of the caller's making (committed, with no review).
 pub async fn agent_job_on(s: Scenario, script: Vec<Vec<Value>>, sandbox: &str) -> AgentJob {
-    s.record(PROMPT);
+    agent_job_at(s, codex::CODEX_VERSION, script, sandbox).await
+}
+
+/// Job one with the Codex CLI at `version`.
+pub async fn agent_job_at(
+    s: Scenario,
+    version: &str,
+    script: Vec<Vec<Value>>,
+    sandbox: &str,
+) -> AgentJob {
+    s.action()
+        .input("mode", "record")
+        .input("prompt-file", PROMPT)
+        .input("codex-version", version)
+        .run()
+        .code(0);
     let server = FakeResponses::scripted(script).await;
     let home = s.runner_temp().join("codex-home");
     codex::write_config(&home, &server.url, "");
-    codex::exec_beside(
+    codex::exec_version_beside(
+        codex::codex_at(version),
         home.clone(),
         s.ws.clone(),
         ".".into(),
