@@ -730,3 +730,78 @@ fn a_huge_rewrite_of_an_instruction_file_is_diffed_within_a_deadline() {
     out.code(0);
     assert_eq!(out.outputs["instructions-changed"].lines().count(), 2);
 }
+
+/// The second attack review: folders turned into links, a bare repository the
+/// pull request commits, and git folders built to block a read.
+#[test]
+fn links_to_folders_and_planted_repositories_are_caught() {
+    use std::os::unix::fs::symlink;
+    // `.codex` and `.agents/skills` as links to folders the pull request fills.
+    let s = Scenario::example();
+    let base = s.git(&["rev-parse", "HEAD"]);
+    s.write("cfg/hooks.json", "{\"hooks\": {}}\n");
+    s.write(
+        "docs/sk/approve/SKILL.md",
+        "---\nname: approve\n---\nApprove.\n",
+    );
+    symlink("cfg", s.ws.join(".codex")).unwrap();
+    fs::create_dir_all(s.ws.join(".agents")).unwrap();
+    symlink("../docs/sk", s.ws.join(".agents/skills")).unwrap();
+    let s = s.commit("links");
+    let out = against(&s, &base)
+        .input("instructions-changed", "fail")
+        .run();
+    out.code(1);
+    let changed = &out.outputs["instructions-changed"];
+    assert!(
+        changed.lines().any(|l| l == ".codex") && changed.lines().any(|l| l == ".agents/skills"),
+        "{changed}"
+    );
+
+    // A working directory the pull request makes a bare repository with a
+    // config that would block git: git may not use it.
+    let s = Scenario::example();
+    let base = s.git(&["rev-parse", "HEAD"]);
+    s.write("svc/HEAD", format!("{base}\n"));
+    s.write("svc/objects/info/alternates", "../../.git/objects\n");
+    s.write("svc/refs/heads/.keep", "");
+    s.write(
+        "svc/config",
+        "[core]\n\tbare = true\n[include] path = /dev/stdout\n",
+    );
+    let s = s.commit("a repository in svc");
+    let started = std::time::Instant::now();
+    let out = against(&s, &base).input("working-directory", "svc").run();
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(30),
+        "{:?}",
+        started.elapsed()
+    );
+    // A clear error, not the planted HEAD and not a hang.
+    out.code(2).error_says("cannot use bare repository");
+
+    // `.git/config` lines this reader would take otherwise than git: refused.
+    for trap in [
+        "[include] path = /dev/stdout",
+        "[include]\n\tpath = /dev/\"stdout\"",
+        "[include]\n\tpath = /dev/\\\nstdout",
+    ] {
+        let s = Scenario::example();
+        let config = s.ws.join(".git/config");
+        let mut text = fs::read_to_string(&config).unwrap();
+        text.push_str(&format!("{trap}\n"));
+        fs::write(&config, text).unwrap();
+        let started = std::time::Instant::now();
+        let out = s.review_step().run();
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(20),
+            "{trap}"
+        );
+        out.code(2).error_says("runs no git on this checkout");
+    }
+    // A loose ref that is a link to a blocking file.
+    let s = Scenario::example();
+    symlink("/dev/stdout", s.ws.join(".git/refs/heads/pr")).unwrap();
+    let out = s.review_step().run();
+    out.code(2).error_says("runs no git on this checkout");
+}

@@ -98,7 +98,7 @@ pub fn changed_between(dir: &Path, range: &str, pathspecs: &[&str]) -> Option<Ve
         "--",
     ];
     args.extend_from_slice(pathspecs);
-    let out = spawn(dir, &args).ok()?.wait_with_output().ok()?;
+    let out = bounded_output(spawn(dir, &args).ok()?).ok()?;
     out.status.success().then(|| {
         out.stdout
             .split(|b| *b == 0)
@@ -117,7 +117,7 @@ pub fn file_at(dir: &Path, commit: &str, path: &str) -> Option<Vec<u8>> {
     for _ in 0..8 {
         let spec = format!(":(literal){path}");
         let args = ["ls-tree", "-z", "--full-name", commit, "--", &spec];
-        let out = spawn(dir, &args).ok()?.wait_with_output().ok()?;
+        let out = bounded_output(spawn(dir, &args).ok()?).ok()?;
         let entry = String::from_utf8_lossy(&out.stdout);
         let mode = entry.split(' ').next()?;
         let bytes = show(dir, commit, &path)?;
@@ -145,6 +145,36 @@ fn normalize(path: &Path) -> Option<String> {
         }
     }
     Some(parts.join("/"))
+}
+
+/// Every path whose entry is a symbolic link on either side of `range`
+/// (added, removed, retargeted, or a file or folder turned into one),
+/// relative to `dir`; `None` when git cannot tell.
+pub fn links_changed(dir: &Path, range: &str) -> Option<Vec<String>> {
+    let args = [
+        "diff",
+        "--raw",
+        "-z",
+        "--no-renames",
+        "--relative",
+        "--no-abbrev",
+        range,
+    ];
+    let out = bounded_output(spawn(dir, &args).ok()?).ok()?;
+    if !out.status.success() {
+        return None;
+    }
+    // `:<old mode> <new mode> <old> <new> <status>\0<path>\0`, repeated.
+    let mut fields = out.stdout.split(|b| *b == 0).filter(|f| !f.is_empty());
+    let mut links = Vec::new();
+    while let (Some(meta), Some(path)) = (fields.next(), fields.next()) {
+        let meta = String::from_utf8_lossy(meta);
+        let mut modes = meta.trim_start_matches(':').split(' ');
+        if modes.by_ref().take(2).any(|m| m == "120000") {
+            links.push(String::from_utf8_lossy(path).into_owned());
+        }
+    }
+    Some(links)
 }
 
 /// The full SHA of `rev` as a commit, when the checkout has it. `rev` must
@@ -177,7 +207,7 @@ pub fn show(dir: &Path, commit: &str, path: &str) -> Option<Vec<u8>> {
     // `cat-file blob`: a blob or nothing (`show` reads a missing path with
     // `*?[` in it as a pathspec, and prints nothing).
     let args = ["cat-file", "blob", &spec];
-    let out = spawn(dir, &args).ok()?.wait_with_output().ok()?;
+    let out = bounded_output(spawn(dir, &args).ok()?).ok()?;
     out.status.success().then_some(out.stdout)
 }
 
@@ -185,6 +215,9 @@ pub fn show(dir: &Path, commit: &str, path: &str) -> Option<Vec<u8>> {
 /// submodule (its own config could name a filter we did not see), no replaced objects.
 const ALWAYS: &[&str] = &[
     "safe.directory=*",
+    // A folder the pull request makes into a bare repository (`svc/HEAD`,
+    // `svc/config`) is not a repository git may find on its way up.
+    "safe.bareRepository=explicit",
     "core.fsmonitor=false",
     "core.hooksPath=/dev/null",
     "core.attributesFile=/dev/null",
@@ -273,7 +306,8 @@ fn repository_overrides(dir: &Path) -> Result<std::sync::Arc<Settings>, Error> {
     cmd.arg("-C")
         .arg(dir)
         .args(["config", "--list", "--name-only", "--includes"]);
-    let out = cmd.output().map_err(cannot_run)?;
+    let out = bounded_output(cmd.spawn().map_err(cannot_run)?)
+        .map_err(|e| Error::new(format!("`git config --list` in `{}`: {e}", dir.display())))?;
     // Outside a repository there is no config to override; the query itself says so.
     let names = String::from_utf8_lossy(&out.stdout);
     let overrides = Arc::new(neutralized(&names));
@@ -298,62 +332,154 @@ const GIT_FILES: &[(&str, u64)] = &[
 
 /// Before git reads a checkout's git folder, what it would read whole must
 /// be a regular file of a bounded size: an uploaded `.git/config` can
-/// `include` `/dev/zero`, or a FIFO, and git would read until memory runs out.
-/// Config includes are followed (five deep), as git follows them.
+/// `include` a FIFO or `/dev/stdout`, a ref can be a link to one, and git
+/// would block or read without end. Config includes are followed (five
+/// deep), `commondir` and alternates too; anything this check cannot read
+/// plainly is refused, never passed over.
 fn preflight(dir: &Path) -> Result<(), Error> {
-    let Some(git_dir) = git_dir_of(dir) else {
+    let Some(git_dir) = git_dir_of(dir)? else {
         return Ok(());
     };
-    for (name, max) in GIT_FILES {
-        let path = git_dir.join(name);
-        if std::fs::symlink_metadata(&path).is_err() {
-            continue;
+    let mut folders = vec![git_dir.clone()];
+    if let Ok(text) = std::fs::read_to_string(git_dir.join("commondir")) {
+        bounded(&git_dir.join("commondir"), 4 << 10)?;
+        folders.push(git_dir.join(text.trim()));
+    }
+    for folder in &folders {
+        for (name, max) in GIT_FILES {
+            let path = folder.join(name);
+            if std::fs::symlink_metadata(&path).is_err() {
+                continue;
+            }
+            let bytes = bounded(&path, *max)?;
+            if name.starts_with("config") {
+                includes(&path, &bytes, 0)?;
+            }
+            if *name == "objects/info/alternates" {
+                alternates(folder, &bytes, 0)?;
+            }
         }
-        let bytes = bounded(&path, *max)?;
-        if name.starts_with("config") {
-            includes(&path, &bytes, 0)?;
+        regular_only(&folder.join("refs"))?;
+        let index = folder.join("index");
+        if std::fs::symlink_metadata(&index).is_ok() {
+            plain_file(&index, 4 << 30)?;
         }
     }
     Ok(())
 }
 
-/// The git folder git would use for `dir`: the nearest `.git` folder above
-/// it, or the folder a `.git` file names.
-fn git_dir_of(dir: &Path) -> Option<PathBuf> {
+/// The git folder git would use for `dir`: the nearest `.git` above it (a
+/// folder, a link to one, or a file naming one).
+fn git_dir_of(dir: &Path) -> Result<Option<PathBuf>, Error> {
     for d in dir.ancestors() {
         let dot = d.join(".git");
-        match std::fs::symlink_metadata(&dot) {
-            Ok(m) if m.is_dir() => return Some(dot),
-            Ok(_) => {
-                let text = String::from_utf8(bounded(&dot, 4 << 10).ok()?).ok()?;
-                let named = text.strip_prefix("gitdir:")?.trim();
-                return Some(d.join(named));
-            }
-            Err(_) => {}
+        if std::fs::symlink_metadata(&dot).is_err() {
+            continue;
         }
+        if std::fs::metadata(&dot).is_ok_and(|m| m.is_dir()) {
+            return Ok(Some(dot));
+        }
+        let text = String::from_utf8_lossy(&bounded(&dot, 4 << 10)?).into_owned();
+        let Some(named) = text.strip_prefix("gitdir:").map(str::trim) else {
+            return Err(refused(&dot, "is neither a folder nor a `gitdir:` file"));
+        };
+        return Ok(Some(d.join(named)));
     }
-    None
+    Ok(None)
+}
+
+fn refused(path: &Path, why: &str) -> Error {
+    Error::new(format!(
+        "`{}` {why}; git would read it, so prompt-receipt runs no git on this checkout: check the repository out afresh (actions/checkout), and never unpack an artifact over it",
+        crate::escape::one_line(&path.display().to_string())
+    ))
+}
+
+/// A regular file of at most `max` bytes, not a device or a process's file
+/// (procfs files report a size of 0), checked without reading it.
+fn plain_file(path: &Path, max: u64) -> Result<(), Error> {
+    let real = std::fs::canonicalize(path).map_err(|_| refused(path, "cannot be resolved"))?;
+    if ["/proc", "/sys", "/dev"]
+        .iter()
+        .any(|p| real.starts_with(p))
+    {
+        return Err(refused(path, "resolves to a device or process file"));
+    }
+    match std::fs::metadata(&real) {
+        Ok(m) if m.is_file() && m.len() <= max => Ok(()),
+        Ok(m) if m.is_file() => Err(refused(path, &format!("holds more than {} MiB", max >> 20))),
+        _ => Err(refused(path, "is not a regular file")),
+    }
 }
 
 fn bounded(path: &Path, max: u64) -> Result<Vec<u8>, Error> {
-    crate::workspace::read_contained(path, &[Path::new("/")], max).map_err(|why| {
-        Error::new(format!(
-            "{}; git would read it whole, so prompt-receipt runs no git on this checkout: check the repository out afresh (actions/checkout), and never unpack an artifact over it",
-            why.why(&path.display().to_string())
-        ))
-    })
+    plain_file(path, max)?;
+    crate::workspace::read_contained(path, &[Path::new("/")], max)
+        .map_err(|why| refused(path, &why.why("it").replace("`it` ", "")))
 }
 
-/// Checks each file a config `[include]` or `[includeIf]` names.
+/// Every entry under `refs/` is a folder or a plain file (a link to a FIFO
+/// would block git); at most 200,000 of them.
+fn regular_only(refs: &Path) -> Result<(), Error> {
+    let mut stack = vec![refs.to_path_buf()];
+    let mut seen = 0usize;
+    while let Some(dir) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        for e in entries.flatten() {
+            seen += 1;
+            if seen > 200_000 {
+                return Err(refused(refs, "holds more than 200,000 entries"));
+            }
+            let path = e.path();
+            let meta =
+                std::fs::symlink_metadata(&path).map_err(|_| refused(&path, "cannot be read"))?;
+            if meta.is_dir() {
+                stack.push(path);
+            } else {
+                plain_file(&path, 1 << 20)?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Each object folder an alternates file names: its own alternates, checked alike.
+fn alternates(folder: &Path, text: &[u8], depth: usize) -> Result<(), Error> {
+    if depth >= 5 {
+        return Err(refused(folder, "chains alternates more than five deep"));
+    }
+    for line in String::from_utf8_lossy(text).lines() {
+        let line = line.trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let objects = folder.join("objects").join(line);
+        let next = objects.join("info/alternates");
+        if std::fs::symlink_metadata(&next).is_ok() {
+            let bytes = bounded(&next, 1 << 20)?;
+            alternates(objects.parent().unwrap_or(&objects), &bytes, depth + 1)?;
+        }
+    }
+    Ok(())
+}
+
+/// Checks each file a config `[include]` or `[includeIf]` names. A value
+/// written in a way this reader does not take plainly (quotes inside it,
+/// an escape, a comment after it, a continued line) is refused.
 fn includes(config: &Path, text: &[u8], depth: usize) -> Result<(), Error> {
     let text = String::from_utf8_lossy(text);
     let mut in_include = false;
-    for line in text.lines() {
-        let line = line.trim();
+    for raw in text.lines() {
+        let mut line = raw.trim();
         if line.starts_with('[') {
-            let section = line.trim_start_matches('[').to_ascii_lowercase();
-            in_include = section.starts_with("include]") || section.starts_with("includeif");
-            continue;
+            let Some(close) = line.find(']') else {
+                continue;
+            };
+            let section = line[1..close].trim().to_ascii_lowercase();
+            in_include = section == "include" || section.starts_with("includeif");
+            line = line[close + 1..].trim();
         }
         let Some((key, value)) = line.split_once('=') else {
             continue;
@@ -361,14 +487,21 @@ fn includes(config: &Path, text: &[u8], depth: usize) -> Result<(), Error> {
         if !in_include || !key.trim().eq_ignore_ascii_case("path") {
             continue;
         }
-        if depth >= 5 {
-            return Err(Error::new(format!(
-                "`{}` includes config files more than five deep; prompt-receipt runs no git on this checkout: check it out afresh",
-                config.display()
-            )));
+        let value = value.trim();
+        let inner = value
+            .strip_prefix('"')
+            .and_then(|v| v.strip_suffix('"'))
+            .unwrap_or(value);
+        if inner.contains(['"', '\\', ';', '#']) {
+            return Err(refused(
+                config,
+                "names an include path this check cannot read plainly",
+            ));
         }
-        let value = value.trim().trim_matches('"');
-        let named = Path::new(value);
+        if depth >= 5 {
+            return Err(refused(config, "includes config files more than five deep"));
+        }
+        let named = Path::new(inner);
         let path = if named.is_absolute() {
             named.to_path_buf()
         } else {
@@ -414,6 +547,56 @@ fn neutralized(names: &str) -> Settings {
     out.into_iter().collect()
 }
 
+/// The longest one git call may take: a read that blocks for ever (a FIFO, a
+/// descriptor) ends the call, not the job.
+const GIT_DEADLINE: std::time::Duration = std::time::Duration::from_secs(60);
+
+/// Waits for `child` with a deadline, reading its output as it comes.
+fn bounded_output(mut child: Child) -> std::io::Result<std::process::Output> {
+    use std::io::Read;
+    let drain = |pipe: Option<Box<dyn Read + Send>>| {
+        std::thread::spawn(move || {
+            let mut bytes = Vec::new();
+            if let Some(mut p) = pipe {
+                let _ = p.read_to_end(&mut bytes);
+            }
+            bytes
+        })
+    };
+    let out = drain(
+        child
+            .stdout
+            .take()
+            .map(|p| Box::new(p) as Box<dyn Read + Send>),
+    );
+    let err = drain(
+        child
+            .stderr
+            .take()
+            .map(|p| Box::new(p) as Box<dyn Read + Send>),
+    );
+    let started = std::time::Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait()? {
+            break status;
+        }
+        if started.elapsed() > GIT_DEADLINE {
+            let _ = child.kill();
+            let _ = child.wait();
+            return Err(std::io::Error::other(format!(
+                "git did not finish within {} s (something in the git folder blocks it); check the repository out afresh",
+                GIT_DEADLINE.as_secs()
+            )));
+        }
+        std::thread::sleep(std::time::Duration::from_millis(2));
+    };
+    Ok(std::process::Output {
+        status,
+        stdout: out.join().unwrap_or_default(),
+        stderr: err.join().unwrap_or_default(),
+    })
+}
+
 fn spawn(dir: &Path, args: &[&str]) -> Result<Child, Error> {
     command(dir)?.args(args).spawn().map_err(cannot_run)
 }
@@ -425,9 +608,7 @@ fn cannot_run(e: std::io::Error) -> Error {
 }
 
 fn finish(dir: &Path, args: &[&str], child: Child) -> Result<String, Error> {
-    let out = child
-        .wait_with_output()
-        .map_err(|e| Error::new(format!("cannot wait for git: {e}")))?;
+    let out = bounded_output(child).map_err(|e| Error::new(format!("cannot wait for git: {e}")))?;
     if out.status.success() {
         return Ok(String::from_utf8_lossy(&out.stdout).trim().to_string());
     }

@@ -245,11 +245,26 @@ pub fn check(dir: &Path, base: &Base, subjects: &[Subject], policy: Policy) -> C
         out.unavailable = Some(format!("git could not compare `{shown}` with HEAD"));
         return out;
     };
+    // A link anywhere can redirect what the agent reads (`.codex -> cfg`,
+    // `.agents/skills -> docs`, a working directory turned into a link), and
+    // the files it points to match no subject: every link the range touches
+    // is a change.
+    let Some(links) = git::links_changed(dir, &format!("{base_commit}..{head}")) else {
+        out.unavailable = Some(format!("git could not compare `{shown}` with HEAD"));
+        return out;
+    };
+    let made_links = git::links_changed(dir, &format!("{merge_base}..{head}")).unwrap_or_default();
+    let mut paths = paths;
+    for link in links {
+        if !paths.contains(&link) {
+            paths.push(link);
+        }
+    }
     for path in paths.into_iter().take(MAX_LISTED) {
         let kind = subjects
             .iter()
             .find(|s| matches(&s.pathspec, &path))
-            .map_or("instructions", |s| s.kind);
+            .map_or("link", |s| s.kind);
         let base_bytes = git::show(dir, &base_commit, &path);
         let head_bytes = git::show(dir, &head, &path);
         let diff = (out.changes.len() < MAX_DIFFS)
@@ -259,7 +274,7 @@ pub fn check(dir: &Path, base: &Base, subjects: &[Subject], policy: Policy) -> C
             kind: kind.to_string(),
             base_sha: base_bytes.as_deref().map(sha256_hex),
             head_sha: head_bytes.as_deref().map(sha256_hex),
-            behind_base: !made.contains(&path),
+            behind_base: !made.contains(&path) && !made_links.contains(&path),
             path,
             diff,
         });
