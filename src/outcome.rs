@@ -133,6 +133,20 @@ impl Outcome {
         decided
     }
 
+    /// Takes what the agent's record showed: the check itself, the checks it
+    /// could not support, and the turns it read.
+    pub fn take_agent(&mut self, agent: Option<AgentCheck>) {
+        if let Some(a) = &agent {
+            self.unverified.extend(
+                a.unverified
+                    .iter()
+                    .map(|(what, why)| Unverified::new(what, why)),
+            );
+            self.timeline.extend(a.timeline.iter().cloned());
+        }
+        self.agent = agent;
+    }
+
     /// The comparison with the base, when it found a change.
     pub fn instructions_changed(&self) -> Option<&instructions::Check> {
         self.instructions.as_ref().filter(|c| !c.changes.is_empty())

@@ -140,18 +140,8 @@ pub fn run(
     outcome.review = Some(review);
     outcome.decision = Some(decision);
     outcome.caveats = caveats;
-    if let Some(a) = &agent {
-        outcome.unverified.extend(
-            a.unverified
-                .iter()
-                .map(|(what, why)| crate::outcome::Unverified::new(what, why)),
-        );
-    }
     outcome.unverified.extend(missing_before);
-    if let Some(a) = &agent {
-        outcome.timeline.extend(a.timeline.iter().cloned());
-    }
-    outcome.agent = agent;
+    outcome.take_agent(agent);
     outcome.instructions = instructions;
     if inputs.lint_workflows {
         outcome.lints = advice(lint::lint_workflows(ws));

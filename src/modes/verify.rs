@@ -64,14 +64,6 @@ pub fn verify(
     let mut outcome = Outcome::empty(Mode::Verify, usage.shown, recorded);
     outcome.verification = Some(verification);
     outcome.instructions = instructions;
-    if let Some(a) = &agent {
-        outcome.unverified.extend(
-            a.unverified
-                .iter()
-                .map(|(what, why)| crate::outcome::Unverified::new(what, why)),
-        );
-        outcome.timeline.extend(a.timeline.iter().cloned());
-    }
-    outcome.agent = agent;
+    outcome.take_agent(agent);
     Ok(outcome)
 }
