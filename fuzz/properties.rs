@@ -12,7 +12,7 @@ use std::sync::OnceLock;
 
 use serde_json::Value;
 
-use prompt_receipt::agent::session as transcript;
+use prompt_receipt::agent::codex::session as transcript;
 use prompt_receipt::receipt::{pyjson, usage_file};
 use prompt_receipt::review::{self, locate, schema};
 use prompt_receipt::{escape, event, lint, markdown};

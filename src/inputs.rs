@@ -121,6 +121,16 @@ pub struct Cli {
     #[arg(long, value_name = "SEVERITY", default_value = "high", value_parser = parse_severity)]
     pub min_severity: Severity,
 
+    /// Which agent ran: codex (openai/codex-action, the default). Its record,
+    /// its instruction chain and its settings are read the way that agent has them.
+    #[arg(long, value_enum, value_name = "AGENT", default_value = "codex")]
+    pub agent: crate::agent::AgentKind,
+
+    /// The folder holding the agent's record of the run, as the agent job left
+    /// it or as it was downloaded (for Codex, the same as codex-home).
+    #[arg(long, value_name = "PATH")]
+    pub agent_home: Option<String>,
+
     /// The `codex-home` given to codex-action: its session record shows what
     /// reached the agent, and its AGENTS.md is part of the chain.
     #[arg(long, value_name = "PATH")]
@@ -267,6 +277,9 @@ pub struct Inputs {
     pub check_name: String,
     pub max_annotations: u32,
     pub api_timeout: u64,
+    pub agent: crate::agent::AgentKind,
+    /// `agent-home`, else `codex-home` (for Codex), and which input it was.
+    pub agent_home: Option<(&'static str, String)>,
     pub codex_home: Option<String>,
     pub session_id: Option<String>,
     pub agents_fallback_filenames: Vec<String>,
@@ -437,6 +450,12 @@ impl Inputs {
             },
             max_annotations: cli.max_annotations,
             api_timeout: cli.api_timeout,
+            agent: cli.agent,
+            agent_home: agent_home(
+                cli.agent,
+                given(cli.agent_home),
+                given(cli.codex_home.clone()),
+            )?,
             codex_home: given(cli.codex_home),
             session_id: given(cli.session_id),
             agents_fallback_filenames: given(cli.agents_fallback_filenames)
@@ -538,6 +557,29 @@ pub fn exact_version(v: &str) -> Result<&str, Error> {
             crate::escape::one_line(v)
         ))
     })
+}
+
+/// The folder of the agent's record: `agent-home`, or for Codex `codex-home`
+/// (the name codex-action gives it). Both, naming different folders, is a
+/// mistake worth stopping on; `codex-home` with another agent is too.
+fn agent_home(
+    agent: crate::agent::AgentKind,
+    home: Option<String>,
+    codex_home: Option<String>,
+) -> Result<Option<(&'static str, String)>, Error> {
+    use crate::agent::AgentKind;
+    match (home, codex_home) {
+        (Some(h), Some(c)) if h != c => Err(Error::new(
+            "inputs `agent-home` and `codex-home` name different folders; give one of them (codex-home is the name codex-action uses)",
+        )),
+        (Some(h), _) => Ok(Some(("agent-home", h))),
+        (None, Some(c)) if agent == AgentKind::Codex => Ok(Some(("codex-home", c))),
+        (None, Some(_)) => Err(Error::new(format!(
+            "input `codex-home` is given, but `agent` is `{}`: give the folder with its record as `agent-home`",
+            agent.as_str()
+        ))),
+        (None, None) => Ok(None),
+    }
 }
 
 #[cfg(test)]

@@ -47,8 +47,9 @@ use workspace::Workspace;
 pub fn run(inputs: &Inputs, ctx: &Context) -> Result<Outcome, Error> {
     let ws = Workspace::open(&ctx.workspace)?.with_runner_temp(ctx.runner_temp.as_deref());
     tracing::debug!(workspace = %ws.root().display(), mode = ?inputs.mode, "starting");
-    let codex_home = match &inputs.codex_home {
-        Some(given) => Some(agent::sent::resolve_codex_home(
+    let home = match &inputs.agent_home {
+        Some((input, given)) => Some(workspace::resolve_host_folder(
+            input,
             given,
             &ws,
             ctx.runner_temp.as_deref(),
@@ -65,7 +66,7 @@ pub fn run(inputs: &Inputs, ctx: &Context) -> Result<Outcome, Error> {
     } else {
         event::Origin::default()
     };
-    let mut outcome = modes::execute(inputs, &ws, codex_home.as_deref(), &origin)?;
+    let mut outcome = modes::execute(inputs, &ws, home.as_deref(), &origin)?;
     if origin.from_fork && matches!(inputs.mode, inputs::Mode::Run | inputs::Mode::Verify) {
         outcome.unverified.push(outcome::Unverified::new(
             "an agent job the fork does not control",

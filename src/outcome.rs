@@ -5,7 +5,7 @@
 
 use serde_json::{Map, Value};
 
-use crate::agent::sent::AgentCheck;
+use crate::agent::AgentCheck;
 use crate::compare::Comparison;
 use crate::inputs::Mode;
 use crate::level::{Caveat, Level};

@@ -9,9 +9,10 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::agent::chain::{DEFAULT_MAX_BYTES, Options as ChainOptions, default_root_markers};
-use crate::agent::config::CodexConfig;
-use crate::agent::sent::SessionOptions;
+use crate::agent::chain::Options as ChainOptions;
+use crate::agent::codex::chain::{DEFAULT_MAX_BYTES, default_root_markers};
+use crate::agent::codex::config::CodexConfig;
+use crate::agent::{AgentKind, AgentOptions, SessionOptions};
 use crate::compare;
 use crate::error::Error;
 use crate::event::Origin;
@@ -122,6 +123,9 @@ impl Inputs {
     /// Codex's own settings that shape what the agent sees: codex-home's
     /// config.toml, then `-c` in codex-args.
     pub fn codex_config(&self, codex_home: Option<&Path>) -> Result<CodexConfig, Error> {
+        if self.agent != AgentKind::Codex {
+            return Ok(CodexConfig::default());
+        }
         CodexConfig::read(codex_home, self.codex_args.as_deref())
     }
 
@@ -145,13 +149,14 @@ impl Inputs {
             self.agents_fallback_filenames.clone()
         };
         ChainOptions {
+            kind: self.agent,
             fallback_names,
             max_bytes,
             root_markers: config
                 .project_root_markers
                 .clone()
                 .unwrap_or_else(default_root_markers),
-            codex_home: codex_home.map(Path::to_path_buf),
+            home: codex_home.map(Path::to_path_buf),
         }
     }
 
@@ -162,15 +167,20 @@ impl Inputs {
         codex_home: Option<&Path>,
         config: &CodexConfig,
     ) -> Option<SessionOptions> {
+        let agent = match self.agent {
+            AgentKind::Codex => AgentOptions::Codex(crate::agent::codex::Settings {
+                developer_instructions: config.developer_instructions.clone(),
+                effort: self.effort.clone(),
+                permission_profile: self.permission_profile.clone(),
+                default_branch_instructions: self.default_branch_instructions,
+            }),
+        };
         Some(SessionOptions {
             home: codex_home?.to_path_buf(),
             session_id: self.session_id.clone(),
             max_total_tokens: self.max_total_tokens,
-            developer_instructions: config.developer_instructions.clone(),
-            effort: self.effort.clone(),
-            permission_profile: self.permission_profile.clone(),
-            default_branch_instructions: self.default_branch_instructions,
             single_turn: self.single_turn,
+            agent,
         })
     }
 
@@ -297,10 +307,7 @@ mod tests {
             vec!["CLAUDE.md", "TEAM.md"],
             "the inputs win"
         );
-        assert_eq!(
-            (chain.max_bytes, chain.codex_home.as_deref()),
-            (100, Some(home))
-        );
+        assert_eq!((chain.max_bytes, chain.home.as_deref()), (100, Some(home)));
         assert!(chain.root_markers.is_empty(), "the config's markers");
         let defaults = inputs(&["--mode", "compare"]).chain_options(None, &CodexConfig::default());
         assert_eq!(
@@ -309,8 +316,9 @@ mod tests {
         );
         assert!(i.session_options(None, &config).is_none());
         let session = i.session_options(Some(home), &config).unwrap();
+        let crate::agent::AgentOptions::Codex(settings) = &session.agent;
         assert_eq!(
-            session.developer_instructions.as_deref(),
+            settings.developer_instructions.as_deref(),
             Some("Be strict.")
         );
         assert_eq!(session.session_id.as_deref(), Some("s1"));

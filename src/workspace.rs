@@ -332,6 +332,51 @@ pub fn missing(input: &str, loc: &Location) -> Error {
     )
 }
 
+/// Where a folder the agent job handed over (codex-home, a downloaded
+/// record) is inside the container. Inputs are host paths: one under
+/// the runner's temp folder (`.../_temp/...`, as `${{ runner.temp }}` gives) is
+/// found under `RUNNER_TEMP`, where the runner mounts that folder. In Actions
+/// (`RUNNER_TEMP` set) it must be inside the workspace or the runner's temp
+/// folder, the only host folders a container sees (a downloaded artifact is
+/// one of them); on a developer's machine any folder will do (`~/.codex`).
+pub fn resolve_host_folder(
+    input: &str,
+    given: &str,
+    ws: &Workspace,
+    runner_temp: Option<&Path>,
+) -> Result<PathBuf, Error> {
+    let path = Path::new(given);
+    if !path.is_absolute() {
+        return Ok(ws.resolve(input, given)?.path);
+    }
+    let refuse = || {
+        Error::new(format!(
+            "input `{input}`: `{}` is not a folder here; give the folder the agent kept its record in, \
+             under the workspace or `${{{{ runner.temp }}}}` (the only host folders a container action sees), \
+             or the folder the session record was downloaded to",
+            crate::escape::one_line(given)
+        ))
+    };
+    let inside = |p: &Path| {
+        let Ok(real) = std::fs::canonicalize(p) else {
+            return false;
+        };
+        let under = |root: &Path| std::fs::canonicalize(root).is_ok_and(|r| real.starts_with(r));
+        real.is_dir()
+            && (runner_temp.is_none() || under(ws.root()) || runner_temp.is_some_and(under))
+    };
+    if inside(path) {
+        return std::fs::canonicalize(path).map_err(|_| refuse());
+    }
+    if let (Some(temp), Some((_, rest))) = (runner_temp, given.split_once("/_temp/")) {
+        let mapped = temp.join(rest);
+        if inside(&mapped) {
+            return Ok(mapped);
+        }
+    }
+    Err(refuse())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -32,7 +32,7 @@ fn agents_body(request: &Value) -> Option<String> {
         .flat_map(|m| m["content"].as_array().cloned().unwrap_or_default())
         .find_map(|c| {
             let t = c["text"].as_str()?;
-            prompt_receipt::agent::chain::body_of_block(t).map(str::to_string)
+            prompt_receipt::agent::codex::chain::body_of_block(t).map(str::to_string)
         })
 }
 

@@ -1,12 +1,127 @@
-//! What the agent saw. Codex assembles the AGENTS.md [`chain`] from the
-//! checkout, records the run in its [`session`] record, and [`sent`] checks the
-//! two against each other: what reached the agent must be what the checkout
-//! says it should have been.
+//! What the agent saw: the seam between the stages and the agents.
+//!
+//! Every agent answers the same four questions, each in its own folder:
+//! which inputs it takes, which instruction files it loads and how it puts
+//! them together (its chain), how to read its record of the run, and how that
+//! record is checked against what the checkout predicts. The receipt, verify
+//! and report stages read only the agent-neutral answers: the [`chain::Chain`]
+//! (files and the instruction text as sent) and the [`check::AgentCheck`]
+//! (problems, notes, the prompt as sent, tokens, the context's hashes, the
+//! turns, and labelled facts for the evidence table).
+//!
+//! Adding an agent is one folder beside [`codex`] and one [`AgentKind`]
+//! variant: the compiler then names every `match` that must learn it.
 
 pub mod chain;
-pub mod config;
+pub mod check;
+pub mod codex;
 pub mod redaction;
-pub mod sent;
-pub mod session;
-pub mod skills;
 pub mod turns;
+
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+pub use check::{AgentCheck, Expected, Fact, Skill, Tokens};
+
+use crate::error::Error;
+use crate::workspace::Workspace;
+
+/// The agents prompt-receipt knows: the input `agent` and the receipt's
+/// `agent` field.
+#[derive(
+    Copy, Clone, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize, clap::ValueEnum,
+)]
+#[serde(rename_all = "lowercase")]
+pub enum AgentKind {
+    /// OpenAI Codex CLI, as openai/codex-action runs it.
+    #[default]
+    Codex,
+}
+
+impl AgentKind {
+    /// The receipt's and the input's word for it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            AgentKind::Codex => "codex",
+        }
+    }
+
+    /// The agent's name in a sentence.
+    pub fn name(self) -> &'static str {
+        match self {
+            AgentKind::Codex => "Codex",
+        }
+    }
+
+    /// Its instruction files, as people call them.
+    pub fn chain_name(self) -> &'static str {
+        match self {
+            AgentKind::Codex => "AGENTS.md",
+        }
+    }
+
+    /// The input that names the folder holding the agent's record of the run.
+    pub fn home_input(self) -> &'static str {
+        match self {
+            AgentKind::Codex => "codex-home",
+        }
+    }
+}
+
+/// Where the agent's record of the run is, and what else to hold it to.
+#[derive(Clone, Debug)]
+pub struct SessionOptions {
+    /// The folder the record is in (codex-home for Codex), as seen from here.
+    pub home: std::path::PathBuf,
+    /// The session to read, when the folder holds several.
+    pub session_id: Option<String>,
+    /// The circuit breaker: more tokens than this is a problem.
+    pub max_total_tokens: Option<u64>,
+    /// What more than one turn, a compaction or a model switch does.
+    pub single_turn: turns::SingleTurn,
+    /// What only one agent takes: the variant says which agent it is.
+    pub agent: AgentOptions,
+}
+
+/// Each agent's own settings for the check of its record.
+#[derive(Clone, Debug)]
+pub enum AgentOptions {
+    Codex(codex::Settings),
+}
+
+impl SessionOptions {
+    pub fn kind(&self) -> AgentKind {
+        match self.agent {
+            AgentOptions::Codex(_) => AgentKind::Codex,
+        }
+    }
+}
+
+/// Finds the agent's record of this run, reads it and checks it against what
+/// the checkout predicts. A record that cannot be found or read is a
+/// problem in the result, not an error: the receipt is still written.
+pub fn read_and_check(
+    opts: &SessionOptions,
+    workdir: &Path,
+    ws: &Workspace,
+    expected: &Expected,
+) -> AgentCheck {
+    let mut check = match &opts.agent {
+        AgentOptions::Codex(settings) => {
+            codex::read_and_check(opts, settings, workdir, ws, expected)
+        }
+    };
+    check.kind = opts.kind();
+    check
+}
+
+/// Where the folder holding the agent's record is, inside the container.
+pub fn resolve_home(
+    kind: AgentKind,
+    given: &str,
+    ws: &Workspace,
+    runner_temp: Option<&Path>,
+) -> Result<std::path::PathBuf, Error> {
+    crate::workspace::resolve_host_folder(kind.home_input(), given, ws, runner_temp)
+}

@@ -221,7 +221,7 @@ fn codex_args(step: &Step, out: &mut Vec<Finding>) {
         return;
     };
     let line = step.line_of("codex-args");
-    let args = match crate::agent::config::split_args(&value) {
+    let args = match crate::agent::codex::config::split_args(&value) {
         Ok(args) => args,
         Err(why) => {
             out.push(finding(

@@ -14,7 +14,7 @@ use std::path::Path;
 use std::sync::mpsc::{Receiver, Sender};
 
 use crate::agent::chain::Options as ChainOptions;
-use crate::agent::config::CodexConfig;
+use crate::agent::codex::config::CodexConfig;
 use crate::error::Error;
 use crate::event::Origin;
 use crate::inputs::{Inputs, Mode};

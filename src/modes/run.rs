@@ -9,8 +9,7 @@ use std::sync::mpsc::Sender;
 
 use super::{Covered, compare_with_base, named, side_by_side};
 use crate::agent::chain::Options as ChainOptions;
-use crate::agent::sent::{self, AgentCheck, Expected, SessionOptions};
-use crate::agent::skills;
+use crate::agent::{self, AgentCheck, Expected, SessionOptions};
 use crate::error::Error;
 use crate::event::Origin;
 use crate::inputs::{Inputs, Mode};
@@ -225,7 +224,7 @@ fn record_review(receipt: &mut Receipt, review: &Review) {
     receipt.findings_by_severity = Some(review.findings.by_severity());
 }
 
-/// Reads Codex's record of this run and checks it against the checkout and
+/// Reads the agent's record of this run and checks it against the checkout and
 /// the review bytes the gate read.
 pub(super) fn check_agent(
     opts: &SessionOptions,
@@ -237,9 +236,7 @@ pub(super) fn check_agent(
     instructions: Option<&instructions::Check>,
 ) -> AgentCheck {
     let agents_sha = receipt.agents_sha.clone().flatten();
-    let skills = skills::in_checkout(&sources.workdir, ws);
-    let mut inputs = receipt.input_paths();
-    inputs.extend(skills.iter().map(|s| s.path.clone()));
+    let inputs = receipt.input_paths();
     let changed_skills: Vec<String> = instructions
         .iter()
         .flat_map(|c| &c.changes)
@@ -251,7 +248,7 @@ pub(super) fn check_agent(
         prompt_path: receipt.prompt_path.as_deref(),
         prompt_bytes: prompt,
         agents_sha: agents_sha.as_deref(),
-        codex_version: sources.codex_version.as_deref(),
+        cli_version: sources.codex_version.as_deref(),
         model: sources.model.as_deref(),
         output_path: &receipt.output_path,
         output,
@@ -259,15 +256,10 @@ pub(super) fn check_agent(
         git_sha: &receipt.git_sha,
         workdir: &workdir,
         inputs: &inputs,
-        skills: &skills,
         changed_skills: &changed_skills,
-        developer_instructions: opts.developer_instructions.as_deref(),
-        effort: opts.effort.as_deref(),
-        permission_profile: opts.permission_profile.as_deref(),
-        default_branch_instructions: opts.default_branch_instructions,
         single_turn: opts.single_turn,
     };
-    sent::read_and_check(opts, &sources.workdir, ws, &expected)
+    agent::read_and_check(opts, &sources.workdir, ws, &expected)
 }
 
 /// The hook configurations: codex-home's (read with its config), then the
@@ -300,9 +292,10 @@ fn hook_configs(
 fn record_agent(receipt: &mut Receipt, check: &AgentCheck) {
     receipt.prompt_sent_sha = check.prompt_sent_sha.clone();
     receipt.transcript = check.transcript.clone();
-    receipt.tokens = check.session.tokens.clone();
-    receipt.session = check.transcript.as_ref().map(|_| check.session_record());
-    let turns = &check.session.turns;
+    receipt.agent = Some(check.kind);
+    receipt.tokens = check.tokens.clone();
+    receipt.session = check.transcript.as_ref().and(check.settings.clone());
+    let turns = &check.turns;
     if !turns.is_empty() {
         receipt.turns = Some(turns.clone());
         receipt.models = Some(crate::agent::turns::models(turns));
@@ -310,7 +303,6 @@ fn record_agent(receipt: &mut Receipt, check: &AgentCheck) {
     if let Some(context) = &check.context {
         // The request whose answer is the output: its context is the one checked.
         let output_turn = check
-            .session
             .output_turn
             .and_then(|i| turns.get(i))
             .and_then(|t| t.context_sha.clone());

@@ -162,6 +162,7 @@ pub fn collect(
         findings_count: None,
         ok: None,
         findings_by_severity: None,
+        agent: Some(chain_options.kind),
         agents: Some(chain.files),
         agents_sha: Some(chain_sha),
         prompt_sent_sha: None,

@@ -70,7 +70,11 @@ pub struct Receipt {
     /// Findings counted by severity (`unknown` for none or an unknown word).
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub findings_by_severity: Option<BTreeMap<String, usize>>,
-    /// The AGENTS.md chain as Codex reads it, file by file.
+    /// The agent whose instructions, chain and record the receipt covers
+    /// (`codex`, the default, when absent: receipts written before it).
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub agent: Option<crate::agent::AgentKind>,
+    /// The instruction chain as the agent reads it (AGENTS.md for Codex), file by file.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub agents: Option<Vec<crate::agent::chain::AgentsFile>>,
     /// SHA-256 of the instruction body Codex sends; `null` when the chain is empty.
@@ -81,13 +85,13 @@ pub struct Receipt {
     pub prompt_sent_sha: Option<String>,
     /// Codex's session record of this run.
     #[serde(skip_serializing_if = "Option::is_none", default)]
-    pub transcript: Option<crate::agent::sent::TranscriptRecord>,
+    pub transcript: Option<crate::agent::check::TranscriptRecord>,
     /// Tokens the session used.
     #[serde(skip_serializing_if = "Option::is_none", default)]
-    pub tokens: Option<crate::agent::session::Tokens>,
+    pub tokens: Option<crate::agent::Tokens>,
     /// The session's settings as Codex recorded them.
     #[serde(skip_serializing_if = "Option::is_none", default)]
-    pub session: Option<crate::agent::sent::SessionRecord>,
+    pub session: Option<crate::agent::check::SessionRecord>,
     /// SHA-256 of the messages Codex sent between its base instructions and
     /// the prompt, canonically serialized (`run`, codex-home).
     #[serde(skip_serializing_if = "Option::is_none", default)]
@@ -114,7 +118,7 @@ pub struct Receipt {
     pub hooks: Option<Vec<crate::agent::turns::HookConfig>>,
     /// The skills Codex listed to the model.
     #[serde(skip_serializing_if = "Option::is_none", default)]
-    pub skills: Option<Vec<crate::agent::skills::Skill>>,
+    pub skills: Option<Vec<crate::agent::Skill>>,
     /// codex-action's `safety-strategy`, as given to this step.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub safety_strategy: Option<String>,
@@ -195,6 +199,7 @@ pub const OWNED_KEYS: &[&str] = &[
     "git_describe",
     "git_sha",
     "git_shallow",
+    "agent",
     "agents",
     "agents_sha",
     "prompt_sent_sha",
@@ -290,10 +295,11 @@ mod tests {
             findings_count: Some(0),
             ok: Some(true),
             findings_by_severity: Some(BTreeMap::new()),
+            agent: Some(crate::agent::AgentKind::Codex),
             agents: Some(vec![]),
             agents_sha: Some(None),
             prompt_sent_sha: Some("s".into()),
-            transcript: Some(crate::agent::sent::TranscriptRecord {
+            transcript: Some(crate::agent::check::TranscriptRecord {
                 path: "t".into(),
                 session_id: None,
                 sha256: "t".into(),
@@ -301,7 +307,7 @@ mod tests {
                 redaction: None,
             }),
             tokens: Some(Default::default()),
-            session: Some(crate::agent::sent::SessionRecord {
+            session: Some(crate::agent::check::SessionRecord {
                 cli_version: None,
                 originator: None,
                 model: None,

@@ -127,6 +127,17 @@ pub fn verify(
         }
         rehash(&mut v, &pair, recorded, usage_shown, sources, ws)?;
     }
+    // A receipt written before `agent` existed is Codex's.
+    let agent = recorded
+        .get("agent")
+        .cloned()
+        .unwrap_or_else(|| Value::String("codex".into()));
+    let kind = Value::String(chain_options.kind.as_str().into());
+    if agent != kind {
+        // Which agent is not an identity of its own: the chain and the record
+        // are. A receipt of another agent is a mismatch, named.
+        v.compare("agent", &agent, kind);
+    }
     if let Some(recorded_sha) = recorded.get("agents_sha") {
         let chain = chain::load(&sources.workdir, ws, chain_options)?;
         let changed = || changed_agents_files(recorded.get("agents"), &chain.files);
@@ -432,7 +443,8 @@ mod tests {
             fallback_names: vec![],
             max_bytes: 32768,
             root_markers: vec![".git".into()],
-            codex_home: None,
+            kind: crate::agent::AgentKind::Codex,
+            home: None,
         };
         let receipt = json!({
             "prompt_path": "p.md",

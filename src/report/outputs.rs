@@ -86,8 +86,8 @@ impl Report for StepOutputs {
                 "prompt-sent-sha",
                 a.prompt_sent_sha.clone().unwrap_or_default(),
             ));
-            let tokens = a.session.tokens.as_ref();
-            let count = |f: fn(&crate::agent::session::Tokens) -> u64| {
+            let tokens = a.tokens.as_ref();
+            let count = |f: fn(&crate::agent::Tokens) -> u64| {
                 tokens.map(|t| f(t).to_string()).unwrap_or_default()
             };
             values.push(("total-tokens", count(|t| t.total)));

@@ -143,11 +143,11 @@ fn run_table(md: &mut String, result: &Outcome) {
     md.push_str(&format!("| Receipt | {} |\n\n", code(&result.usage_file)));
 }
 
-fn agent_table(md: &mut String, agent: &crate::agent::sent::AgentCheck, result: &Outcome) {
+fn agent_table(md: &mut String, agent: &crate::agent::AgentCheck, result: &Outcome) {
+    use crate::agent::check::FactValue;
     let Some(t) = &agent.transcript else {
         return;
     };
-    let s = &agent.session;
     let or_none = |v: &Option<String>| {
         v.as_deref()
             .map_or("*not recorded*".to_string(), |v| code(&short_hash(v)))
@@ -157,17 +157,23 @@ fn agent_table(md: &mut String, agent: &crate::agent::sent::AgentCheck, result: 
         "| Session record | {} |\n",
         code(&shorten_middle(&t.path, MAX_PATH_CHARS))
     ));
-    md.push_str(&format!(
-        "| Record kind | {} |\n",
-        prose(&crate::agent::redaction::describe(s.redaction.as_ref()))
-    ));
+    // The rows only this agent has: its CLI, its settings, the record's kind.
+    for f in &agent.facts {
+        let value = match &f.value {
+            FactValue::Code(v) => code(&shorten_middle(v, 60)),
+            FactValue::Text(v) => prose(v),
+            FactValue::Missing => "*not recorded*".to_string(),
+        };
+        md.push_str(&format!("| {} | {value} |\n", text(&f.label)));
+    }
     md.push_str(&format!(
         "| Prompt as sent | {} |\n",
         or_none(&agent.prompt_sent_sha)
     ));
     let agents = result.field("agents_sha");
     md.push_str(&format!(
-        "| AGENTS.md body | {} |\n",
+        "| {} body | {} |\n",
+        agent.kind.chain_name(),
         if agents.is_empty() {
             "*none*".to_string()
         } else {
@@ -180,18 +186,9 @@ fn agent_table(md: &mut String, agent: &crate::agent::sent::AgentCheck, result: 
             code(&short_hash(&c.sha))
         ));
     }
-    md.push_str(&format!(
-        "| Codex CLI | {} ({}) |\n",
-        or_none(&s.cli_version),
-        or_none(&s.originator)
-    ));
+    let s = agent.settings.clone().unwrap_or_default();
     md.push_str(&format!("| Model | {} |\n", or_none(&s.model)));
-    md.push_str(&format!(
-        "| Approval, sandbox | {}, {} |\n",
-        or_none(&s.approval_policy),
-        or_none(&s.sandbox)
-    ));
-    if let Some(tk) = &s.tokens {
+    if let Some(tk) = &agent.tokens {
         md.push_str(&format!(
             "| Tokens | {} total: {} input ({} cached), {} output ({} reasoning) |\n",
             tk.total, tk.input, tk.cached_input, tk.output, tk.reasoning
@@ -203,7 +200,10 @@ fn agent_table(md: &mut String, agent: &crate::agent::sent::AgentCheck, result: 
     md.push('\n');
     timeline(md, agent);
     if agent.problems.is_empty() {
-        md.push_str("The prompt, the AGENTS.md chain, the CLI version, the model and the review agree with the checkout.\n\n");
+        md.push_str(&format!(
+            "The prompt, the {} chain, the CLI version, the model and the review agree with the checkout.\n\n",
+            agent.kind.chain_name()
+        ));
     }
     for n in agent.notes.iter().chain(&agent.new_skills) {
         md.push_str(&format!("- {}\n", prose(n)));
@@ -216,9 +216,9 @@ fn agent_table(md: &mut String, agent: &crate::agent::sent::AgentCheck, result: 
 /// The turns, when there is more than one or anything was added to one:
 /// each turn's model and hashes, and each item with its kind, its place and
 /// its hash (hooks by their event when the record names it).
-fn timeline(md: &mut String, agent: &crate::agent::sent::AgentCheck) {
+fn timeline(md: &mut String, agent: &crate::agent::AgentCheck) {
     use crate::agent::turns::{ItemKind, hook_name};
-    let turns = &agent.session.turns;
+    let turns = &agent.turns;
     if turns.len() <= 1 && turns.iter().all(|t| t.items.is_empty()) {
         return;
     }
@@ -267,7 +267,7 @@ fn timeline(md: &mut String, agent: &crate::agent::sent::AgentCheck) {
         md.push_str(&format!(
             "| {}{} | {model} | {} | {} | {} |\n",
             i + 1,
-            if Some(i) == agent.session.output_turn {
+            if Some(i) == agent.output_turn {
                 " (the output)"
             } else {
                 ""

@@ -5,178 +5,51 @@
 //! (Codex strips a leading byte order mark, nothing else), the AGENTS.md body,
 //! the CLI version and model the step claims, and the review the agent wrote.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-use serde::{Deserialize, Serialize};
-
-use crate::agent::chain::body_of_block;
-use crate::agent::session::{self, Session};
-use crate::agent::skills::{self, InCheckout, Skill};
+use super::Settings;
+use super::chain::body_of_block;
+use super::session::{self, Session};
+use super::skills::{self, InCheckout};
+use crate::agent::check::{Context, SessionRecord, TranscriptRecord};
 use crate::agent::turns::{self, ItemKind, SingleTurn};
+use crate::agent::{AgentCheck, Fact, SessionOptions, Skill};
 use crate::digest::{UTF8_BOM, sha256_hex};
-use crate::error::Error;
 use crate::workspace::Workspace;
-
-/// Where Codex's record of the run is, and what else to hold it to.
-#[derive(Clone, Debug)]
-pub struct SessionOptions {
-    /// codex-home, as seen from here (inside the container).
-    pub home: PathBuf,
-    /// The session to read, when codex-home holds several.
-    pub session_id: Option<String>,
-    /// The circuit breaker: more tokens than this is a problem.
-    pub max_total_tokens: Option<u64>,
-    /// `developer_instructions` as Codex's settings give it: what the
-    /// developer message must begin with.
-    pub developer_instructions: Option<String>,
-    /// What this step was told codex-action ran with.
-    pub effort: Option<String>,
-    pub permission_profile: Option<String>,
-    /// codex-action's `default-branch` mode: the agent saw the default
-    /// branch's AGENTS files, from `$CODEX_HOME/AGENTS.override.md`.
-    pub default_branch_instructions: bool,
-    /// What more than one turn, a compaction or a model switch does.
-    pub single_turn: SingleTurn,
-}
-
-/// The session record, as the receipt names it.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct TranscriptRecord {
-    pub path: String,
-    pub session_id: Option<String>,
-    pub sha256: String,
-    /// `raw`, or `redacted` when the agent job's filter cut the record down
-    /// (then `redaction` says what it dropped).
-    #[serde(default)]
-    pub record: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub redaction: Option<crate::agent::redaction::Redaction>,
-}
-
-/// The session's settings, as the record has them.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct SessionRecord {
-    pub cli_version: Option<String>,
-    pub originator: Option<String>,
-    pub model: Option<String>,
-    pub approval_policy: Option<String>,
-    pub sandbox: Option<String>,
-    pub duration_ms: Option<u64>,
-    /// The commit the agent ran on (`session_meta.git.commit_hash`): the
-    /// receipt's `git_sha` must be it.
-    #[serde(default)]
-    pub git_commit: Option<String>,
-    /// The reasoning effort and permission profile the turn ran with.
-    #[serde(default)]
-    pub effort: Option<String>,
-    #[serde(default)]
-    pub permission_profile: Option<String>,
-}
-
-/// What the record showed, and every disagreement with the checkout.
-#[derive(Clone, Debug, Default)]
-pub struct AgentCheck {
-    pub session: Session,
-    pub transcript: Option<TranscriptRecord>,
-    pub prompt_sent_sha: Option<String>,
-    /// Each fails the run.
-    pub problems: Vec<String>,
-    /// Worth saying, not failing: a stripped BOM, a choice between records.
-    pub notes: Vec<String>,
-    /// What the model received between its base instructions and the prompt.
-    pub context: Option<Context>,
-    /// Skills the pull request added or changed that the agent was shown.
-    pub new_skills: Vec<String>,
-    /// Checks the record could not support: (what is missing, why it matters).
-    pub unverified: Vec<(String, String)>,
-    /// What makes the session more than one turn of one model (a compaction,
-    /// turns, models), each a sentence for the title: at most neutral.
-    pub timeline: Vec<String>,
-}
-
-/// The hashes of what the model received before the prompt, part by part.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Context {
-    /// Every message between the base instructions and the prompt, canonically serialized.
-    pub sha: String,
-    /// The base instructions as Codex recorded them.
-    pub base_instructions_sha: Option<String>,
-    /// The developer message: developer instructions, skills, permissions, tools note.
-    pub developer_sha: Option<String>,
-    /// The `<environment_context>` block.
-    pub environment_sha: Option<String>,
-    pub skills: Vec<Skill>,
-}
-
-impl AgentCheck {
-    pub fn session_record(&self) -> SessionRecord {
-        let s = &self.session;
-        SessionRecord {
-            cli_version: s.cli_version.clone(),
-            originator: s.originator.clone(),
-            model: s.model.clone(),
-            approval_policy: s.approval_policy.clone(),
-            sandbox: s.sandbox.clone(),
-            duration_ms: s.duration_ms,
-            git_commit: s.git_commit.clone(),
-            effort: s.effort.clone(),
-            permission_profile: s.permission_profile.clone(),
-        }
-    }
-}
-
-/// Where codex-home is inside the container. Inputs are host paths: one under
-/// the runner's temp folder (`.../_temp/...`, as `${{ runner.temp }}` gives) is
-/// found under `RUNNER_TEMP`, where the runner mounts that folder. In Actions
-/// (`RUNNER_TEMP` set) it must be inside the workspace or the runner's temp
-/// folder, the only host folders a container sees (a downloaded artifact is
-/// one of them); on a developer's machine any folder will do (`~/.codex`).
-pub fn resolve_codex_home(
-    given: &str,
-    ws: &Workspace,
-    runner_temp: Option<&Path>,
-) -> Result<PathBuf, Error> {
-    let path = Path::new(given);
-    if !path.is_absolute() {
-        return Ok(ws.resolve("codex-home", given)?.path);
-    }
-    let refuse = || {
-        Error::new(format!(
-            "input `codex-home`: `{}` is not a folder here; give the same codex-home as openai/codex-action, \
-             under the workspace or `${{{{ runner.temp }}}}` (the only host folders a container action sees), \
-             or the folder the session record was downloaded to",
-            crate::escape::one_line(given)
-        ))
-    };
-    let inside = |p: &Path| {
-        let Ok(real) = std::fs::canonicalize(p) else {
-            return false;
-        };
-        let under = |root: &Path| std::fs::canonicalize(root).is_ok_and(|r| real.starts_with(r));
-        real.is_dir()
-            && (runner_temp.is_none() || under(ws.root()) || runner_temp.is_some_and(under))
-    };
-    if inside(path) {
-        return std::fs::canonicalize(path).map_err(|_| refuse());
-    }
-    if let (Some(temp), Some((_, rest))) = (runner_temp, given.split_once("/_temp/")) {
-        let mapped = temp.join(rest);
-        if inside(&mapped) {
-            return Ok(mapped);
-        }
-    }
-    Err(refuse())
-}
 
 /// Finds this run's record in codex-home, reads it, and checks it against the
 /// checkout. A record that cannot be found or read is a problem, not an error:
 /// the receipt is still written, and the check fails.
 pub fn read_and_check(
     opts: &SessionOptions,
+    settings: &Settings,
     workdir: &Path,
     ws: &Workspace,
-    expected: &Expected,
+    neutral: &crate::agent::Expected,
 ) -> AgentCheck {
+    let skills = skills::in_checkout(workdir, ws);
+    let mut inputs = neutral.inputs.to_vec();
+    inputs.extend(skills.iter().map(|s| s.path.clone()));
+    let expected = &Expected {
+        prompt_path: neutral.prompt_path,
+        prompt_bytes: neutral.prompt_bytes,
+        agents_sha: neutral.agents_sha,
+        codex_version: neutral.cli_version,
+        model: neutral.model,
+        output_path: neutral.output_path,
+        output: neutral.output,
+        max_total_tokens: neutral.max_total_tokens,
+        git_sha: neutral.git_sha,
+        workdir: neutral.workdir,
+        inputs: &inputs,
+        skills: &skills,
+        changed_skills: neutral.changed_skills,
+        developer_instructions: settings.developer_instructions.as_deref(),
+        effort: settings.effort.as_deref(),
+        permission_profile: settings.permission_profile.as_deref(),
+        default_branch_instructions: settings.default_branch_instructions,
+        single_turn: neutral.single_turn,
+    };
     let relative = ws.relative(workdir);
     let (session, note) = match load(
         &opts.home,
@@ -286,7 +159,8 @@ pub fn load(
     }
 }
 
-/// What the checkout says the agent should have received.
+/// What the checkout says Codex should have received: the neutral
+/// expectation with Codex's own settings and skills.
 pub struct Expected<'a> {
     pub prompt_path: Option<&'a str>,
     pub prompt_bytes: &'a [u8],
@@ -339,8 +213,37 @@ pub fn check(session: Session, shown: String, expected: &Expected) -> AgentCheck
         record: crate::agent::redaction::kind(session.redaction.as_ref()).into(),
         redaction: session.redaction.clone(),
     });
-    c.session = session;
+    into_neutral(&mut c, session);
     c
+}
+
+/// The record's facts in the neutral result: its settings, tokens, turns and
+/// the rows of the evidence table only Codex has.
+fn into_neutral(c: &mut AgentCheck, s: Session) {
+    c.facts = vec![
+        Fact::text(
+            "Record kind",
+            crate::agent::redaction::describe(s.redaction.as_ref()),
+        ),
+        Fact::code("Codex CLI", s.cli_version.as_deref()),
+        Fact::code("Originator", s.originator.as_deref()),
+        Fact::code("Approval policy", s.approval_policy.as_deref()),
+        Fact::code("Sandbox", s.sandbox.as_deref()),
+    ];
+    c.settings = Some(SessionRecord {
+        cli_version: s.cli_version,
+        originator: s.originator,
+        model: s.model,
+        approval_policy: s.approval_policy,
+        sandbox: s.sandbox,
+        duration_ms: s.duration_ms,
+        git_commit: s.git_commit,
+        effort: s.effort,
+        permission_profile: s.permission_profile,
+    });
+    c.tokens = s.tokens;
+    c.turns = s.turns;
+    c.output_turn = s.output_turn;
 }
 
 /// A hash shortened for a sentence; the receipt has it in full.
@@ -884,7 +787,7 @@ fn check_output(c: &mut AgentCheck, session: &Session, expected: &Expected) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::agent::session::Tokens;
+    use crate::agent::Tokens;
 
     fn session(prompt: &str, body: &str) -> Session {
         Session {
@@ -1018,7 +921,7 @@ mod tests {
 
     #[test]
     fn an_agent_that_changes_its_own_inputs_is_named() {
-        use crate::agent::session::{Command, FileChange};
+        use super::super::session::{Command, FileChange};
         let change = |path: &str, status: &str| FileChange {
             path: path.into(),
             kind: "update".into(),

@@ -11,11 +11,12 @@ use std::fs::{self, File};
 use std::io::{self, BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
 
-use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 
-use super::turns::{Item, ItemKind, Turn};
+use crate::agent::turns::{Item, ItemKind, Turn};
+
+pub use crate::agent::Tokens;
 use crate::error::Error;
 
 /// A line longer than this is skipped (hashed, not parsed): memory stays bounded.
@@ -25,18 +26,6 @@ pub const MAX_LINE_BYTES: usize = 32 * 1024 * 1024;
 pub const KNOWN_CLI: (u64, u64) = (0, 171);
 /// The oldest, with [`KNOWN_CLI`]: the range the README states.
 pub const OLDEST_CLI: &str = "0.165.0";
-
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Tokens {
-    pub input: u64,
-    pub cached_input: u64,
-    /// Input tokens written to the prompt cache (Codex 0.169 and later).
-    #[serde(default)]
-    pub cache_write_input: u64,
-    pub output: u64,
-    pub reasoning: u64,
-    pub total: u64,
-}
 
 /// What the record says about the run.
 #[derive(Clone, Debug, Default)]
@@ -95,7 +84,7 @@ pub struct Session {
     /// Odd things met on the way, said once each.
     pub warnings: Vec<String>,
     /// The agent job's filter cut the record down before uploading it.
-    pub redaction: Option<super::redaction::Redaction>,
+    pub redaction: Option<crate::agent::redaction::Redaction>,
 }
 
 /// The reader's place in the timeline.
@@ -283,7 +272,7 @@ fn wanted(kind: &str, payload: Option<&str>, head: &str) -> bool {
         | "turn_context"
         | "world_state"
         | "compacted"
-        | super::redaction::MARKER => true,
+        | crate::agent::redaction::MARKER => true,
         "response_item" => payload == Some("message"),
         "event_msg" => match payload {
             Some("token_count" | "task_complete" | "task_started") => true,
@@ -545,7 +534,7 @@ fn absorb(s: &mut Session, v: &Value, unknown: &mut usize) {
             let is_context = match p["role"].as_str() {
                 Some("developer") => true,
                 Some("user") => texts.iter().all(|t| {
-                    t.starts_with(crate::agent::chain::BLOCK_HEADING)
+                    t.starts_with(super::chain::BLOCK_HEADING)
                         || t.starts_with("<environment_context>")
                 }),
                 _ => false,
@@ -570,7 +559,7 @@ fn absorb(s: &mut Session, v: &Value, unknown: &mut usize) {
                 Some("user") => {
                     if let Some(block) = texts
                         .iter()
-                        .find(|t| t.starts_with(crate::agent::chain::BLOCK_HEADING))
+                        .find(|t| t.starts_with(super::chain::BLOCK_HEADING))
                     {
                         s.agents_block = Some(block.to_string());
                     } else if !texts.iter().all(|t| t.starts_with("<environment_context>"))
@@ -633,8 +622,8 @@ fn absorb(s: &mut Session, v: &Value, unknown: &mut usize) {
             }
             _ => {}
         },
-        super::redaction::MARKER => {
-            s.redaction = Some(super::redaction::Redaction::from_payload(p))
+        crate::agent::redaction::MARKER => {
+            s.redaction = Some(crate::agent::redaction::Redaction::from_payload(p))
         }
         _ => *unknown += 1,
     }
