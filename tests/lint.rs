@@ -642,3 +642,59 @@ fn lint_mode_fails_on_errors_and_run_mode_only_warns() {
     s.write(".github/workflows/review.yml", CLEAN);
     s.action().input("mode", "lint").run().code(0);
 }
+
+/// Each agent action needs the receipt told its name, and a receipt in the
+/// job of claude-code-action or run-gemini-cli reads what the agent could
+/// have rewritten.
+#[test]
+fn the_receipt_is_told_which_agent_ran_and_runs_apart_from_it() {
+    let job = |agent_action: &str, with: &str, receipt_agent: &str| {
+        format!(
+            "\
+on: pull_request
+jobs:
+  review:
+    runs-on: ubuntu-latest
+    steps:
+      - uses: actions/checkout@v4
+        with:
+          fetch-depth: 0
+          persist-credentials: false
+      - uses: {agent_action}
+        with:
+          {with}
+      - uses: owner/prompt-receipt@v1
+        with:
+          prompt-file: p.md
+{receipt_agent}"
+        )
+    };
+    let claude = "anthropics/claude-code-action@v1";
+    expect(
+        &job(claude, "prompt: hi", ""),
+        &[
+            (13, Level::Failure, "receipt-agent", "set `agent: claude`"),
+            (13, Level::Warning, "receipt-beside-agent", "job of its own"),
+        ],
+    );
+    expect(
+        &job(claude, "prompt: hi", "          agent: claude\n"),
+        &[(13, Level::Warning, "receipt-beside-agent", "line 10")],
+    );
+    expect(
+        &job(
+            "google-github-actions/run-gemini-cli@v0",
+            "prompt: hi",
+            "          agent: claude\n",
+        ),
+        &[
+            (13, Level::Warning, "receipt-beside-agent", "run-gemini-cli"),
+            (16, Level::Failure, "receipt-agent", "set `agent: gemini`"),
+        ],
+    );
+    // An expression decides at run time: said nothing of.
+    expect(
+        &job(claude, "prompt: hi", "          agent: ${{ vars.AGENT }}\n"),
+        &[(13, Level::Warning, "receipt-beside-agent", "job of its own")],
+    );
+}

@@ -55,6 +55,16 @@ pub const RULES: &[Rule] = &[
         catches: "a prompt-receipt step without `codex-home` in a job whose codex-action step has one",
     },
     Rule {
+        name: "receipt-agent",
+        level: Level::Failure,
+        catches: "a prompt-receipt step whose `agent` is not the agent action of its job: `claude` for anthropics/claude-code-action, `gemini` for google-github-actions/run-gemini-cli, `codex` (the default) for openai/codex-action",
+    },
+    Rule {
+        name: "receipt-beside-agent",
+        level: Level::Warning,
+        catches: "a prompt-receipt step after a claude-code-action or run-gemini-cli step of the same job: the agent could rewrite its files and its record before the receipt reads them",
+    },
+    Rule {
         name: "shallow-checkout",
         level: Level::Warning,
         catches: "`actions/checkout` before an agent step without `fetch-depth: 0`",
@@ -90,11 +100,29 @@ fn finding(rule: &'static str, level: Level, line: u64, message: String) -> Find
 
 const CODEX_ACTION: &str = "openai/codex-action";
 
+/// Every agent action the lint knows, with the receipt's `agent` word for it.
+const AGENT_ACTIONS: &[(&str, &str)] = &[
+    (CODEX_ACTION, "codex"),
+    ("anthropics/claude-code-action", "claude"),
+    ("google-github-actions/run-gemini-cli", "gemini"),
+];
+
+/// The receipt's word for the agent a step runs, if it runs one.
+fn agent_of(step: &Step) -> Option<&'static str> {
+    AGENT_ACTIONS
+        .iter()
+        .find(|(action, _)| step.is(action))
+        .map(|&(_, agent)| agent)
+}
+
 /// Every finding in one job, in the order of its steps.
 pub fn check(job: &Job, local: &dyn Fn(&str) -> Option<LocalAction>) -> Vec<Finding> {
     let steps = &job.steps;
     let agents: Vec<usize> = (0..steps.len())
         .filter(|&i| steps[i].is(CODEX_ACTION))
+        .collect();
+    let any_agent: Vec<usize> = (0..steps.len())
+        .filter(|&i| agent_of(&steps[i]).is_some())
         .collect();
     let mut out = Vec::new();
     for &i in &agents {
@@ -102,7 +130,12 @@ pub fn check(job: &Job, local: &dyn Fn(&str) -> Option<LocalAction>) -> Vec<Find
         codex_version(&steps[i], &mut out);
         codex_args(&steps[i], &mut out);
     }
-    checkouts(steps, &agents, &mut out);
+    checkouts(steps, &any_agent, &mut out);
+    for (i, step) in steps.iter().enumerate() {
+        if kind_of(step, local).receipt {
+            receipt_and_agent(step, steps, &any_agent, i, &mut out);
+        }
+    }
     for (i, step) in steps.iter().enumerate() {
         let kind = kind_of(step, local);
         if kind.container {
@@ -315,6 +348,54 @@ fn checkouts(steps: &[Step], agents: &[usize], out: &mut Vec<Finding>) {
                 "the checkout leaves its token in `.git/config` where the agent can read it; set `persist-credentials: false`".into(),
             ));
         }
+    }
+}
+
+/// The receipt reads the record and the chain of the agent it is told:
+/// told the wrong one, it reads nothing of what ran. And in the agent's own
+/// job it reads files the agent could have rewritten (codex-action's
+/// `drop-sudo` stops such a step from starting at all: container-after-agent).
+fn receipt_and_agent(
+    step: &Step,
+    steps: &[Step],
+    agents: &[usize],
+    at: usize,
+    out: &mut Vec<Finding>,
+) {
+    let before = agents.iter().rev().find(|&&a| a < at);
+    let Some(&a) = before.or(agents.first()) else {
+        return;
+    };
+    let ran = agent_of(&steps[a]).unwrap_or("codex");
+    let input = step.input("agent");
+    let told = match &input {
+        Input::Absent => Some("codex"),
+        given => given.literal().map(str::trim),
+    };
+    if let Some(told) = told.filter(|t| *t != ran) {
+        out.push(finding(
+            "receipt-agent",
+            Level::Failure,
+            step.line_of("agent"),
+            format!(
+                "this prompt-receipt step reads the record of `{}`, but its job runs `{}` (line {}): set `agent: {ran}`",
+                crate::escape::one_line(told),
+                steps[a].action(),
+                steps[a].mark.line
+            ),
+        ));
+    }
+    if before.is_some() && ran != "codex" {
+        out.push(finding(
+            "receipt-beside-agent",
+            Level::Warning,
+            step.mark.line,
+            format!(
+                "this prompt-receipt step runs in the job of `{}` (line {}), after it: the agent could have rewritten the prompt, its instructions and its record before the receipt read them; run the receipt in a job of its own that `needs:` this one and downloads the record, as the README's two-job workflow does",
+                steps[a].action(),
+                steps[a].mark.line
+            ),
+        ));
     }
 }
 
