@@ -82,6 +82,54 @@ class Checks(BaseHTTPRequestHandler):
         self.reply(200, {"total_count": 0, "check_runs": []})
 
 
+class Responses(BaseHTTPRequestHandler):
+    """A Responses API for the real Codex CLI: every request answered with
+    the example's clean review, streamed as the API streams it."""
+
+    def log_message(self, *args):
+        pass
+
+    def do_POST(self):
+        self.rfile.read(int(self.headers.get("content-length", 0)))
+        item = {"type": "message", "role": "assistant", "id": "msg_1",
+                "content": [{"type": "output_text", "text": '{"ok": true, "findings": []}'}]}
+        events = [("response.created", {"type": "response.created", "response": {"id": "resp_1"}}),
+                  ("response.output_item.added", {"type": "response.output_item.added", "output_index": 0, "item": item}),
+                  ("response.output_item.done", {"type": "response.output_item.done", "output_index": 0, "item": item}),
+                  ("response.completed", {"type": "response.completed", "response": {"id": "resp_1", "usage": {
+                      "input_tokens": 1200, "input_tokens_details": {"cached_tokens": 200}, "output_tokens": 50,
+                      "output_tokens_details": {"reasoning_tokens": 10}, "total_tokens": 1250}}})]
+        data = "".join(f"event: {k}\ndata: {json.dumps(v)}\n\n" for k, v in events).encode()
+        self.send_response(200)
+        self.send_header("content-type", "text/event-stream")
+        self.send_header("content-length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+
+CODEX = ROOT / "target" / "codex" / "node_modules" / ".bin" / "codex"
+
+
+def codex_run(repo):
+    """The real Codex CLI (as .ci/run installs it) runs on the example against
+    the local Responses API, as codex-action runs it; returns its codex-home."""
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Responses)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    home = repo.ws.parent / "codex-home"
+    home.mkdir()
+    (home / "config.toml").write_text(
+        f'model = "gpt-5.5"\nmodel_provider = "fake"\napproval_policy = "never"\n'
+        f'[model_providers.fake]\nname = "local"\nbase_url = "http://127.0.0.1:{server.server_address[1]}/v1"\n'
+        f'wire_api = "responses"\n[analytics]\nenabled = false\n[features]\nplugins = false\nshell_snapshot = false\n')
+    env = {"PATH": os.environ["PATH"], "HOME": str(home), "CODEX_HOME": str(home)}
+    subprocess.run([str(CODEX), "exec", "--skip-git-repo-check", "--cd", str(repo.ws),
+                    "--output-last-message", str(repo.ws / "artifacts" / "review.json"),
+                    "--output-schema", str(repo.ws / ".github" / "codex" / "review.schema.json"), "--sandbox", "read-only"],
+                   input=(repo.ws / PROMPT).read_bytes(), env=env, check=True, capture_output=True)
+    server.shutdown()
+    return home
+
+
 def build():
     """The release binary: PROMPT_RECEIPT_BIN when given (one already built,
     as .ci/run passes to the demos), else `cargo build --release`."""
@@ -208,6 +256,13 @@ def scenarios(binary, port, work):
     r.commit("rewrite the reviewer")
     out["instructions-changed"] = step(binary, r, port, run)
 
+    if CODEX.exists():
+        r = fresh("agent-record")
+        home = codex_run(r)
+        out["agent-record"] = step(binary, r, port, [*run, "--codex-home", str(home)])
+    else:
+        print(f"render-reports: SKIPPED agent-record: no Codex CLI at {CODEX} (.ci/run installs it)", file=sys.stderr)
+
     r = fresh("120-findings")
     r.write("artifacts/review.json", many_findings())
     out["120-findings"] = step(binary, r, port, run)
@@ -253,6 +308,9 @@ window.addEventListener('load', () => {
 
 
 def page(title_html, body_html, theme, styles):
+    # Every <details> open, as a reader clicks it: what is folded is looked
+    # at and measured too.
+    body_html = body_html.replace("<details>", "<details open>")
     background = "#ffffff" if theme == "light" else "#0d1117"
     return f"""<!doctype html><html><head><meta charset="utf-8"><style>{styles[theme]}
 body {{ margin: 0; background: {background}; }}
