@@ -269,6 +269,47 @@ fn the_workflow_file_and_repository_codex_config_are_instructions_too() {
     assert_eq!(out.outputs["conclusion"], "neutral");
 }
 
+/// The base keeps its schema behind a folder link (`.github/codex -> ../review`):
+/// the base's schema is read through it, so the pull request that replaces
+/// the link with a folder of its own is still judged by the base's schema.
+#[test]
+fn the_base_schema_is_read_through_a_folder_link() {
+    let s = Scenario::example();
+    // Which schema judged: the base's, as `sha256sum` hashes the file.
+    let schema_sha = sha256sum(&s.ws.join(".github/codex/review.schema.json"));
+    let schema = s.read(".github/codex/review.schema.json");
+    s.write("review/review.schema.json", &schema);
+    s.write(
+        "review/prompts/review.md",
+        s.read(".github/codex/prompts/review.md"),
+    );
+    std::fs::remove_dir_all(s.ws.join(".github/codex")).unwrap();
+    std::os::unix::fs::symlink("../review", s.ws.join(".github/codex")).unwrap();
+    let s = s.commit("keep the review files in review/");
+    let base = s.git(&["rev-parse", "HEAD"]);
+    std::fs::remove_file(s.ws.join(".github/codex")).unwrap();
+    s.write(".github/codex/review.schema.json", "{}\n");
+    s.write(
+        ".github/codex/prompts/review.md",
+        s.read("review/prompts/review.md"),
+    );
+    s.write("artifacts/review.json", "{\"ok\": \"sure\"}\n");
+    let s = s.commit("a folder of my own, with a schema that takes anything");
+    let head = s.git(&["rev-parse", "HEAD"]);
+    let out = s
+        .review_step()
+        .event("pull_request", pull_request_event(&base, &head))
+        .run();
+    out.code(1);
+    assert_eq!(out.outputs["valid"], "false", "{}", out.summary);
+    assert_eq!(out.usage()["gate_schema"]["from"], "base");
+    assert_eq!(
+        out.usage()["gate_schema"]["sha256"],
+        schema_sha.as_str(),
+        "the base's schema, through its folder link"
+    );
+}
+
 #[test]
 fn a_pull_request_cannot_loosen_the_schema_it_is_judged_by() {
     let s = Scenario::example();

@@ -109,26 +109,50 @@ pub fn changed_between(dir: &Path, range: &str, pathspecs: &[&str]) -> Option<Ve
 }
 
 /// A file's bytes at a commit as a reader of that commit's tree gets them:
-/// a symbolic link is followed inside the tree (at most 8 links), so a
-/// schema that a pull request turned into a link is not taken for its
-/// target's text, nor a link's text for a schema.
+/// a symbolic link is followed inside the tree wherever it is on the path (a
+/// folder that is a link in the base, `.github/codex -> config`, as well as
+/// the file itself), at most 8 links, so a schema that a pull request turned
+/// into a link is not taken for its target's text, nor a link's text for a
+/// schema. A link out of the tree (absolute, or climbing above `dir`) is no file.
 pub fn file_at(dir: &Path, commit: &str, path: &str) -> Option<Vec<u8>> {
-    let mut path = path.to_string();
-    for _ in 0..8 {
-        let spec = format!(":(literal){path}");
-        let args = ["ls-tree", "-z", "--full-name", commit, "--", &spec];
-        let out = bounded_output(spawn(dir, &args).ok()?).ok()?;
-        let entry = String::from_utf8_lossy(&out.stdout);
-        let mode = entry.split(' ').next()?;
-        let bytes = show(dir, commit, &path)?;
-        if mode != "120000" {
-            return Some(bytes);
+    let mut parts = split(&normalize(Path::new(path))?);
+    let (mut i, mut links) = (0, 0);
+    while i < parts.len() {
+        let prefix = parts[..=i].join("/");
+        if mode_at(dir, commit, &prefix)? == "120000" {
+            links += 1;
+            if links > 8 {
+                return None;
+            }
+            let target = String::from_utf8(show(dir, commit, &prefix)?).ok()?;
+            let parent = Path::new(&prefix).parent().unwrap_or(Path::new(""));
+            let mut resolved = split(&normalize(&parent.join(target))?);
+            resolved.extend_from_slice(&parts[i + 1..]);
+            parts = resolved;
+            i = 0;
+            continue;
         }
-        let target = String::from_utf8(bytes).ok()?;
-        let parent = Path::new(&path).parent().unwrap_or(Path::new(""));
-        path = normalize(&parent.join(target))?;
+        i += 1;
     }
-    None
+    show(dir, commit, &parts.join("/"))
+}
+
+fn split(path: &str) -> Vec<String> {
+    path.split('/')
+        .filter(|p| !p.is_empty())
+        .map(str::to_string)
+        .collect()
+}
+
+/// The tree entry's mode at `path` (`100644`, `120000`, `040000`); `None`
+/// when the commit has nothing there.
+fn mode_at(dir: &Path, commit: &str, path: &str) -> Option<String> {
+    let spec = format!(":(literal){path}");
+    let args = ["ls-tree", "-z", commit, "--", &spec];
+    let out = bounded_output(spawn(dir, &args).ok()?).ok()?;
+    let entry = String::from_utf8_lossy(&out.stdout);
+    let mode = entry.split(' ').next().filter(|m| !m.is_empty())?;
+    Some(mode.to_string())
 }
 
 /// `a/b/../c` as `a/c`; `None` for a path that climbs out or is absolute.
