@@ -28,6 +28,7 @@ pub struct Request {
 /// Each channel an agent's behaviour can change through, and its receipt field.
 pub const CHANNELS: &[(&str, &str)] = &[
     ("prompt", "prompt_sha"),
+    ("agent", "agent"),
     ("tools", "tools_sha"),
     ("agents", "agents_sha"),
     ("schema", "schema_sha"),
@@ -152,8 +153,14 @@ pub fn compare(
 ) -> Comparison {
     let mut changed = Vec::new();
     let mut notes = Vec::new();
+    // A receipt written before `agent` existed is Codex's.
+    let codex = Value::String("codex".into());
+    let get = |r: &'_ Map<String, Value>, field: &str| match (field, r.get(field)) {
+        ("agent", None) => Some(codex.clone()),
+        (_, v) => v.cloned(),
+    };
     for (channel, field) in CHANNELS {
-        match (base.get(*field), head.get(*field)) {
+        match (get(base, field).as_ref(), get(head, field).as_ref()) {
             (None, None) if *channel == "fixture" => {
                 notes.push("neither receipt records a fixture (input `fixture-file`): nothing proves both ran on the same pull request".into());
             }
@@ -308,6 +315,19 @@ mod tests {
         assert!(c.controlled && c.unexpected.is_empty());
         let same = compare(&base, &base, &[], &[], &[]);
         assert!(!same.controlled && !same.prompt_changed);
+    }
+
+    #[test]
+    fn another_agent_is_a_channel_and_a_receipt_without_one_is_codexs() {
+        let old = receipt(json!({"prompt_sha": "a", "fixture_sha": "f"}));
+        let codex = receipt(json!({"prompt_sha": "b", "agent": "codex", "fixture_sha": "f"}));
+        let claude = receipt(json!({"prompt_sha": "b", "agent": "claude", "fixture_sha": "f"}));
+        let c = compare(&old, &codex, &[], &[], &[]);
+        assert!(c.controlled && c.notes.is_empty(), "{:?}", c.notes);
+        let c = compare(&old, &claude, &[], &[], &[]);
+        assert_eq!(c.unexpected, vec!["agent"]);
+        let allowed = compare(&old, &claude, &["agent".into()], &[], &[]);
+        assert!(allowed.controlled && allowed.unexpected.is_empty());
     }
 
     #[test]
