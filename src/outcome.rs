@@ -163,6 +163,15 @@ impl Outcome {
     }
 
     /// A receipt field as text, empty when absent or null.
+    /// The agent the receipt covers (a receipt without `agent` is Codex's).
+    pub fn agent_kind(&self) -> crate::agent::AgentKind {
+        self.receipt
+            .get("agent")
+            .cloned()
+            .and_then(|v| serde_json::from_value(v).ok())
+            .unwrap_or_default()
+    }
+
     pub fn field(&self, key: &str) -> String {
         match self.receipt.get(key) {
             Some(Value::String(s)) => s.clone(),

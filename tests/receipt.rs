@@ -171,6 +171,25 @@ fn verify_names_each_changed_identity_with_both_values() {
     assert_eq!(s.read("usage.json"), recorded, "verify never writes");
 }
 
+/// The receipt names its agent; a receipt from before the field is Codex's,
+/// and one of another agent does not verify as Codex's.
+#[test]
+fn verify_holds_the_receipt_to_its_agent() {
+    let s = Scenario::example();
+    s.record(PROMPT);
+    let mut receipt: serde_json::Value = serde_json::from_slice(&s.read("usage.json")).unwrap();
+    assert_eq!(receipt["agent"], "codex");
+    receipt.as_object_mut().unwrap().remove("agent");
+    s.write("usage.json", serde_json::to_vec_pretty(&receipt).unwrap());
+    s.action().input("mode", "verify").run().code(0);
+    receipt["agent"] = "claude".into();
+    s.write("usage.json", serde_json::to_vec_pretty(&receipt).unwrap());
+    let out = s.action().input("mode", "verify").run();
+    out.code(1);
+    out.error_says("`usage.json` is the receipt of agent `claude`, but this step reads agent `codex`: give this step the `agent` of the run it verifies");
+    assert_eq!(out.outputs["verified"], "false");
+}
+
 #[test]
 fn verify_passes_on_an_untouched_checkout_and_checks_the_inputs_given() {
     let s = Scenario::example();

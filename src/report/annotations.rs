@@ -249,7 +249,10 @@ pub fn explain_mismatch(m: &Mismatch, usage: &str) -> (String, String) {
             "the checkout is commit {actual}, but `{usage}` was recorded on commit {recorded}: check out the commit the receipt was recorded on (give both jobs the same `ref`)"
         ),
         "agents_sha" => format!(
-            "the AGENTS.md chain the agent would receive now (sha256 {actual}) is not the one recorded in `{usage}` ({recorded}): an AGENTS.md file, its budget or codex-home changed; restore it, or record the receipt again"
+            "the instruction chain the agent would receive now (sha256 {actual}) is not the one recorded in `{usage}` ({recorded}): one of its files (AGENTS.md for Codex), its budget or the agent's home changed; restore it, or record the receipt again"
+        ),
+        "agent" => format!(
+            "`{usage}` is the receipt of agent {recorded}, but this step reads agent {actual}: give this step the `agent` of the run it verifies"
         ),
         "prompt_path" | "tools_path" | "output_path" | "schema_path" | "codex_version"
         | "model" | "codex_args" => format!(

@@ -268,7 +268,11 @@ fn receipt_text(result: &Outcome) -> String {
         None => md.push_str(&format!("| Prompt | inline {} |\n", short("prompt_sha"))),
     }
     if result.receipt.contains_key("agents_sha") {
-        md.push_str(&format!("| AGENTS.md chain | {} |\n", short("agents_sha")));
+        md.push_str(&format!(
+            "| {} chain | {} |\n",
+            result.agent_kind().chain_name(),
+            short("agents_sha")
+        ));
     }
     let commit = field("git_sha").unwrap_or_default();
     md.push_str(&format!(
@@ -277,7 +281,8 @@ fn receipt_text(result: &Outcome) -> String {
         code(&commit.chars().take(12).collect::<String>())
     ));
     md.push_str(&format!(
-        "| Codex, model | {}, {} |\n",
+        "| {}, model | {}, {} |\n",
+        result.agent_kind().name(),
         short("codex_version"),
         short("model")
     ));

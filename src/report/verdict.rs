@@ -218,7 +218,7 @@ pub fn mismatch_words(m: &Mismatch) -> String {
         "schema_sha" => "Output schema",
         "output_sha" => "Agent output",
         "fixture_sha" => "Fixture",
-        "agents_sha" => "AGENTS.md file",
+        "agents_sha" => "Instruction file",
         _ => "File",
     };
     match (m.files.as_slice(), m.field.as_str()) {
@@ -230,7 +230,8 @@ pub fn mismatch_words(m: &Mismatch) -> String {
             plural(rest.len())
         ),
         ([], "git_sha") => "The checkout is not the commit the receipt was recorded on".into(),
-        ([], "agents_sha") => "The AGENTS.md chain changed after it was recorded".into(),
+        ([], "agents_sha") => "The agent's instruction chain changed after it was recorded".into(),
+        ([], "agent") => "The receipt is another agent's".into(),
         (
             [],
             "prompt_path" | "tools_path" | "output_path" | "schema_path" | "codex_version"

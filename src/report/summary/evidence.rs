@@ -115,7 +115,10 @@ fn inputs_table(md: &mut String, result: &Outcome) {
             Some(Value::String(s)) => code(&short_hash(s)),
             _ => "*empty*".to_string(),
         };
-        md.push_str(&format!("| AGENTS.md chain | {paths} | {sha} |\n"));
+        md.push_str(&format!(
+            "| {} chain | {paths} | {sha} |\n",
+            result.agent_kind().chain_name()
+        ));
     }
     md.push('\n');
 }
@@ -137,9 +140,13 @@ fn run_table(md: &mut String, result: &Outcome) {
             ""
         }
     ));
-    md.push_str(&format!("| Codex version | {} |\n", given("codex_version")));
+    let agent = result.agent_kind().name();
+    md.push_str(&format!(
+        "| {agent} version | {} |\n",
+        given("codex_version")
+    ));
     md.push_str(&format!("| Model | {} |\n", given("model")));
-    md.push_str(&format!("| Codex args | {} |\n", given("codex_args")));
+    md.push_str(&format!("| {agent} args | {} |\n", given("codex_args")));
     md.push_str(&format!("| Receipt | {} |\n\n", code(&result.usage_file)));
 }
 
