@@ -274,13 +274,13 @@ pub fn project_context(body: &Value, root: &Path) -> Option<String> {
 }
 
 /// The receipt's `context_sha` of a request whose prompt is the part holding
-/// `prompt_part`: every text part before it, `[{"role", "text"}]`, keys
-/// sorted, no whitespace.
+/// `prompt_part` (the last such part): every text part before it,
+/// `[{"role", "text"}]`, keys sorted, no whitespace.
 pub fn context_sha(body: &Value, prompt_part: &str) -> String {
     let all = parts(body);
     let at = all
         .iter()
-        .position(|(_, _, t)| t == prompt_part)
+        .rposition(|(_, _, t)| t == prompt_part)
         .expect("the prompt part");
     let before: Vec<Value> = all[..at]
         .iter()
