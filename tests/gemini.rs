@@ -120,27 +120,54 @@ async fn the_receipt_hashes_what_the_api_received() {
         let prompt = main["contents"][0]["parts"][1]["text"].as_str().unwrap();
         let pc = gemini::project_context(main, &c.scenario.ws).expect("a project context");
         // The chain is what the fake got, and it holds the import inlined.
-        assert!(pc.contains("<!-- Imported from: docs/style.md -->\nPrefer small functions.\n"), "{pc}");
-        assert!(pc.contains("--- Context from: src/GEMINI.md ---") == false, "below the cwd: not sent at start");
+        assert!(
+            pc.contains("<!-- Imported from: docs/style.md -->\nPrefer small functions.\n"),
+            "{pc}"
+        );
+        assert!(
+            pc.contains("--- Context from: src/GEMINI.md ---") == false,
+            "below the cwd: not sent at start"
+        );
 
         let out = c.receipt(&[]);
         out.code(0);
         let usage = out.usage();
         assert_eq!(usage["agent"], "gemini");
-        assert_eq!(usage["prompt_sent_sha"], sha256_hex(prompt.as_bytes()), "{version}");
-        assert_eq!(usage["prompt_sent_sha"], usage["prompt_sha"], "{version}: the file, byte for byte");
+        assert_eq!(
+            usage["prompt_sent_sha"],
+            sha256_hex(prompt.as_bytes()),
+            "{version}"
+        );
+        assert_eq!(
+            usage["prompt_sent_sha"], usage["prompt_sha"],
+            "{version}: the file, byte for byte"
+        );
         assert_eq!(usage["agents_sha"], sha256_hex(pc.as_bytes()), "{version}");
-        assert_eq!(usage["context_sha"], gemini::context_sha(main, prompt), "{version}");
+        assert_eq!(
+            usage["context_sha"],
+            gemini::context_sha(main, prompt),
+            "{version}"
+        );
         let agents: Vec<&str> = usage["agents"]
             .as_array()
             .unwrap()
             .iter()
             .map(|a| a["path"].as_str().unwrap())
             .collect();
-        assert_eq!(agents, ["~/.gemini/GEMINI.md", "GEMINI.md", "docs/style.md"], "{version}");
-        assert_eq!(usage["transcript"]["session_id"], stdout["session_id"], "{version}");
+        assert_eq!(
+            agents,
+            ["~/.gemini/GEMINI.md", "GEMINI.md", "docs/style.md"],
+            "{version}"
+        );
+        assert_eq!(
+            usage["transcript"]["session_id"], stdout["session_id"],
+            "{version}"
+        );
         assert!(
-            usage["transcript"]["path"].as_str().unwrap().starts_with("~/.gemini/tmp/workspace/chats/session-"),
+            usage["transcript"]["path"]
+                .as_str()
+                .unwrap()
+                .starts_with("~/.gemini/tmp/workspace/chats/session-"),
             "{}",
             usage["transcript"]
         );
@@ -183,18 +210,40 @@ async fn each_disagreement_fails_naming_the_file() {
         let c = Case::new(version, &[REVIEW], &[]).await;
         c.run(&["-m", "gemini-review"]).await;
         assert_eq!(c.server.requests().len(), 1, "-m skips the router");
-        c.scenario.write("docs/style.md", "Prefer long functions.\n");
+        c.scenario
+            .write("docs/style.md", "Prefer long functions.\n");
         c.scenario.git(&["commit", "-qam", "after the run"]);
         let out = c.receipt(&[]);
         assert_ne!(out.code, 0, "{}", out.stdout);
         out.error_says("`GEMINI.md` as the agent received it");
+        // The receipt, verified after a file it names changed, names the file.
+        let c = Case::new(version, &[REVIEW], &[]).await;
+        c.run(&["-m", "gemini-review"]).await;
+        c.receipt(&[]).code(0);
+        c.scenario
+            .write("docs/style.md", "Prefer long functions.\n");
+        let out = c.receipt(&[("mode", "verify")]);
+        assert_ne!(out.code, 0, "{}", out.stdout);
+        out.error_says("docs/style.md");
 
         // Shown by the record, absent from the checkout.
         let c = Case::new(version, &[REVIEW], &[("docs/GEMINI.md", "Docs rules.\n")]).await;
         let docs = c.scenario.ws.join("docs");
-        gemini::run_beside(version, &c.home, &c.server.url, &c.scenario.ws, &docs, &c.prompt(), &["-m", "gemini-review"]).await;
+        gemini::run_beside(
+            version,
+            &c.home,
+            &c.server.url,
+            &c.scenario.ws,
+            &docs,
+            &c.prompt(),
+            &["-m", "gemini-review"],
+        )
+        .await;
         let sent = gemini::project_context(&c.server.requests()[0].body, &c.scenario.ws).unwrap();
-        assert!(sent.contains("--- Context from: docs/GEMINI.md ---"), "{sent}");
+        assert!(
+            sent.contains("--- Context from: docs/GEMINI.md ---"),
+            "{sent}"
+        );
         c.scenario.remove("docs/GEMINI.md");
         c.scenario.git(&["commit", "-qam", "drop docs/GEMINI.md"]);
         let out = c.receipt(&[("working-directory", "docs")]);
@@ -229,7 +278,9 @@ async fn hooks_are_named_with_what_the_api_received() {
         return;
     }
     let hook = |event: &str, text: &str| {
-        let out = json!({"hookSpecificOutput": {"hookEventName": event, "additionalContext": text}}).to_string();
+        let out =
+            json!({"hookSpecificOutput": {"hookEventName": event, "additionalContext": text}})
+                .to_string();
         json!([{"hooks": [{"type": "command", "command": format!("echo '{out}'")}]}])
     };
     let settings = json!({"hooks": {
@@ -270,7 +321,11 @@ async fn hooks_are_named_with_what_the_api_received() {
         assert!(agents.contains(".gemini/settings.json"), "{agents}");
         assert!(out.stdout.contains("SessionStart hook"), "{}", out.stdout);
         assert!(out.stdout.contains("BeforeAgent hook"), "{}", out.stdout);
-        assert!(!out.stdout.contains("Receipt verified") || out.stdout.contains("unverified") || out.stdout.contains("not verified"), "{}", out.stdout);
+        assert!(
+            out.stdout.contains("(neutral)"),
+            "never verified in silence: {}",
+            out.stdout
+        );
     }
 }
 
@@ -295,10 +350,19 @@ async fn a_resumed_session_is_two_turns() {
         assert_eq!(usage["models"], json!(["gemini-first", "gemini-second"]));
         for (t, r) in turns.iter().zip(&requests) {
             assert_eq!(t["prompt_sha"], sha256_hex(prompt.as_bytes()));
-            assert_eq!(t["context_sha"], gemini::context_sha(&r.body, &prompt), "{version}");
+            assert_eq!(
+                t["context_sha"],
+                gemini::context_sha(&r.body, &prompt),
+                "{version}"
+            );
         }
         assert_eq!(usage["context_sha"], turns[1]["context_sha"]);
-        assert!(out.stdout.contains("2 turns, 2 models: gemini-first, gemini-second"), "{}", out.stdout);
+        assert!(
+            out.stdout
+                .contains("2 turns, 2 models: gemini-first, gemini-second"),
+            "{}",
+            out.stdout
+        );
         // `single-turn: require` makes it fail.
         let out = c.receipt(&[("single-turn", "require")]);
         assert_ne!(out.code, 0);

@@ -105,7 +105,8 @@ impl Respond for Script {
         self.seen.lock().unwrap().push(received);
         let usage = json!({"promptTokenCount": USAGE.0, "cachedContentTokenCount": USAGE.1, "candidatesTokenCount": USAGE.2, "thoughtsTokenCount": USAGE.3, "totalTokenCount": USAGE.0 + USAGE.2 + USAGE.3});
         if path.contains(":generateContent") {
-            let text = json!({"complexity_reasoning": "a review", "complexity_score": 60}).to_string();
+            let text =
+                json!({"complexity_reasoning": "a review", "complexity_score": 60}).to_string();
             let body = json!({"candidates": [{"content": {"role": "model", "parts": [{"text": text}]}, "finishReason": "STOP"}], "usageMetadata": usage});
             return ResponseTemplate::new(200).set_body_json(body);
         }
