@@ -125,7 +125,7 @@ async fn the_receipt_hashes_what_the_api_received() {
             "{pc}"
         );
         assert!(
-            pc.contains("--- Context from: src/GEMINI.md ---") == false,
+            !pc.contains("--- Context from: src/GEMINI.md ---"),
             "below the cwd: not sent at start"
         );
 
@@ -367,5 +367,38 @@ async fn a_resumed_session_is_two_turns() {
         let out = c.receipt(&[("single-turn", "require")]);
         assert_ne!(out.code, 0);
         out.error_says("single-turn: require");
+    }
+}
+
+/// A GEMINI.md loaded just in time: the agent reads a file in `src/`, and
+/// Gemini CLI appends `src/GEMINI.md` to the tool's result. The API received
+/// it after the prompt; the receipt names it as unverified, never in silence.
+#[tokio::test(flavor = "multi_thread")]
+async fn an_instruction_file_loaded_just_in_time_is_named() {
+    if gemini::missing(VERSIONS) {
+        return;
+    }
+    for &version in VERSIONS {
+        let c = Case::new(version, &["read_file:src/billing/invoice.ts", REVIEW], &[]).await;
+        c.run(&["-m", "gemini-review"]).await;
+        let requests = c.server.requests();
+        assert_eq!(requests.len(), 2, "the call, then the answer");
+        let second = requests[1].body.to_string();
+        assert!(
+            second.contains("--- Newly Discovered Project Context ---")
+                && second.contains("src/GEMINI.md")
+                && second.contains("Billing code: check rounding."),
+            "{version}: the tool result carried src/GEMINI.md: {second}"
+        );
+        let out = c.receipt(&[]);
+        out.code(0);
+        assert!(
+            out.stdout
+                .contains("the instruction files loaded just in time")
+                && out.stdout.contains("`src/GEMINI.md`"),
+            "{version}: {}",
+            out.stdout
+        );
+        assert!(out.stdout.contains("(neutral)"), "{}", out.stdout);
     }
 }

@@ -116,7 +116,14 @@ impl Respond for Script {
             *main - 1
         };
         let answer = &self.answers[n.min(self.answers.len() - 1)];
-        let chunk = json!({"candidates": [{"content": {"role": "model", "parts": [{"text": answer}]}, "finishReason": "STOP"}], "usageMetadata": usage});
+        // `read_file:PATH` asks the CLI to read a file (a tool call).
+        let part = match answer.strip_prefix("read_file:") {
+            Some(path) => {
+                json!({"functionCall": {"name": "read_file", "args": {"file_path": path}}})
+            }
+            None => json!({"text": answer}),
+        };
+        let chunk = json!({"candidates": [{"content": {"role": "model", "parts": [part]}, "finishReason": "STOP"}], "usageMetadata": usage});
         ResponseTemplate::new(200).set_body_raw(format!("data: {chunk}\n\n"), "text/event-stream")
     }
 }

@@ -144,7 +144,7 @@ pub fn load(
     let mut read: Vec<Record> = Vec::new();
     let mut unread = Vec::new();
     for p in &paths {
-        match record::read(p) {
+        match record::read(p, home) {
             Ok(r) => read.push(r),
             Err(why) => unread.push(why),
         }
@@ -586,7 +586,7 @@ fn check_edits(c: &mut AgentCheck, r: &Record, agent_root: Option<&str>, expecte
             };
             let rel = in_ws(path);
             let name = rel.rsplit('/').next().unwrap_or_default();
-            if expected.inputs.iter().any(|i| *i == rel) || name == chain::DEFAULT {
+            if expected.inputs.contains(&rel) || name == chain::DEFAULT {
                 c.problems.push(format!(
                     "the agent changed `{}` during its run (`{}`): what the receipt recorded is not what the agent left",
                     crate::escape::one_line(&rel),

@@ -139,13 +139,22 @@ struct Entry {
     texts: Vec<String>,
 }
 
+/// A `gemini` record as last written.
+struct Answer {
+    id: String,
+    turn: usize,
+    tokens: Option<Value>,
+    model: Option<String>,
+    content: String,
+}
+
 #[derive(Default)]
 struct Reader {
     r: Record,
     history: Vec<Entry>,
     seen: std::collections::HashSet<String>,
-    /// gemini record id -> (turn, tokens, content, model)
-    answers: Vec<(String, usize, Option<Value>, Option<String>, Option<String>)>,
+    /// Each gemini record, its last version.
+    answers: Vec<Answer>,
     pending_summary: Vec<String>,
     tools: Vec<(String, Vec<ToolCall>)>,
 }
@@ -234,6 +243,11 @@ impl Reader {
                 self.seen.insert(id.to_string());
                 let parts = texts(&m["content"]);
                 let joined = parts.join("");
+                if parts.is_empty() {
+                    // Tool results (`functionResponse` parts): the same turn
+                    // goes on. The gemini record's `toolCalls` has them too.
+                    return;
+                }
                 if joined.starts_with(SESSION_CONTEXT) {
                     if self.r.session_context.is_none() {
                         self.r.session_context = Some(joined);
@@ -310,32 +324,38 @@ impl Reader {
                             .collect()
                     })
                     .unwrap_or_default();
-                match self.answers.iter_mut().find(|a| a.0 == id) {
+                match self.answers.iter_mut().find(|a| a.id == id) {
                     Some(a) => {
-                        a.2 = tokens.or(a.2.take());
-                        a.3 = model.or(a.3.take());
-                        a.4 = Some(content.clone());
+                        a.tokens = tokens.or(a.tokens.take());
+                        a.model = model.or(a.model.take());
+                        a.content = content.clone();
                     }
-                    None => self.answers.push((
-                        id.to_string(),
+                    None => self.answers.push(Answer {
+                        id: id.to_string(),
                         turn,
                         tokens,
                         model,
-                        Some(content.clone()),
-                    )),
+                        content: content.clone(),
+                    }),
                 }
                 match self.tools.iter_mut().find(|t| t.0 == id) {
                     Some(t) => t.1 = calls,
                     None => self.tools.push((id.to_string(), calls)),
                 }
+                // A tool call alone is no text part of the history.
+                let parts = if content.is_empty() {
+                    Vec::new()
+                } else {
+                    vec![content]
+                };
                 match self.history.iter_mut().find(|e| e.id == id) {
-                    Some(e) => e.texts = vec![content],
+                    Some(e) => e.texts = parts,
                     None => {
                         self.seen.insert(id.to_string());
                         self.history.push(Entry {
                             id: id.to_string(),
                             role: "model",
-                            texts: vec![content],
+                            texts: parts,
                         })
                     }
                 }
@@ -354,16 +374,16 @@ impl Reader {
 
     fn finish(mut self) -> Record {
         let mut total: Option<Tokens> = None;
-        for (_, turn, tokens, model, content) in &self.answers {
-            if let Some(t) = self.r.turns.get_mut(*turn) {
-                if model.is_some() {
-                    t.model = model.clone();
+        for a in &self.answers {
+            if let Some(t) = self.r.turns.get_mut(a.turn) {
+                if a.model.is_some() {
+                    t.model = a.model.clone();
                 }
-                if let Some(c) = content.as_ref().filter(|c| !c.is_empty()) {
-                    t.answer = Some(c.clone());
+                if !a.content.is_empty() {
+                    t.answer = Some(a.content.clone());
                 }
             }
-            if let Some(tk) = tokens {
+            if let Some(tk) = &a.tokens {
                 let n = |k: &str| tk[k].as_u64().unwrap_or(0);
                 let sum = total.get_or_insert_with(Tokens::default);
                 // promptTokenCount holds the cached tokens; the tool-use
@@ -401,16 +421,12 @@ fn result_text(result: &Value) -> String {
     out
 }
 
-/// Reads one record. A line that is not JSON is said, not fatal (the CLI
-/// may have been stopped mid-write).
-pub fn read(path: &Path) -> Result<Record, String> {
-    let roots = [path.parent().unwrap_or(path)];
-    let real_parent = roots
-        .iter()
-        .map(|p| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf()))
-        .collect::<Vec<_>>();
-    let refs: Vec<&Path> = real_parent.iter().map(PathBuf::as_path).collect();
-    let bytes = crate::workspace::read_contained(path, &refs, MAX_RECORD_BYTES)
+/// Reads one record, which must resolve inside `home` (the agent home). A
+/// line that is not JSON is said, not fatal (the CLI may have been stopped
+/// mid-write).
+pub fn read(path: &Path, home: &Path) -> Result<Record, String> {
+    let real = std::fs::canonicalize(home).unwrap_or_else(|_| home.to_path_buf());
+    let bytes = crate::workspace::read_contained(path, &[&real], MAX_RECORD_BYTES)
         .map_err(|why| why.why(&path.display().to_string()))?;
     Ok(parse(path, &bytes))
 }
