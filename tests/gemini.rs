@@ -258,6 +258,14 @@ async fn each_disagreement_fails_naming_the_file() {
         assert_ne!(out.code, 0, "{}", out.stdout);
         out.error_says("artifacts/review.json");
 
+        // Two records of the same prompt: which one made the review cannot be told.
+        let c = Case::new(version, &[REVIEW], &[]).await;
+        c.run(&["-m", "gemini-review"]).await;
+        c.run(&["-m", "gemini-review"]).await;
+        let out = c.receipt(&[]);
+        assert_ne!(out.code, 0, "{}", out.stdout);
+        out.error_says("2 session records have this checkout's prompt (`session-");
+
         // Over the budget.
         let c = Case::new(version, &[REVIEW], &[]).await;
         c.run(&["-m", "gemini-review"]).await;
