@@ -334,6 +334,29 @@ async fn hooks_are_named_with_what_the_api_received() {
             "never verified in silence: {}",
             out.stdout
         );
+
+        // A pull request that adds the hooks is an instruction change.
+        let base = c.scenario.git(&["rev-parse", "HEAD~1"]);
+        let head = c.scenario.git(&["rev-parse", "HEAD"]);
+        let out = c
+            .scenario
+            .action()
+            .input("agent", "gemini")
+            .input("prompt-file", PROMPT)
+            .input("agent-home", c.agent_home().to_str().unwrap())
+            .input("instructions-changed", "fail")
+            .event(
+                "pull_request",
+                json!({"pull_request": {"number": 7, "head": {"sha": head}, "base": {"sha": base}}}),
+            )
+            .run();
+        assert_ne!(out.code, 0, "{}", out.stdout);
+        assert!(
+            out.outputs["instructions-changed"].contains(".gemini/settings.json"),
+            "{:?}\n{}",
+            out.outputs,
+            out.stdout
+        );
     }
 }
 
