@@ -706,6 +706,51 @@ mod tests {
     }
 
     #[test]
+    fn an_agent_that_writes_its_instructions_is_named() {
+        let ours = vec![Block {
+            path: "GEMINI.md".into(),
+            text: "Rules".into(),
+        }];
+        let body = chain::render(&ours).unwrap();
+        let sha = sha256_hex(body.as_bytes());
+        let mut r = record(&body.replace("from: ", "from: /w/r/"), "Review", "{}");
+        r.tool_calls = vec![
+            record::ToolCall {
+                name: "write_file".into(),
+                args: json!({"file_path": "/w/r/docs/GEMINI.md"}),
+                result: String::new(),
+            },
+            record::ToolCall {
+                name: "run_shell_command".into(),
+                args: json!({"command": "echo ok > p.md"}),
+                result: String::new(),
+            },
+            record::ToolCall {
+                name: "read_file".into(),
+                args: json!({"file_path": "/w/r/p.md"}),
+                result: "x\n\n--- Newly Discovered Project Context ---\n--- Context from: /w/r/src/GEMINI.md ---\nJIT\n--- End of Context from: /w/r/src/GEMINI.md ---\n--- End Project Context ---".into(),
+            },
+        ];
+        let inputs = vec!["p.md".to_string()];
+        let mut e = expected(Some(&sha));
+        e.inputs = &inputs;
+        let c = check(&r, None, &ours, Path::new("/nowhere"), &e);
+        let all = c.problems.join("\n");
+        assert!(
+            all.contains("changed `docs/GEMINI.md` during its run"),
+            "{all}"
+        );
+        assert!(all.contains("can write `p.md`"), "{all}");
+        assert_eq!(c.problems.len(), 2, "{all}");
+        assert!(
+            c.unverified
+                .iter()
+                .any(|(w, why)| w == "the instruction files loaded just in time"
+                    && why.contains("`src/GEMINI.md`"))
+        );
+    }
+
+    #[test]
     fn agreement_passes_and_each_file_that_differs_is_named() {
         let ours = vec![Block {
             path: "GEMINI.md".into(),
