@@ -184,11 +184,41 @@ async fn the_receipt_hashes_what_the_api_received() {
         let turns = usage["turns"].as_array().unwrap();
         assert_eq!(turns.len(), 1);
         assert_eq!(turns[0]["items"], json!([]));
+        // The system instruction (with the global GEMINI.md), from the telemetry.
+        let system = gemini::system_instruction(main);
+        assert!(
+            system.contains("Global rules from the runner's home."),
+            "{system}"
+        );
+        assert_eq!(
+            usage["base_instructions_sha"],
+            sha256_hex(system.as_bytes()),
+            "{version}"
+        );
         // What the record cannot show is said.
         let all = format!("{}\n{}", out.stdout, out.summary);
         assert!(all.contains("name no version"), "{all}");
-        assert!(all.contains("system instruction"), "{all}");
+        assert!(
+            !all.contains("what the global"),
+            "the global GEMINI.md is verified: {all}"
+        );
         assert!(all.contains("router"), "{all}");
+
+        // The global GEMINI.md of the agent home is not what the agent received.
+        std::fs::write(c.agent_home().join("GEMINI.md"), "Other global rules.\n").unwrap();
+        let out = c.receipt(&[]);
+        assert_ne!(out.code, 0, "{}", out.stdout);
+        out.error_says("the global `~/.gemini/GEMINI.md` the agent received");
+        // Without the telemetry, the global file is not verified, and said.
+        std::fs::remove_file(c.agent_home().join("gemini-artifacts/telemetry.log")).unwrap();
+        let out = c.receipt(&[]);
+        out.code(0);
+        assert!(
+            out.stdout
+                .contains("what the global `~/.gemini/GEMINI.md` said"),
+            "{}",
+            out.stdout
+        );
     }
 }
 

@@ -170,14 +170,20 @@ impl FakeGemini {
 /// A fresh `$HOME` for Gemini CLI with the settings that pass its two
 /// blockers offline and keep it quiet: the API-key auth (the base URL alone
 /// selects `gateway`, which a headless run rejects), no usage statistics, no
-/// auto-update. Returns `$HOME/.gemini`, the agent home.
+/// auto-update; local telemetry into `gemini-artifacts/telemetry.log`.
+/// Returns `$HOME/.gemini`, the agent home.
 pub fn write_home(home: &Path, global: Option<&str>) -> PathBuf {
     let dot = home.join(".gemini");
     std::fs::create_dir_all(&dot).unwrap();
+    // Local telemetry as run-gemini-cli's example settings ask for it, kept
+    // where the agent job copies it (the system instruction is only there).
+    let telemetry = dot.join("gemini-artifacts/telemetry.log");
+    std::fs::create_dir_all(telemetry.parent().unwrap()).unwrap();
     let settings = json!({
         "security": {"auth": {"selectedType": "gemini-api-key"}},
         "privacy": {"usageStatisticsEnabled": false},
-        "general": {"enableAutoUpdate": false}
+        "general": {"enableAutoUpdate": false},
+        "telemetry": {"enabled": true, "target": "local", "outfile": telemetry}
     });
     std::fs::write(dot.join("settings.json"), settings.to_string()).unwrap();
     if let Some(g) = global {
@@ -295,4 +301,14 @@ pub fn context_sha(body: &Value, prompt_part: &str) -> String {
         .map(|(_, role, text)| json!({"role": role, "text": text}))
         .collect();
     prompt_receipt::digest::sha256_hex(serde_json::to_string(&before).unwrap().as_bytes())
+}
+
+/// The request's system instruction, its text parts joined.
+pub fn system_instruction(body: &Value) -> String {
+    body["systemInstruction"]["parts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|p| p["text"].as_str())
+        .collect()
 }

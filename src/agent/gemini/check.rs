@@ -59,18 +59,34 @@ pub fn read_and_check(
     };
     let mut scratch = crate::agent::chain::Chain::default();
     let ours = chain::blocks(workdir, ws, &chain_opts, &mut scratch).unwrap_or_default();
-    let global = chain::file_names(workdir, ws, Some(home))
+    let home_real = std::fs::canonicalize(home).unwrap_or_else(|_| home.clone());
+    let global: Vec<(String, String)> = chain::file_names(workdir, ws, Some(home))
         .into_iter()
-        .filter(|n| home.join(n).is_file())
-        .collect::<Vec<_>>();
+        .filter_map(|n| {
+            let bytes =
+                crate::workspace::read_contained(&home.join(&n), &[&home_real], 4 << 20).ok()?;
+            Some((
+                n,
+                chain::js_trim(&String::from_utf8_lossy(&bytes)).to_string(),
+            ))
+        })
+        .collect();
     let mut c = check(&record, stdout.as_ref(), &ours, ws.root(), expected);
-    for n in global {
-        c.unverified.push((
-            format!("what the global `{}{n}` said", chain::HOME_PREFIX),
-            format!(
-                "Gemini CLI puts the agent home's `{n}` at the end of the system instruction, which the session record does not keep: the receipt hashes the file (`agents`), and cannot show that the agent received it"
-            ),
-        ));
+    let model = c.settings.as_ref().and_then(|s| s.model.clone());
+    match read_telemetry(home, ws)
+        .and_then(|t| system_instruction(&t, record.session_id.as_deref(), model.as_deref()))
+    {
+        Some(system) => check_system(&mut c, &system, &global),
+        None => {
+            for (n, _) in global {
+                c.unverified.push((
+                    format!("what the global `{}{n}` said", chain::HOME_PREFIX),
+                    format!(
+                        "Gemini CLI puts the agent home's `{n}` at the end of the system instruction, which the session record does not keep (local telemetry, `gemini-artifacts/telemetry.log`, does): the receipt hashes the file (`agents`), and cannot show that the agent received it"
+                    ),
+                ));
+            }
+        }
     }
     c.notes.extend(note);
     c.transcript = Some(TranscriptRecord {
@@ -227,6 +243,120 @@ fn read_stdout(home: &Path, ws: &Workspace) -> Option<Stdout> {
         }
     }
     None
+}
+
+/// Where run-gemini-cli's copy of the local telemetry may be (settings
+/// `telemetry.target: local`, `outfile: .gemini/telemetry.log`).
+const TELEMETRY: &[&str] = &["gemini-artifacts/telemetry.log", "telemetry.log"];
+
+/// The local telemetry: pretty-printed JSON objects one after another.
+fn read_telemetry(home: &Path, ws: &Workspace) -> Option<Vec<serde_json::Value>> {
+    let home_real = std::fs::canonicalize(home).unwrap_or_else(|_| home.to_path_buf());
+    let places = TELEMETRY
+        .iter()
+        .map(|p| (home.join(p), home_real.clone()))
+        .chain(std::iter::once((
+            ws.root().join(TELEMETRY[0]),
+            ws.root().to_path_buf(),
+        )));
+    for (path, root) in places {
+        let Ok(bytes) = crate::workspace::read_contained(&path, &[&root], 256 << 20) else {
+            continue;
+        };
+        let events: Vec<serde_json::Value> = serde_json::Deserializer::from_slice(&bytes)
+            .into_iter::<serde_json::Value>()
+            .map_while(Result::ok)
+            .collect();
+        if !events.is_empty() {
+            return Some(events);
+        }
+    }
+    None
+}
+
+/// The system instruction of this session's last request to `model`, as
+/// the telemetry's `gen_ai.client.inference.operation.details` event has it.
+pub fn system_instruction(
+    events: &[serde_json::Value],
+    session_id: Option<&str>,
+    model: Option<&str>,
+) -> Option<String> {
+    events
+        .iter()
+        .map(|e| &e["attributes"])
+        .filter(|a| a["event.name"] == "gen_ai.client.inference.operation.details")
+        .filter(|a| session_id.is_none_or(|id| a["session.id"] == id))
+        .filter(|a| model.is_none_or(|m| a["gen_ai.request.model"] == m))
+        .filter_map(|a| {
+            let parts: Vec<serde_json::Value> =
+                serde_json::from_str(a["gen_ai.system_instructions"].as_str()?).ok()?;
+            Some(
+                parts
+                    .iter()
+                    .filter_map(|p| p["content"].as_str())
+                    .collect::<String>(),
+            )
+        })
+        .next_back()
+}
+
+/// The system instruction the telemetry shows: hashed (`base_instructions_sha`),
+/// and its global GEMINI.md held against the agent home's.
+fn check_system(c: &mut AgentCheck, system: &str, global: &[(String, String)]) {
+    let sent: Vec<Block> = system
+        .rfind("<loaded_context>\n")
+        .map(|at| chain::parse_blocks(&system[at..]))
+        .unwrap_or_default()
+        .into_iter()
+        .collect();
+    let (sent, others): (Vec<Block>, Vec<Block>) = sent.into_iter().partition(|b| {
+        b.path
+            .rsplit_once('/')
+            .is_some_and(|(dir, _)| dir.ends_with("/.gemini"))
+    });
+    if !others.is_empty() {
+        let names: Vec<String> = others
+            .iter()
+            .map(|b| format!("`{}`", crate::escape::one_line(&b.path)))
+            .collect();
+        c.unverified.push((
+            "the extensions' context files".into(),
+            format!(
+                "the system instruction holds {}, which are neither the checkout's nor the agent home's: the receipt does not hash them",
+                names.join(", ")
+            ),
+        ));
+    }
+    for b in &sent {
+        let name = b.path.rsplit('/').next().unwrap_or_default();
+        let shown = format!("{}{name}", chain::HOME_PREFIX);
+        match global.iter().find(|(n, _)| n == name) {
+            Some((_, ours)) if *ours == b.text => {}
+            Some((_, ours)) => c.problems.push(format!(
+                "the global `{shown}` the agent received (sha256 {}) is not the agent home's (sha256 {})",
+                short(&sha256_hex(b.text.as_bytes())),
+                short(&sha256_hex(ours.as_bytes()))
+            )),
+            None => c.problems.push(format!(
+                "the agent received a global `{shown}` (sha256 {}) that the agent home does not have: upload it with the session record",
+                short(&sha256_hex(b.text.as_bytes()))
+            )),
+        }
+    }
+    for (n, text) in global {
+        if !text.is_empty() && !sent.iter().any(|b| b.path.ends_with(&format!("/{n}"))) {
+            c.problems.push(format!(
+                "the agent home has a global `{}{n}`, but the system instruction the agent received holds none",
+                chain::HOME_PREFIX
+            ));
+        }
+    }
+    if let Some(ctx) = c.context.as_mut() {
+        ctx.base_instructions_sha = Some(sha256_hex(system.as_bytes()));
+    }
+    c.notes.push(
+        "the system instruction (with the global GEMINI.md) is taken from Gemini CLI's local telemetry, beside the session record: `base_instructions_sha`".into(),
+    );
 }
 
 fn short(s: &str) -> String {
