@@ -567,16 +567,21 @@ pub fn check(
         sha: record::context_sha(&r.turns[t].context),
         ..Context::default()
     });
-    let router = stdout.and_then(|s| {
+    let router = stdout.map(|s| {
         s.models
             .iter()
             .find(|(_, role)| role == "utility_router")
             .map(|(m, _)| m.clone())
     });
+    let router = match router {
+        Some(Some(m)) => Fact::code("Router model", Some(&m)),
+        Some(None) => Fact::text("Router model", "none: the model was given"),
+        None => Fact::code("Router model", None),
+    };
     c.facts = vec![
         Fact::text("Record kind", "Gemini CLI's session record, as written"),
         Fact::code("Gemini CLI", None),
-        Fact::code("Router model", router.as_deref()),
+        router,
         Fact::code("Project hash", r.project_hash.as_deref()),
     ];
     c.settings = Some(SessionRecord {

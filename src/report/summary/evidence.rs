@@ -200,9 +200,25 @@ fn agent_table(md: &mut String, agent: &crate::agent::AgentCheck, result: &Outco
     md.push('\n');
     timeline(md, agent);
     if agent.problems.is_empty() {
+        // What the record could not show is not said to agree.
+        let shown = |what: &str| !agent.unverified.iter().any(|(w, _)| w == what);
+        let mut agree = vec![
+            "the prompt".to_string(),
+            format!("the {} chain", agent.kind.chain_name()),
+        ];
+        agree.extend(
+            ["the CLI version", "the model"]
+                .into_iter()
+                .filter(|w| shown(w))
+                .map(str::to_string),
+        );
+        let last = "the review".to_string();
+        let mut sentence = agree.join(", ");
+        sentence.push_str(&format!(" and {last}"));
         md.push_str(&format!(
-            "The prompt, the {} chain, the CLI version, the model and the review agree with the checkout.\n\n",
-            agent.kind.chain_name()
+            "{}{} agree with the checkout.\n\n",
+            sentence[..1].to_uppercase(),
+            &sentence[1..]
         ));
     }
     for n in agent.notes.iter().chain(&agent.new_skills) {
