@@ -107,6 +107,14 @@ async fn the_receipt_hashes_what_the_api_received() {
     }
     for &version in VERSIONS {
         let c = Case::new(version, &[REVIEW], &[]).await;
+        // The agent job records the receipt of its inputs first, as the example does.
+        c.scenario
+            .action()
+            .input("mode", "record")
+            .input("agent", "gemini")
+            .input("prompt-file", PROMPT)
+            .run()
+            .code(0);
         let stdout = c.run(&[]).await;
         let requests = c.server.requests();
         assert_eq!(requests.len(), 2, "the router and the main request");
@@ -132,6 +140,17 @@ async fn the_receipt_hashes_what_the_api_received() {
         let out = c.receipt(&[]);
         out.code(0);
         let usage = out.usage();
+        assert_eq!(
+            usage["verification"]["verified"], true,
+            "the receipt recorded before the agent"
+        );
+        // Every identity is equal, but the CLI version is never verified: not `verified`.
+        assert_eq!(out.outputs["verified"], "false");
+        assert!(
+            out.outputs["not-verified"].contains("the CLI version"),
+            "{:?}",
+            out.outputs
+        );
         assert_eq!(usage["agent"], "gemini");
         assert_eq!(
             usage["prompt_sent_sha"],
