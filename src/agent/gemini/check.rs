@@ -156,7 +156,12 @@ pub fn load(
             paths.len()
         ));
     }
-    let name = |p: &Path| format!("`{}`", p.file_name().unwrap_or_default().to_string_lossy());
+    let name = |p: &Path| {
+        format!(
+            "`{}`",
+            crate::escape::one_line(&p.file_name().unwrap_or_default().to_string_lossy())
+        )
+    };
     let mut read: Vec<Record> = Vec::new();
     let mut unread = Vec::new();
     for p in &paths {
@@ -838,6 +843,44 @@ mod tests {
             changed_skills: &[],
             single_turn: SingleTurn::Warn,
         }
+    }
+
+    #[test]
+    fn a_record_without_a_prompt_is_skipped_and_two_of_one_prompt_fail() {
+        let home = tempfile::tempdir().unwrap();
+        let chats = home.path().join("tmp/r/chats");
+        std::fs::create_dir_all(&chats).unwrap();
+        let header = json!({"sessionId": "s", "projectHash": "h"}).to_string();
+        let with_prompt = |prompt: &str| {
+            [
+                header.clone(),
+                json!({"id": "u", "type": "user", "content": [{"text": prompt}]}).to_string(),
+                json!({"id": "g", "type": "gemini", "content": "{}"}).to_string(),
+            ]
+            .join("\n")
+        };
+        std::fs::write(chats.join("session-a.jsonl"), with_prompt("Review\n")).unwrap();
+        std::fs::write(chats.join("session-b.jsonl"), &header).unwrap();
+        let e = expected(None);
+        let (r, note) = load(home.path(), None, &e).unwrap();
+        assert!(r.path.ends_with("session-a.jsonl"));
+        assert!(note.unwrap().contains("hold no prompt"));
+        std::fs::write(chats.join("session-c.jsonl"), with_prompt("Other")).unwrap();
+        let (r, note) = load(home.path(), None, &e).unwrap();
+        assert!(
+            r.path.ends_with("session-a.jsonl"),
+            "the one of this prompt"
+        );
+        assert!(
+            note.unwrap()
+                .contains("`session-a.jsonl`, `session-c.jsonl`")
+        );
+        std::fs::write(chats.join("session-d.jsonl"), with_prompt("Review\n")).unwrap();
+        let err = load(home.path(), None, &e).unwrap_err();
+        assert!(
+            err.contains("2 session records have this checkout's prompt (`session-a.jsonl`, `session-d.jsonl`)"),
+            "{err}"
+        );
     }
 
     #[test]
