@@ -482,3 +482,72 @@ async fn an_instruction_file_loaded_just_in_time_is_named() {
         assert!(out.stdout.contains("(neutral)"), "{}", out.stdout);
     }
 }
+
+/// A chat compression in the middle of a turn (a tiny
+/// `model.compressionThreshold`): the CLI asks the model for a summary,
+/// rebuilds the history around it, and sends it before the prompt in every
+/// later request. The receipt names it, with the hash of the text the API
+/// received, and the run is at most neutral.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_compression_summary_is_named() {
+    if gemini::missing(VERSIONS) {
+        return;
+    }
+    for &version in VERSIONS {
+        let c = Case::new(
+            version,
+            &[
+                "read_file:GEMINI.md",
+                "read_file:docs/style.md",
+                "read_file:package.json",
+                REVIEW,
+            ],
+            &[],
+        )
+        .await;
+        gemini::write_home_with(
+            &c.home,
+            Some("Global rules from the runner's home.\n"),
+            json!({"model": {"compressionThreshold": 0.0001}}),
+        );
+        c.run(&["-m", "gemini-review"]).await;
+        let requests = c.server.requests();
+        let compressions = requests.iter().filter(|r| !r.is_main()).count();
+        assert!(compressions > 0, "{version}: the CLI compressed the chat");
+        let last = c.server.main_requests().pop().unwrap();
+        let parts = gemini::parts(&last.body);
+        assert!(
+            parts
+                .iter()
+                .any(|(_, role, t)| role == "user" && t == gemini::SNAPSHOT),
+            "{version}: the summary reached the model: {parts:?}"
+        );
+        let out = c.receipt(&[]);
+        out.code(0);
+        let usage = out.usage();
+        let turns = usage["turns"].as_array().unwrap();
+        assert_eq!(
+            turns.len(),
+            1,
+            "{version}: one prompt, one turn: {}",
+            usage["turns"]
+        );
+        let summaries: Vec<&Value> = turns[0]["items"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|i| i["kind"] == "compaction_summary")
+            .collect();
+        assert!(!summaries.is_empty(), "{version}: {}", usage["turns"]);
+        for s in summaries {
+            assert_eq!(s["sha256"], sha256_hex(gemini::SNAPSHOT.as_bytes()));
+        }
+        assert!(
+            out.stdout
+                .contains("compaction summary written by the model"),
+            "{}",
+            out.stdout
+        );
+        assert!(out.stdout.contains("(neutral)"), "{}", out.stdout);
+    }
+}

@@ -72,6 +72,13 @@ pub struct Received {
 impl Received {
     pub fn is_router(&self) -> bool {
         self.path.contains(":generateContent")
+            && self.body["generationConfig"]
+                .to_string()
+                .contains("complexity_score")
+    }
+
+    pub fn is_main(&self) -> bool {
+        self.path.contains(":streamGenerateContent")
     }
 }
 
@@ -105,8 +112,14 @@ impl Respond for Script {
         self.seen.lock().unwrap().push(received);
         let usage = json!({"promptTokenCount": USAGE.0, "cachedContentTokenCount": USAGE.1, "candidatesTokenCount": USAGE.2, "thoughtsTokenCount": USAGE.3, "totalTokenCount": USAGE.0 + USAGE.2 + USAGE.3});
         if path.contains(":generateContent") {
-            let text =
-                json!({"complexity_reasoning": "a review", "complexity_score": 60}).to_string();
+            // The router asks for a JSON score; anything else is a chat
+            // compression (the summary, then its check): a state snapshot.
+            let router = received_router(&self.seen);
+            let text = if router {
+                json!({"complexity_reasoning": "a review", "complexity_score": 60}).to_string()
+            } else {
+                SNAPSHOT.to_string()
+            };
             let body = json!({"candidates": [{"content": {"role": "model", "parts": [{"text": text}]}, "finishReason": "STOP"}], "usageMetadata": usage});
             return ResponseTemplate::new(200).set_body_json(body);
         }
@@ -126,6 +139,16 @@ impl Respond for Script {
         let chunk = json!({"candidates": [{"content": {"role": "model", "parts": [part]}, "finishReason": "STOP"}], "usageMetadata": usage});
         ResponseTemplate::new(200).set_body_raw(format!("data: {chunk}\n\n"), "text/event-stream")
     }
+}
+
+/// What the fake answers a compression request with.
+pub const SNAPSHOT: &str = "<state_snapshot>The review so far: nothing found.</state_snapshot>";
+
+/// Whether the request just logged is the router's (it asks for a JSON
+/// `complexity_score`).
+fn received_router(seen: &Arc<Mutex<Vec<Received>>>) -> bool {
+    let seen = seen.lock().unwrap();
+    seen.last().is_some_and(Received::is_router)
 }
 
 /// A Gemini API that records each request and answers from a script.
@@ -158,11 +181,11 @@ impl FakeGemini {
         self.seen.lock().unwrap().clone()
     }
 
-    /// The main (not router) requests, in order.
+    /// The main requests (neither the router's nor a compression's), in order.
     pub fn main_requests(&self) -> Vec<Received> {
         self.requests()
             .into_iter()
-            .filter(|r| !r.is_router())
+            .filter(|r| r.is_main())
             .collect()
     }
 }
@@ -173,6 +196,11 @@ impl FakeGemini {
 /// auto-update; local telemetry into `gemini-artifacts/telemetry.log`.
 /// Returns `$HOME/.gemini`, the agent home.
 pub fn write_home(home: &Path, global: Option<&str>) -> PathBuf {
+    write_home_with(home, global, json!({}))
+}
+
+/// [`write_home`] with more user settings (`{"model": {...}}`).
+pub fn write_home_with(home: &Path, global: Option<&str>, extra: Value) -> PathBuf {
     let dot = home.join(".gemini");
     std::fs::create_dir_all(&dot).unwrap();
     // Local telemetry as run-gemini-cli's example settings ask for it, kept
@@ -185,6 +213,10 @@ pub fn write_home(home: &Path, global: Option<&str>) -> PathBuf {
         "general": {"enableAutoUpdate": false},
         "telemetry": {"enabled": true, "target": "local", "outfile": telemetry}
     });
+    let mut settings = settings;
+    if let (Some(all), Some(more)) = (settings.as_object_mut(), extra.as_object()) {
+        all.extend(more.clone());
+    }
     std::fs::write(dot.join("settings.json"), settings.to_string()).unwrap();
     if let Some(g) = global {
         std::fs::write(dot.join("GEMINI.md"), g).unwrap();

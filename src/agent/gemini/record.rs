@@ -204,6 +204,15 @@ impl Reader {
     /// never seen before that is not the session context is one the CLI
     /// wrote itself: after a compression, the summary.
     fn rebuild(&mut self, messages: &[Value]) {
+        // Every text the model has been given or has written so far: a
+        // rebuilt history copies them under new ids (0.61 after a compression).
+        let known: std::collections::HashSet<String> = self
+            .history
+            .iter()
+            .flat_map(|e| e.texts.iter().cloned())
+            .chain(self.r.turns.iter().map(|t| t.prompt.clone()))
+            .chain(self.answers.iter().map(|a| a.content.clone()))
+            .collect();
         let mut history = Vec::new();
         for m in messages {
             let Some(id) = m["id"].as_str() else { continue };
@@ -220,8 +229,21 @@ impl Reader {
                     if self.r.session_context.is_none() {
                         self.r.session_context = Some(text);
                     }
-                } else if role == "user" && !self.r.turns.is_empty() && !text.is_empty() {
-                    self.pending_summary.push(text);
+                } else if role == "user"
+                    && !self.r.turns.is_empty()
+                    && !text.is_empty()
+                    && !known.contains(&text)
+                {
+                    // A user message the CLI wrote: the compression's summary.
+                    // It reaches the turn in progress, else the next one.
+                    if self.in_progress() {
+                        let last = self.r.turns.len() - 1;
+                        self.r.turns[last]
+                            .items
+                            .push((ItemKind::CompactionSummary, text));
+                    } else {
+                        self.pending_summary.push(text);
+                    }
                 }
             }
             history.push(Entry {
@@ -231,6 +253,18 @@ impl Reader {
             });
         }
         self.history = history;
+    }
+
+    /// Whether the last turn still waits for its answer: no answer yet, or
+    /// the last one a tool call without text.
+    fn in_progress(&self) -> bool {
+        let Some(last) = self.r.turns.len().checked_sub(1) else {
+            return false;
+        };
+        self.answers
+            .iter()
+            .rfind(|a| a.turn == last)
+            .is_none_or(|a| a.content.is_empty())
     }
 
     fn message(&mut self, m: &Value) {
@@ -252,6 +286,25 @@ impl Reader {
                     if self.r.session_context.is_none() {
                         self.r.session_context = Some(joined);
                     }
+                    self.history.push(Entry {
+                        id: id.to_string(),
+                        role: "user",
+                        texts: parts,
+                    });
+                    return;
+                }
+                // Text the CLI itself sends as a user message (loop detection,
+                // the next-speaker check), or any text while a turn waits
+                // for its answer: part of that turn, not a new prompt.
+                let harness = joined.starts_with("System: ") || joined == "Please continue.";
+                if (harness || self.in_progress()) && !self.r.turns.is_empty() {
+                    let last = self.r.turns.len() - 1;
+                    let kind = if harness {
+                        ItemKind::System
+                    } else {
+                        ItemKind::User
+                    };
+                    self.r.turns[last].items.push((kind, joined));
                     self.history.push(Entry {
                         id: id.to_string(),
                         role: "user",
@@ -499,6 +552,32 @@ pub fn parse_stdout(bytes: &[u8]) -> Option<Stdout> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn messages_the_cli_writes_in_a_turn_are_items_of_it() {
+        let lines = [
+            json!({"sessionId": "s1", "projectHash": "h"}),
+            json!({"$set": {"messages": [{"id": "c", "type": "user", "content": [{"text": "<session_context>x"}]}]}}),
+            json!({"id": "u1", "type": "user", "content": [{"text": "Review"}]}),
+            json!({"id": "g1", "type": "gemini", "content": "", "toolCalls": [{"name": "read_file", "args": {}}]}),
+            json!({"id": "r1", "type": "user", "content": [{"functionResponse": {"name": "read_file", "response": {"output": "x"}}}]}),
+            // A compression: every message again under a new id, with the summary.
+            json!({"$set": {"messages": [
+                {"id": "c", "type": "user", "content": [{"text": "<session_context>x"}]},
+                {"id": "s", "type": "user", "content": [{"text": "<state_snapshot>S</state_snapshot>"}]},
+                {"id": "a", "type": "gemini", "content": [{"text": "Got it. Thanks for the additional context!"}]},
+                {"id": "u1b", "type": "user", "content": [{"text": "Review"}]},
+            ]}}),
+            json!({"id": "l", "type": "user", "content": [{"text": "System: Potential loop detected."}]}),
+            json!({"id": "g2", "type": "gemini", "content": "{}", "model": "m"}),
+        ];
+        let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
+        let r = parse(Path::new("session-x.jsonl"), text.as_bytes());
+        assert_eq!(r.turns.len(), 1, "{:?}", r.turns);
+        let kinds: Vec<&ItemKind> = r.turns[0].items.iter().map(|(k, _)| k).collect();
+        assert_eq!(kinds, [&ItemKind::CompactionSummary, &ItemKind::System]);
+        assert_eq!(r.turns[0].answer.as_deref(), Some("{}"));
+    }
 
     #[test]
     fn the_record_is_read_as_a_log() {
