@@ -529,6 +529,16 @@ pub fn check(
                 ));
             }
         }
+        let last = out_turn.and_then(|t| r.turns[t].answer.as_deref());
+        if let (Some(response), Some(last)) = (s.response.as_deref(), last) {
+            if response != last {
+                c.problems.push(format!(
+                    "the JSON output's `response` (sha256 {}) is not the session record's last answer (sha256 {}): they are of different runs",
+                    short(&sha256_hex(response.as_bytes())),
+                    short(&sha256_hex(last.as_bytes()))
+                ));
+            }
+        }
         if let Some(e) = &s.error {
             c.problems.push(format!(
                 "Gemini CLI reported an error: {}",
