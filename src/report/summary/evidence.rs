@@ -201,24 +201,15 @@ fn agent_table(md: &mut String, agent: &crate::agent::AgentCheck, result: &Outco
     timeline(md, agent);
     if agent.problems.is_empty() {
         // What the record could not show is not said to agree.
-        let shown = |what: &str| !agent.unverified.iter().any(|(w, _)| w == what);
-        let mut agree = vec![
-            "the prompt".to_string(),
-            format!("the {} chain", agent.kind.chain_name()),
-        ];
-        agree.extend(
-            ["the CLI version", "the model"]
-                .into_iter()
-                .filter(|w| shown(w))
-                .map(str::to_string),
-        );
-        let last = "the review".to_string();
-        let mut sentence = agree.join(", ");
-        sentence.push_str(&format!(" and {last}"));
+        let mut agree = vec![format!("the {} chain", agent.kind.chain_name())];
+        for what in ["the CLI version", "the model"] {
+            if !agent.unverified.iter().any(|(w, _)| w == what) {
+                agree.push(what.to_string());
+            }
+        }
         md.push_str(&format!(
-            "{}{} agree with the checkout.\n\n",
-            sentence[..1].to_uppercase(),
-            &sentence[1..]
+            "The prompt, {} and the review agree with the checkout.\n\n",
+            agree.join(", ")
         ));
     }
     for n in agent.notes.iter().chain(&agent.new_skills) {
