@@ -401,6 +401,11 @@ async fn hooks_are_named_with_what_the_api_received() {
             .run();
         assert_ne!(out.code, 0, "{}", out.stdout);
         assert!(
+            out.outputs["instructions-changed"].contains("docs/style.md"),
+            "an imported file is an instruction file: {:?}",
+            out.outputs
+        );
+        assert!(
             out.outputs["instructions-changed"].contains(".gemini/settings.json"),
             "{:?}\n{}",
             out.outputs,

@@ -142,8 +142,8 @@ fn search_dirs(cwd: &Path) -> Vec<PathBuf> {
 }
 
 /// Every path, relative to the workspace, where Gemini CLI would look for a
-/// chain file, and its settings: a file added or removed at any of them
-/// changes what the agent reads.
+/// chain file, its settings, and every file the chain imports: a file added,
+/// changed or removed at any of them changes what the agent reads.
 pub fn candidate_paths(cwd: &Path, ws: &Workspace, opts: &Options) -> Vec<String> {
     let names = file_names(cwd, ws, opts.home.as_deref());
     let mut out = Vec::new();
@@ -155,6 +155,14 @@ pub fn candidate_paths(cwd: &Path, ws: &Workspace, opts: &Options) -> Vec<String
             out.push(ws.relative(&dir.join(n)));
         }
         out.push(ws.relative(&dir.join(SETTINGS)));
+    }
+    // The files the chain imports (`@docs/style.md`) are instructions too.
+    if let Ok(chain) = load(cwd, ws, opts) {
+        for f in chain.files {
+            if !f.path.starts_with(HOME_PREFIX) && !out.contains(&f.path) {
+                out.push(f.path);
+            }
+        }
     }
     out
 }
