@@ -556,3 +556,58 @@ async fn a_compression_summary_is_named() {
         assert!(out.stdout.contains("(neutral)"), "{}", out.stdout);
     }
 }
+
+/// `context.fileName` in the working directory's `.gemini/settings.json`
+/// names AGENTS.md: Gemini CLI then sends AGENTS.md before GEMINI.md. The
+/// settings are read from the working directory only: run in `src/`, the
+/// root's settings do not apply. Either way the receipt's chain is what the
+/// API received.
+#[tokio::test(flavor = "multi_thread")]
+async fn context_file_names_from_the_settings_are_the_chain() {
+    if gemini::missing(VERSIONS) {
+        return;
+    }
+    let settings = json!({"context": {"fileName": ["AGENTS.md"]}}).to_string();
+    for &version in VERSIONS {
+        for (workdir, expected) in [
+            (".", &["AGENTS.md", "GEMINI.md"][..]),
+            ("src", &["GEMINI.md", "src/GEMINI.md"][..]),
+        ] {
+            let c = Case::new(
+                version,
+                &[REVIEW],
+                &[
+                    (".gemini/settings.json", &settings),
+                    ("src/AGENTS.md", "Source rules.\n"),
+                ],
+            )
+            .await;
+            let cwd = c.scenario.ws.join(workdir);
+            gemini::run_beside(
+                version,
+                &c.home,
+                &c.server.url,
+                &c.scenario.ws,
+                &cwd,
+                &c.prompt(),
+                &["-m", "gemini-review"],
+            )
+            .await;
+            let main = &c.server.requests()[0].body;
+            let pc = gemini::project_context(main, &c.scenario.ws).unwrap();
+            let headers: Vec<&str> = pc
+                .lines()
+                .filter_map(|l| l.strip_prefix("--- Context from: ")?.strip_suffix(" ---"))
+                .collect();
+            assert_eq!(headers, expected, "{version} in {workdir}: {pc}");
+            let out = c.receipt(&[("working-directory", workdir)]);
+            out.code(0);
+            let usage = out.usage();
+            assert_eq!(
+                usage["agents_sha"],
+                sha256_hex(pc.as_bytes()),
+                "{version} in {workdir}"
+            );
+        }
+    }
+}

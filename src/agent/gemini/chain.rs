@@ -1,7 +1,8 @@
 //! The GEMINI.md chain, assembled as Gemini CLI 0.60–0.61 assembles it at start.
 //!
 //! Gemini CLI looks for its context file names (`GEMINI.md`, and before it
-//! the names `context.fileName` gives in `.gemini/settings.json`) in the
+//! the names `context.fileName` gives in the working directory's
+//! `.gemini/settings.json`) in the
 //! working directory and each parent up to the git root (the first ancestor
 //! holding `.git`; without one, the working directory alone). The paths found
 //! are sorted as strings (so `a/GEMINI.md` comes before `GEMINI.md`). Each
