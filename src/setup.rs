@@ -174,6 +174,7 @@ impl Inputs {
                 permission_profile: self.permission_profile.clone(),
                 default_branch_instructions: self.default_branch_instructions,
             }),
+            AgentKind::Gemini => AgentOptions::Gemini(crate::agent::gemini::Settings::default()),
         };
         Some(SessionOptions {
             home: codex_home?.to_path_buf(),
@@ -316,7 +317,9 @@ mod tests {
         );
         assert!(i.session_options(None, &config).is_none());
         let session = i.session_options(Some(home), &config).unwrap();
-        let crate::agent::AgentOptions::Codex(settings) = &session.agent;
+        let crate::agent::AgentOptions::Codex(settings) = &session.agent else {
+            panic!("a Codex step has Codex's options");
+        };
         assert_eq!(
             settings.developer_instructions.as_deref(),
             Some("Be strict.")

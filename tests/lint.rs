@@ -80,6 +80,7 @@ fn clean_workflows_are_silent() {
     for example in [
         "agent-review.yml",
         "compare-prompts.yml",
+        "gemini-review.yml",
         "report-forks.yml",
     ] {
         let path = example_dir().join(".github/workflows").join(example);

@@ -15,6 +15,7 @@
 pub mod chain;
 pub mod check;
 pub mod codex;
+pub mod gemini;
 pub mod redaction;
 pub mod turns;
 
@@ -37,6 +38,8 @@ pub enum AgentKind {
     /// OpenAI Codex CLI, as openai/codex-action runs it.
     #[default]
     Codex,
+    /// Google Gemini CLI, as google-github-actions/run-gemini-cli runs it.
+    Gemini,
 }
 
 impl AgentKind {
@@ -44,6 +47,7 @@ impl AgentKind {
     pub fn as_str(self) -> &'static str {
         match self {
             AgentKind::Codex => "codex",
+            AgentKind::Gemini => "gemini",
         }
     }
 
@@ -51,6 +55,7 @@ impl AgentKind {
     pub fn name(self) -> &'static str {
         match self {
             AgentKind::Codex => "Codex",
+            AgentKind::Gemini => "Gemini CLI",
         }
     }
 
@@ -58,6 +63,7 @@ impl AgentKind {
     pub fn chain_name(self) -> &'static str {
         match self {
             AgentKind::Codex => "AGENTS.md",
+            AgentKind::Gemini => "GEMINI.md",
         }
     }
 
@@ -65,6 +71,7 @@ impl AgentKind {
     pub fn home_input(self) -> &'static str {
         match self {
             AgentKind::Codex => "codex-home",
+            AgentKind::Gemini => "agent-home",
         }
     }
 }
@@ -88,12 +95,14 @@ pub struct SessionOptions {
 #[derive(Clone, Debug)]
 pub enum AgentOptions {
     Codex(codex::Settings),
+    Gemini(gemini::Settings),
 }
 
 impl SessionOptions {
     pub fn kind(&self) -> AgentKind {
         match self.agent {
             AgentOptions::Codex(_) => AgentKind::Codex,
+            AgentOptions::Gemini(_) => AgentKind::Gemini,
         }
     }
 }
@@ -110,6 +119,9 @@ pub fn read_and_check(
     let mut check = match &opts.agent {
         AgentOptions::Codex(settings) => {
             codex::read_and_check(opts, settings, workdir, ws, expected)
+        }
+        AgentOptions::Gemini(settings) => {
+            gemini::read_and_check(opts, settings, workdir, ws, expected)
         }
     };
     check.kind = opts.kind();

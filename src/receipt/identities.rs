@@ -112,7 +112,8 @@ pub fn collect(
         )));
     }
 
-    if sources.codex_version.is_none() {
+    // Gemini CLI's version is not in its record: its check says so.
+    if sources.codex_version.is_none() && chain_options.kind == crate::agent::AgentKind::Codex {
         caveats.push(Caveat::warning(
             "codex-version was not given: the receipt cannot say which agent CLI ran; pass the \
              agent step's exact codex-version to this step too",

@@ -9,6 +9,7 @@
 
 pub mod codex;
 pub mod corpora;
+pub mod gemini;
 pub mod github;
 pub mod jobs;
 pub mod openapi;

@@ -207,9 +207,16 @@ fn agent_table(md: &mut String, agent: &crate::agent::AgentCheck, result: &Outco
     md.push('\n');
     timeline(md, agent);
     if agent.problems.is_empty() {
+        // What the record could not show is not said to agree.
+        let mut agree = vec![format!("the {} chain", agent.kind.chain_name())];
+        for what in ["the CLI version", "the model"] {
+            if !agent.unverified.iter().any(|(w, _)| w == what) {
+                agree.push(what.to_string());
+            }
+        }
         md.push_str(&format!(
-            "The prompt, the {} chain, the CLI version, the model and the review agree with the checkout.\n\n",
-            agent.kind.chain_name()
+            "The prompt, {} and the review agree with the checkout.\n\n",
+            agree.join(", ")
         ));
     }
     for n in agent.notes.iter().chain(&agent.new_skills) {

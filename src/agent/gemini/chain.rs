@@ -1,0 +1,544 @@
+//! The GEMINI.md chain, assembled as Gemini CLI 0.60–0.61 assembles it at start.
+//!
+//! Gemini CLI looks for its context file names (`GEMINI.md`, and before it
+//! the names `context.fileName` gives in the working directory's
+//! `.gemini/settings.json`) in the
+//! working directory and each parent up to the git root (the first ancestor
+//! holding `.git`; without one, the working directory alone). The paths found
+//! are sorted as strings (so `a/GEMINI.md` comes before `GEMINI.md`). Each
+//! file's `@path` imports are inlined recursively (at most 5 deep, only inside
+//! the project root, never inside backticks) as
+//! `<!-- Imported from: X -->\n…\n<!-- End of import from: X -->`; the result
+//! is trimmed the way JavaScript trims (a byte order mark included), and each
+//! file becomes a block `--- Context from: <abs path> ---\n<text>\n--- End of
+//! Context from: <abs path> ---`; blocks are joined with `"\n\n"`, and the
+//! whole is the `<project_context>` of the first user message.
+//!
+//! The body the receipt hashes (`agents_sha`) is that `<project_context>`
+//! text with the checkout's absolute path and its `/` removed wherever it
+//! appears, so that the runner's path does not enter the hash: the headers
+//! read `--- Context from: sub/GEMINI.md ---`.
+//!
+//! The global `~/.gemini/GEMINI.md` (from the agent home) goes at the end of
+//! the system instruction, which the session record does not keep: it is a
+//! file of the chain (path `~/.gemini/GEMINI.md`) but not part of the body.
+//! The workspace `.gemini/settings.json` is a file of the chain too: it names
+//! the context files and holds the hooks, whose output reaches the model.
+//! Files Gemini CLI loads later, when a tool touches a folder ("just in
+//! time"), are not in the chain: only the record can show them.
+
+use std::path::{Path, PathBuf};
+
+pub use crate::agent::chain::{AgentsFile, Chain, Options};
+use crate::digest::sha256_hex;
+use crate::error::Error;
+use crate::workspace::{Unread, Workspace};
+
+pub const DEFAULT: &str = "GEMINI.md";
+/// The workspace settings, relative to the working directory.
+pub const SETTINGS: &str = ".gemini/settings.json";
+/// How the receipt names a file of the agent home (`$HOME/.gemini`).
+pub const HOME_PREFIX: &str = "~/.gemini/";
+
+const MAX_FILE_BYTES: u64 = 4 * 1024 * 1024;
+const MAX_IMPORT_DEPTH: usize = 5;
+
+/// One block of the project context: the file as the receipt names it and
+/// its text as Gemini CLI sends it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Block {
+    pub path: String,
+    pub text: String,
+}
+
+/// The block as it reads in the body: the header names the file relative to
+/// the checkout.
+pub fn render(blocks: &[Block]) -> Option<String> {
+    let parts: Vec<String> = blocks
+        .iter()
+        .map(|b| {
+            format!(
+                "--- Context from: {p} ---\n{t}\n--- End of Context from: {p} ---",
+                p = b.path,
+                t = b.text
+            )
+        })
+        .collect();
+    (!parts.is_empty()).then(|| parts.join("\n\n"))
+}
+
+/// The blocks of a body as [`render`] writes them (or as the record has them,
+/// once the checkout's path is removed): each header's path and its text.
+pub fn parse_blocks(body: &str) -> Vec<Block> {
+    let mut out = Vec::new();
+    let mut rest = body;
+    while let Some(at) = rest.find("--- Context from: ") {
+        let after = &rest[at + "--- Context from: ".len()..];
+        let Some(end) = after.find(" ---\n") else {
+            break;
+        };
+        let path = &after[..end];
+        let text_start = &after[end + " ---\n".len()..];
+        let closing = format!("\n--- End of Context from: {path} ---");
+        let Some(close) = text_start.find(&closing) else {
+            break;
+        };
+        out.push(Block {
+            path: path.to_string(),
+            text: text_start[..close].to_string(),
+        });
+        rest = &text_start[close + closing.len()..];
+    }
+    out
+}
+
+/// The context file names, in the order Gemini CLI looks for them: those
+/// `context.fileName` gives (the workspace's settings, else the home's), then
+/// `GEMINI.md`.
+pub fn file_names(cwd: &Path, ws: &Workspace, home: Option<&Path>) -> Vec<String> {
+    let from = |path: PathBuf, root: &Path| -> Option<Vec<String>> {
+        let bytes = crate::workspace::read_contained(&path, &[root], 1 << 20).ok()?;
+        let v: serde_json::Value = serde_json::from_slice(&bytes).ok()?;
+        let names = &v["context"]["fileName"];
+        match names {
+            serde_json::Value::String(s) => Some(vec![s.clone()]),
+            serde_json::Value::Array(a) => Some(
+                a.iter()
+                    .filter_map(|n| n.as_str().map(str::to_string))
+                    .collect(),
+            ),
+            _ => None,
+        }
+    };
+    let given = from(cwd.join(SETTINGS), ws.root())
+        .or_else(|| {
+            let home = home?;
+            let real = std::fs::canonicalize(home).ok()?;
+            from(home.join("settings.json"), &real)
+        })
+        .unwrap_or_default();
+    let mut names: Vec<String> = Vec::new();
+    for n in given.iter().map(|n| n.trim()).filter(|n| !n.is_empty()) {
+        if !n.contains('/') && !names.iter().any(|m| m == n) {
+            names.push(n.to_string());
+        }
+    }
+    if !names.iter().any(|n| n == DEFAULT) {
+        names.push(DEFAULT.to_string());
+    }
+    names
+}
+
+/// The folders Gemini CLI looks in, from `cwd` up to the git root.
+fn search_dirs(cwd: &Path) -> Vec<PathBuf> {
+    let root = cwd.ancestors().find(|d| d.join(".git").exists());
+    match root {
+        Some(root) => cwd
+            .ancestors()
+            .take_while(|d| d.starts_with(root))
+            .map(Path::to_path_buf)
+            .collect(),
+        None => vec![cwd.to_path_buf()],
+    }
+}
+
+/// Every path, relative to the workspace, where Gemini CLI would look for a
+/// chain file, its settings, and every file the chain imports: a file added,
+/// changed or removed at any of them changes what the agent reads.
+pub fn candidate_paths(cwd: &Path, ws: &Workspace, opts: &Options) -> Vec<String> {
+    let names = file_names(cwd, ws, opts.home.as_deref());
+    let mut out = Vec::new();
+    for dir in search_dirs(cwd) {
+        if !dir.starts_with(ws.root()) {
+            continue;
+        }
+        for n in &names {
+            out.push(ws.relative(&dir.join(n)));
+        }
+        out.push(ws.relative(&dir.join(SETTINGS)));
+    }
+    // The files the chain imports (`@docs/style.md`) are instructions too.
+    if let Ok(chain) = load(cwd, ws, opts) {
+        for f in chain.files {
+            if !f.path.starts_with(HOME_PREFIX) && !out.contains(&f.path) {
+                out.push(f.path);
+            }
+        }
+    }
+    out
+}
+
+/// Reads the chain for an agent that ran in `cwd` (inside the workspace).
+pub fn load(cwd: &Path, ws: &Workspace, opts: &Options) -> Result<Chain, Error> {
+    let mut chain = Chain::default();
+    let settings = cwd.join(SETTINGS);
+    match crate::workspace::read_contained(&settings, &[ws.root()], 1 << 20) {
+        Ok(bytes) => chain
+            .files
+            .push(file_record(ws.relative(&settings), &bytes)),
+        Err(Unread::Missing) => {}
+        Err(why) => {
+            let shown = ws.relative(&settings);
+            return Err(Error::in_file(
+                &shown,
+                format!(
+                    "{}: Gemini CLI reads it (context file names, hooks), and the receipt cannot vouch for it",
+                    why.why(&shown)
+                ),
+            ));
+        }
+    }
+    if let Some(home) = &opts.home {
+        let real = std::fs::canonicalize(home).unwrap_or_else(|_| home.clone());
+        for n in file_names(cwd, ws, Some(home)) {
+            if let Ok(bytes) =
+                crate::workspace::read_contained(&home.join(&n), &[&real], MAX_FILE_BYTES)
+            {
+                chain
+                    .files
+                    .push(file_record(format!("{HOME_PREFIX}{n}"), &bytes));
+            }
+        }
+    }
+    let blocks = blocks(cwd, ws, opts, &mut chain)?;
+    chain.body = render(&blocks);
+    Ok(chain)
+}
+
+/// The blocks of the project context, in Gemini CLI's order; each file read
+/// (imports too) is added to the chain's files.
+pub fn blocks(
+    cwd: &Path,
+    ws: &Workspace,
+    opts: &Options,
+    chain: &mut Chain,
+) -> Result<Vec<Block>, Error> {
+    let names = file_names(cwd, ws, opts.home.as_deref());
+    let mut found: Vec<(String, PathBuf)> = Vec::new();
+    for dir in search_dirs(cwd) {
+        for n in &names {
+            let path = dir.join(n);
+            if !std::fs::metadata(&path).is_ok_and(|m| m.is_file()) {
+                continue;
+            }
+            if !path.starts_with(ws.root()) {
+                chain.warnings.push(format!(
+                    "`{}` is above the workspace; Gemini CLI on the runner would read it, the action cannot, so the computed chain may differ",
+                    path.display()
+                ));
+                continue;
+            }
+            found.push((ws.relative(&path), path));
+        }
+    }
+    // Gemini CLI sorts the absolute paths: with the checkout's path in common,
+    // the order of the relative ones.
+    found.sort_by(|a, b| a.0.cmp(&b.0));
+    found.dedup_by(|a, b| a.0 == b.0);
+    let project_root = search_dirs(cwd)
+        .last()
+        .cloned()
+        .unwrap_or_else(|| cwd.to_path_buf());
+    let mut out = Vec::new();
+    for (shown, path) in found {
+        let bytes = read_file(&path, &shown, ws)?;
+        chain.files.push(file_record(shown.clone(), &bytes));
+        let text = String::from_utf8_lossy(&bytes).into_owned();
+        let dir = path.parent().unwrap_or(cwd).to_path_buf();
+        let mut imported = Vec::new();
+        let processed = imports(&text, &dir, &project_root, ws, &[], 0, &mut imported);
+        for (shown, bytes) in imported {
+            if !chain.files.iter().any(|f| f.path == shown) {
+                chain.files.push(file_record(shown, &bytes));
+            }
+        }
+        let text = js_trim(&processed);
+        if !text.is_empty() {
+            out.push(Block {
+                path: shown,
+                text: text.to_string(),
+            });
+        }
+    }
+    Ok(out)
+}
+
+fn read_file(path: &Path, shown: &str, ws: &Workspace) -> Result<Vec<u8>, Error> {
+    crate::workspace::read_contained(path, &[ws.root()], MAX_FILE_BYTES).map_err(|why| {
+        Error::in_file(
+            shown,
+            format!(
+                "{}: Gemini CLI would read it as part of the GEMINI.md chain, and the receipt cannot vouch for it; replace it with a regular file inside the repository",
+                why.why(shown)
+            ),
+        )
+    })
+}
+
+fn file_record(path: String, bytes: &[u8]) -> AgentsFile {
+    AgentsFile {
+        path,
+        bytes: bytes.len() as u64,
+        sha256: sha256_hex(bytes),
+        truncated: false,
+    }
+}
+
+/// JavaScript's `String.prototype.trim`: its whitespace, which holds the
+/// byte order mark and not U+0085.
+pub fn js_trim(s: &str) -> &str {
+    let ws = |c: char| {
+        matches!(
+            c,
+            '\t' | '\n' | '\u{b}' | '\u{c}' | '\r' | ' ' | '\u{a0}' | '\u{1680}' | '\u{2000}'
+                ..='\u{200a}'
+                    | '\u{2028}'
+                    | '\u{2029}'
+                    | '\u{202f}'
+                    | '\u{205f}'
+                    | '\u{3000}'
+                    | '\u{feff}'
+        )
+    };
+    s.trim_matches(ws)
+}
+
+/// The spans inside backticks (`` `x` ``, ```` ```x``` ````), as Gemini CLI's
+/// `/(`+)([\s\S]*?)\1/g` finds them: no import is read there.
+fn code_regions(s: &[u8]) -> Vec<(usize, usize)> {
+    let mut out = Vec::new();
+    let mut i = 0;
+    'scan: while i < s.len() {
+        if s[i] != b'`' {
+            i += 1;
+            continue;
+        }
+        let run = s[i..].iter().take_while(|&&c| c == b'`').count();
+        for n in (1..=run).rev() {
+            let fence = vec![b'`'; n];
+            if let Some(k) = s[i + n..].windows(n).position(|w| w == fence.as_slice()) {
+                let end = i + n + k + n;
+                out.push((i, end));
+                i = end;
+                continue 'scan;
+            }
+        }
+        i += 1;
+    }
+    out
+}
+
+/// Gemini CLI's `findImports`: an `@` at the start or after a space, tab or
+/// line break, then a path up to the next of those, starting with `.`, `/`
+/// or an ASCII letter.
+fn find_imports(s: &[u8]) -> Vec<(usize, usize)> {
+    let blank = |c: u8| matches!(c, b' ' | b'\t' | b'\n' | b'\r');
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < s.len() {
+        let Some(at) = s[i..].iter().position(|&c| c == b'@').map(|p| p + i) else {
+            break;
+        };
+        if at > 0 && !blank(s[at - 1]) {
+            i = at + 1;
+            continue;
+        }
+        let mut j = at + 1;
+        while j < s.len() && !blank(s[j]) {
+            j += 1;
+        }
+        if j > at + 1 {
+            let c = s[at + 1];
+            if c == b'.' || c == b'/' || c.is_ascii_alphabetic() {
+                out.push((at, j));
+            }
+        }
+        i = j + 1;
+    }
+    out
+}
+
+/// `path.resolve(base, rel)`: lexically, `..` and `.` taken out.
+fn resolve(base: &Path, rel: &str) -> PathBuf {
+    let joined = if rel.starts_with('/') {
+        PathBuf::from(rel)
+    } else {
+        base.join(rel)
+    };
+    let mut out = PathBuf::new();
+    for c in joined.components() {
+        match c {
+            std::path::Component::ParentDir => {
+                out.pop();
+            }
+            std::path::Component::CurDir => {}
+            other => out.push(other.as_os_str()),
+        }
+    }
+    out
+}
+
+/// Gemini CLI's `processImports` in its default ("tree") form. `chain` is
+/// the files imported on the way to this one (an import of one of them is
+/// not read again); every file read is added to `read`.
+fn imports(
+    text: &str,
+    dir: &Path,
+    project_root: &Path,
+    ws: &Workspace,
+    chain: &[PathBuf],
+    depth: usize,
+    read: &mut Vec<(String, Vec<u8>)>,
+) -> String {
+    if depth >= MAX_IMPORT_DEPTH {
+        return text.to_string();
+    }
+    let bytes = text.as_bytes();
+    let regions = code_regions(bytes);
+    let mut out = String::new();
+    let mut last = 0;
+    for (start, end) in find_imports(bytes) {
+        out.push_str(&text[last..start]);
+        last = end;
+        let rel = &text[start + 1..end];
+        if regions.iter().any(|&(s, e)| start >= s && start < e) {
+            out.push('@');
+            out.push_str(rel);
+            continue;
+        }
+        let full = resolve(dir, rel);
+        let real = std::fs::canonicalize(&full).unwrap_or_else(|_| full.clone());
+        let root_real =
+            std::fs::canonicalize(project_root).unwrap_or_else(|_| project_root.to_path_buf());
+        if rel.starts_with("file://")
+            || rel.starts_with("http://")
+            || rel.starts_with("https://")
+            || !real.starts_with(&root_real)
+        {
+            out.push_str(&format!(
+                "<!-- Import failed: {rel} - Path traversal attempt -->"
+            ));
+            continue;
+        }
+        if chain.contains(&full) {
+            out.push_str(&format!("<!-- File already processed: {rel} -->"));
+            continue;
+        }
+        let content = match crate::workspace::read_contained(&full, &[ws.root()], MAX_FILE_BYTES) {
+            Ok(b) => b,
+            Err(Unread::Missing) => {
+                // Gemini CLI's message names the absolute path; the body has
+                // the checkout's path removed, as everywhere.
+                out.push_str(&format!(
+                    "<!-- Import failed: {rel} - ENOENT: no such file or directory, access '{}' -->",
+                    ws.relative(&full)
+                ));
+                continue;
+            }
+            Err(why) => {
+                out.push_str(&format!(
+                    "<!-- Import failed: {rel} - {} -->",
+                    why.why(&ws.relative(&full))
+                ));
+                continue;
+            }
+        };
+        read.push((ws.relative(&full), content.clone()));
+        let inner_text = String::from_utf8_lossy(&content).into_owned();
+        let mut inner_chain = chain.to_vec();
+        inner_chain.push(full.clone());
+        let inner = imports(
+            &inner_text,
+            full.parent().unwrap_or(dir),
+            project_root,
+            ws,
+            &inner_chain,
+            depth + 1,
+            read,
+        );
+        out.push_str(&format!(
+            "<!-- Imported from: {rel} -->\n{inner}\n<!-- End of import from: {rel} -->"
+        ));
+    }
+    out.push_str(&text[last..]);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn options() -> Options {
+        Options {
+            kind: crate::agent::AgentKind::Gemini,
+            fallback_names: vec![],
+            max_bytes: 0,
+            root_markers: vec![],
+            home: None,
+        }
+    }
+
+    #[test]
+    fn the_chain_is_gemini_clis_project_context() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = std::fs::canonicalize(dir.path()).unwrap();
+        std::fs::create_dir_all(root.join(".git")).unwrap();
+        std::fs::create_dir_all(root.join("sub/a")).unwrap();
+        std::fs::write(root.join("GEMINI.md"), "\u{feff}Root rules\r\n\n").unwrap();
+        std::fs::write(
+            root.join("sub/GEMINI.md"),
+            "Sub rules\n@imp.md\n`@code.md`\n",
+        )
+        .unwrap();
+        std::fs::write(root.join("sub/imp.md"), "imported\n@../missing.md\n").unwrap();
+        std::fs::write(root.join("sub/a/GEMINI.md"), "not read: below the cwd").unwrap();
+        let ws = Workspace::open(&root).unwrap();
+        let chain = load(&root.join("sub"), &ws, &options()).unwrap();
+        assert_eq!(
+            chain.body.as_deref(),
+            Some(
+                "--- Context from: GEMINI.md ---\nRoot rules\n--- End of Context from: GEMINI.md ---\n\n\
+                 --- Context from: sub/GEMINI.md ---\nSub rules\n<!-- Imported from: imp.md -->\nimported\n\
+                 <!-- Import failed: ../missing.md - ENOENT: no such file or directory, access 'missing.md' -->\n\n\
+                 <!-- End of import from: imp.md -->\n`@code.md`\n--- End of Context from: sub/GEMINI.md ---"
+            )
+        );
+        let paths: Vec<&str> = chain.files.iter().map(|f| f.path.as_str()).collect();
+        assert_eq!(paths, ["GEMINI.md", "sub/GEMINI.md", "sub/imp.md"]);
+        let blocks = parse_blocks(chain.body.as_deref().unwrap());
+        assert_eq!(blocks.len(), 2);
+        assert_eq!(blocks[1].path, "sub/GEMINI.md");
+    }
+
+    #[test]
+    fn context_file_names_come_first_and_paths_sort_as_strings() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = std::fs::canonicalize(dir.path()).unwrap();
+        std::fs::create_dir_all(root.join(".gemini")).unwrap();
+        std::fs::write(
+            root.join(SETTINGS),
+            r#"{"context": {"fileName": ["AGENTS.md"]}}"#,
+        )
+        .unwrap();
+        std::fs::write(root.join("AGENTS.md"), "agents").unwrap();
+        std::fs::write(root.join("GEMINI.md"), "gemini").unwrap();
+        let ws = Workspace::open(&root).unwrap();
+        let chain = load(&root, &ws, &options()).unwrap();
+        let paths: Vec<&str> = chain.files.iter().map(|f| f.path.as_str()).collect();
+        assert_eq!(paths, [SETTINGS, "AGENTS.md", "GEMINI.md"]);
+        assert!(
+            chain
+                .body
+                .unwrap()
+                .starts_with("--- Context from: AGENTS.md ---\nagents\n")
+        );
+    }
+
+    #[test]
+    fn code_regions_follow_the_regex() {
+        assert_eq!(code_regions(b"a `b` c"), [(2, 5)]);
+        assert_eq!(code_regions(b"```x``"), [(0, 6)]);
+        assert!(code_regions(b"`").is_empty());
+        assert_eq!(find_imports(b"@a b@c @/d @1"), [(0, 2), (7, 10)]);
+    }
+}

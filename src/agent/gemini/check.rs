@@ -1,0 +1,984 @@
+//! What reached Gemini CLI, checked against what the checkout says should have.
+//!
+//! The session record holds the first user message as sent (the session
+//! context with the workspace GEMINI.md files in `<project_context>`), each
+//! prompt, each answer with its model and tokens, and the tool calls. It does
+//! not hold the CLI version, the system instruction (with the global
+//! GEMINI.md), the tools, the generation settings or the router's request:
+//! those are said as unverified, never passed in silence.
+
+use std::path::{Path, PathBuf};
+
+use super::Settings;
+use super::chain::{self, Block};
+use super::record::{self, Record, Stdout};
+use crate::agent::check::{Context, SessionRecord, TranscriptRecord};
+use crate::agent::turns::{self, Item, ItemKind, SingleTurn, Turn};
+use crate::agent::{AgentCheck, AgentKind, Expected, Fact, SessionOptions};
+use crate::digest::sha256_hex;
+use crate::workspace::Workspace;
+
+/// The most records read to find the one of this run.
+const MAX_CANDIDATES: usize = 64;
+
+/// Where run-gemini-cli's `--output-format json` stdout may be, relative to
+/// the agent home, then to the workspace.
+const STDOUT: &[&str] = &["gemini-artifacts/stdout.log", "stdout.log"];
+
+pub fn read_and_check(
+    opts: &SessionOptions,
+    _settings: &Settings,
+    workdir: &Path,
+    ws: &Workspace,
+    expected: &Expected,
+) -> AgentCheck {
+    let home = &opts.home;
+    let (record, note) = match load(home, opts.session_id.as_deref(), expected) {
+        Ok(found) => found,
+        Err(why) => {
+            return AgentCheck {
+                problems: vec![format!(
+                    "{why}; give this step, as agent-home, the `~/.gemini` folder the agent job uploaded (with `tmp/<project>/chats/session-*.jsonl`)"
+                )],
+                ..AgentCheck::default()
+            };
+        }
+    };
+    let stdout = read_stdout(home, ws);
+    let shown = record
+        .path
+        .strip_prefix(home)
+        .map(|p| format!("{}{}", chain::HOME_PREFIX, p.display()))
+        .unwrap_or_else(|_| record.path.display().to_string());
+    let chain_opts = crate::agent::chain::Options {
+        kind: AgentKind::Gemini,
+        fallback_names: vec![],
+        max_bytes: 0,
+        root_markers: vec![],
+        home: Some(home.clone()),
+    };
+    let mut scratch = crate::agent::chain::Chain::default();
+    let ours = chain::blocks(workdir, ws, &chain_opts, &mut scratch).unwrap_or_default();
+    let home_real = std::fs::canonicalize(home).unwrap_or_else(|_| home.clone());
+    let global: Vec<(String, String)> = chain::file_names(workdir, ws, Some(home))
+        .into_iter()
+        .filter_map(|n| {
+            let bytes =
+                crate::workspace::read_contained(&home.join(&n), &[&home_real], 4 << 20).ok()?;
+            Some((
+                n,
+                chain::js_trim(&String::from_utf8_lossy(&bytes)).to_string(),
+            ))
+        })
+        .collect();
+    let mut c = check(&record, stdout.as_ref(), &ours, ws.root(), expected);
+    let model = c.settings.as_ref().and_then(|s| s.model.clone());
+    match read_telemetry(home, ws)
+        .and_then(|t| system_instruction(&t, record.session_id.as_deref(), model.as_deref()))
+    {
+        Some(system) => check_system(&mut c, &system, &global),
+        None => {
+            for (n, _) in global {
+                c.unverified.push((
+                    format!("what the global `{}{n}` said", chain::HOME_PREFIX),
+                    format!(
+                        "Gemini CLI puts the agent home's `{n}` at the end of the system instruction, which the session record does not keep (local telemetry, `gemini-artifacts/telemetry.log`, does): the receipt hashes the file (`agents`), and cannot show that the agent received it"
+                    ),
+                ));
+            }
+        }
+    }
+    c.notes.extend(note);
+    c.transcript = Some(TranscriptRecord {
+        path: shown,
+        session_id: record.session_id.clone(),
+        sha256: record.sha256.clone(),
+        record: "raw".into(),
+        redaction: None,
+    });
+    c
+}
+
+/// Every record under the agent home (`tmp/<project>/chats/`; also under
+/// `.gemini/` when the whole home folder was uploaded).
+pub fn records(home: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for tmp in [home.join("tmp"), home.join(".gemini/tmp")] {
+        let Ok(projects) = std::fs::read_dir(&tmp) else {
+            continue;
+        };
+        for p in projects.flatten() {
+            let Ok(files) = std::fs::read_dir(p.path().join("chats")) else {
+                continue;
+            };
+            for f in files.flatten() {
+                let name = f.file_name().to_string_lossy().into_owned();
+                if name.starts_with("session-")
+                    && (name.ends_with(".jsonl") || name.ends_with(".json"))
+                {
+                    out.push(f.path());
+                }
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// The prompt as Gemini CLI got it: byte for byte, or with the trailing
+/// line breaks a shell's `$(cat file)` drops.
+fn same_prompt(sent: &str, expected: &[u8]) -> Option<bool> {
+    if sent.as_bytes() == expected {
+        return Some(true);
+    }
+    let trimmed = String::from_utf8_lossy(expected);
+    let trimmed = trimmed.trim_end_matches(['\n', '\r']);
+    (sent == trimmed && !sent.is_empty()).then_some(false)
+}
+
+/// Finds this run's record: the only one with turns, or among several the
+/// one whose last prompt is this checkout's; else a problem naming them.
+pub fn load(
+    home: &Path,
+    session_id: Option<&str>,
+    expected: &Expected,
+) -> Result<(Record, Option<String>), String> {
+    let paths = records(home);
+    if paths.is_empty() {
+        return Err(format!(
+            "no Gemini CLI session record under `{}` (`tmp/<project>/chats/session-*.jsonl`)",
+            home.display()
+        ));
+    }
+    if paths.len() > MAX_CANDIDATES {
+        return Err(format!(
+            "{} session records under agent-home, more than the {MAX_CANDIDATES} read to find this run's; upload only this run's record, or set session-id",
+            paths.len()
+        ));
+    }
+    let name = |p: &Path| {
+        format!(
+            "`{}`",
+            crate::escape::one_line(&p.file_name().unwrap_or_default().to_string_lossy())
+        )
+    };
+    let mut read: Vec<Record> = Vec::new();
+    let mut unread = Vec::new();
+    for p in &paths {
+        match record::read(p, home) {
+            Ok(r) => read.push(r),
+            Err(why) => unread.push(why),
+        }
+    }
+    if let Some(id) = session_id {
+        read.retain(|r| r.session_id.as_deref() == Some(id));
+        if read.is_empty() {
+            return Err(format!(
+                "no session record under agent-home has session id `{}`",
+                crate::escape::one_line(id)
+            ));
+        }
+    }
+    let with_turns: Vec<Record> = read.into_iter().filter(|r| !r.turns.is_empty()).collect();
+    let all = with_turns
+        .iter()
+        .map(|r| name(&r.path))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let n = with_turns.len();
+    let skipped = paths.len() - n;
+    let skipped_note = (skipped > 0).then(|| {
+        format!("{skipped} session record(s) under agent-home hold no prompt (a resumed session leaves one) and were not used")
+    });
+    match n {
+        0 => Err(format!(
+            "no session record under agent-home holds a prompt{}",
+            if unread.is_empty() {
+                String::new()
+            } else {
+                format!(" ({})", unread.join("; "))
+            }
+        )),
+        1 => Ok((with_turns.into_iter().next().expect("one"), skipped_note)),
+        _ => {
+            let mut ours: Vec<Record> = with_turns
+                .into_iter()
+                .filter(|r| {
+                    r.output_turn()
+                        .and_then(|t| same_prompt(&r.turns[t].prompt, expected.prompt_bytes))
+                        .is_some()
+                })
+                .collect();
+            match ours.len() {
+                1 => Ok((
+                    ours.pop().expect("one"),
+                    Some(format!(
+                        "{n} session records under agent-home ({all}); the one whose last prompt is this checkout's was used"
+                    )),
+                )),
+                0 => Err(format!(
+                    "{n} session records under agent-home ({all}), and none has this checkout's prompt; upload only this run's record, or set session-id"
+                )),
+                k => Err(format!(
+                    "{k} session records have this checkout's prompt ({}): which one produced the review cannot be told; upload only this run's record, or set session-id",
+                    ours.iter()
+                        .map(|r| name(&r.path))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )),
+            }
+        }
+    }
+}
+
+fn read_stdout(home: &Path, ws: &Workspace) -> Option<Stdout> {
+    let home_real = std::fs::canonicalize(home).unwrap_or_else(|_| home.to_path_buf());
+    let places = STDOUT
+        .iter()
+        .map(|p| (home.join(p), home_real.clone()))
+        .chain(std::iter::once((
+            ws.root().join(STDOUT[0]),
+            ws.root().to_path_buf(),
+        )));
+    for (path, root) in places {
+        if let Ok(bytes) = crate::workspace::read_contained(&path, &[&root], 64 << 20) {
+            if let Some(s) = record::parse_stdout(&bytes) {
+                return Some(s);
+            }
+        }
+    }
+    None
+}
+
+/// Where run-gemini-cli's copy of the local telemetry may be (settings
+/// `telemetry.target: local`, `outfile: .gemini/telemetry.log`).
+const TELEMETRY: &[&str] = &["gemini-artifacts/telemetry.log", "telemetry.log"];
+
+/// The local telemetry: pretty-printed JSON objects one after another.
+fn read_telemetry(home: &Path, ws: &Workspace) -> Option<Vec<serde_json::Value>> {
+    let home_real = std::fs::canonicalize(home).unwrap_or_else(|_| home.to_path_buf());
+    let places = TELEMETRY
+        .iter()
+        .map(|p| (home.join(p), home_real.clone()))
+        .chain(std::iter::once((
+            ws.root().join(TELEMETRY[0]),
+            ws.root().to_path_buf(),
+        )));
+    for (path, root) in places {
+        let Ok(bytes) = crate::workspace::read_contained(&path, &[&root], 256 << 20) else {
+            continue;
+        };
+        let events: Vec<serde_json::Value> = serde_json::Deserializer::from_slice(&bytes)
+            .into_iter::<serde_json::Value>()
+            .map_while(Result::ok)
+            .collect();
+        if !events.is_empty() {
+            return Some(events);
+        }
+    }
+    None
+}
+
+/// The system instruction of this session's last request to `model`, as
+/// the telemetry's `gen_ai.client.inference.operation.details` event has it.
+pub fn system_instruction(
+    events: &[serde_json::Value],
+    session_id: Option<&str>,
+    model: Option<&str>,
+) -> Option<String> {
+    events
+        .iter()
+        .map(|e| &e["attributes"])
+        .filter(|a| a["event.name"] == "gen_ai.client.inference.operation.details")
+        .filter(|a| session_id.is_none_or(|id| a["session.id"] == id))
+        .filter(|a| model.is_none_or(|m| a["gen_ai.request.model"] == m))
+        .filter_map(|a| {
+            let parts: Vec<serde_json::Value> =
+                serde_json::from_str(a["gen_ai.system_instructions"].as_str()?).ok()?;
+            Some(
+                parts
+                    .iter()
+                    .filter_map(|p| p["content"].as_str())
+                    .collect::<String>(),
+            )
+        })
+        .next_back()
+}
+
+/// The system instruction the telemetry shows: hashed (`base_instructions_sha`),
+/// and its global GEMINI.md held against the agent home's.
+fn check_system(c: &mut AgentCheck, system: &str, global: &[(String, String)]) {
+    let sent: Vec<Block> = system
+        .rfind("<loaded_context>\n")
+        .map(|at| chain::parse_blocks(&system[at..]))
+        .unwrap_or_default()
+        .into_iter()
+        .collect();
+    let (sent, others): (Vec<Block>, Vec<Block>) = sent.into_iter().partition(|b| {
+        b.path
+            .rsplit_once('/')
+            .is_some_and(|(dir, _)| dir.ends_with("/.gemini"))
+    });
+    if !others.is_empty() {
+        let names: Vec<String> = others
+            .iter()
+            .map(|b| format!("`{}`", crate::escape::one_line(&b.path)))
+            .collect();
+        c.unverified.push((
+            "the extensions' context files".into(),
+            format!(
+                "the system instruction holds {}, which are neither the checkout's nor the agent home's: the receipt does not hash them",
+                names.join(", ")
+            ),
+        ));
+    }
+    for b in &sent {
+        let name = b.path.rsplit('/').next().unwrap_or_default();
+        let shown = format!("{}{name}", chain::HOME_PREFIX);
+        match global.iter().find(|(n, _)| n == name) {
+            Some((_, ours)) if *ours == b.text => {}
+            Some((_, ours)) => c.problems.push(format!(
+                "the global `{shown}` the agent received (sha256 {}) is not the agent home's (sha256 {})",
+                short(&sha256_hex(b.text.as_bytes())),
+                short(&sha256_hex(ours.as_bytes()))
+            )),
+            None => c.problems.push(format!(
+                "the agent received a global `{shown}` (sha256 {}) that the agent home does not have: upload it with the session record",
+                short(&sha256_hex(b.text.as_bytes()))
+            )),
+        }
+    }
+    for (n, text) in global {
+        if !text.is_empty() && !sent.iter().any(|b| b.path.ends_with(&format!("/{n}"))) {
+            c.problems.push(format!(
+                "the agent home has a global `{}{n}`, but the system instruction the agent received holds none",
+                chain::HOME_PREFIX
+            ));
+        }
+    }
+    if let Some(ctx) = c.context.as_mut() {
+        ctx.base_instructions_sha = Some(sha256_hex(system.as_bytes()));
+    }
+    c.notes.push(
+        "the system instruction (with the global GEMINI.md) is taken from Gemini CLI's local telemetry, beside the session record: `base_instructions_sha`".into(),
+    );
+}
+
+fn short(s: &str) -> String {
+    s.chars().take(12).collect()
+}
+
+/// The pure core: the record (and the stdout) against the checkout.
+/// `ours` is the project context the checkout predicts, block by block;
+/// `ws_root` is the workspace as seen here.
+pub fn check(
+    r: &Record,
+    stdout: Option<&Stdout>,
+    ours: &[Block],
+    ws_root: &Path,
+    expected: &Expected,
+) -> AgentCheck {
+    let mut c = AgentCheck::default();
+    let out_turn = r.output_turn().or(r.turns.len().checked_sub(1));
+    // The checkout's path on the agent's machine: the cwd less the working directory.
+    let cwd = r.cwd();
+    let agent_root = cwd.as_deref().and_then(|cwd| {
+        if expected.workdir == "." || expected.workdir.is_empty() {
+            Some(cwd.to_string())
+        } else {
+            cwd.strip_suffix(&format!("/{}", expected.workdir.trim_end_matches('/')))
+                .map(str::to_string)
+        }
+    });
+    match (&cwd, &r.project_hash) {
+        (Some(cwd), Some(hash)) if sha256_hex(cwd.as_bytes()) != *hash => c.notes.push(format!(
+            "the session record's project hash is not the SHA-256 of the directory its session context names (`{}`)",
+            crate::escape::one_line(cwd)
+        )),
+        (None, _) => c.unverified.push((
+            "the agent's working directory".into(),
+            "the session record's session context names no workspace directory: the instruction files' paths could not be placed in the checkout".into(),
+        )),
+        _ => {}
+    }
+    if cwd.is_some() && agent_root.is_none() {
+        c.problems.push(format!(
+            "the agent ran in `{}`, which does not end in the working directory `{}`: the record is of another folder",
+            crate::escape::one_line(cwd.as_deref().unwrap_or_default()),
+            expected.workdir
+        ));
+    }
+
+    // The prompt of the turn whose answer is the output.
+    let prompt_name = expected
+        .prompt_path
+        .map_or("the inline prompt".to_string(), |p| format!("`{p}`"));
+    match out_turn.map(|t| &r.turns[t]) {
+        None => c
+            .problems
+            .push("the session record holds no user prompt: the agent may not have run".into()),
+        Some(t) => {
+            let sent_sha = sha256_hex(t.prompt.as_bytes());
+            match same_prompt(&t.prompt, expected.prompt_bytes) {
+                Some(true) => {}
+                Some(false) => c.notes.push(format!(
+                    "{prompt_name} ends with line breaks the agent did not receive (a shell's `$(cat …)` drops them): the agent received the rest, byte for byte"
+                )),
+                None => c.problems.push(format!(
+                    "the prompt the agent received (sha256 {}) is not {prompt_name} (sha256 {}): was the hash taken before a template was rendered, or the agent given another prompt?",
+                    short(&sent_sha),
+                    short(&sha256_hex(expected.prompt_bytes))
+                )),
+            }
+            c.prompt_sent_sha = Some(sent_sha);
+        }
+    }
+
+    check_instructions(&mut c, r, ours, agent_root.as_deref(), ws_root, expected);
+    check_jit(&mut c, r, agent_root.as_deref());
+
+    // The model of every turn; the CLI version the record cannot show.
+    let out_model = out_turn.and_then(|t| r.turns[t].model.clone());
+    if let Some(claimed) = expected.model {
+        match out_model.as_deref() {
+            Some(ran) if ran != claimed => c.problems.push(format!(
+                "model is `{claimed}` but the session ran `{}`",
+                crate::escape::one_line(ran)
+            )),
+            Some(_) => {}
+            None => c.unverified.push((
+                "the model".into(),
+                format!(
+                    "model is `{claimed}`, but the session record names no model for the answer"
+                ),
+            )),
+        }
+        for (i, t) in r.turns.iter().enumerate() {
+            if Some(i) == out_turn {
+                continue;
+            }
+            if let Some(ran) = t.model.as_deref().filter(|m| *m != claimed) {
+                c.problems.push(format!(
+                    "model is `{claimed}` but turn {} of {} ran `{}`",
+                    i + 1,
+                    r.turns.len(),
+                    crate::escape::one_line(&crate::markdown::clip(ran, 80))
+                ));
+            }
+        }
+    }
+    c.unverified.push((
+        "the CLI version".into(),
+        match expected.cli_version {
+            Some(v) => format!("the step says Gemini CLI `{v}` ran, but Gemini CLI's session record and its JSON output name no version: nothing shows which Gemini CLI ran"),
+            None => "Gemini CLI's session record and its JSON output name no version: nothing shows which Gemini CLI ran".into(),
+        },
+    ));
+    c.unverified.push((
+        "the record's commit".into(),
+        "Gemini CLI's session record names no git commit: nothing but the prompt and the instruction files ties it to this checkout".into(),
+    ));
+
+    // The output is the answer of the output turn.
+    if let (Some(output), Some(last)) = (
+        expected.output,
+        out_turn.and_then(|t| r.turns[t].answer.as_deref()),
+    ) {
+        let output = String::from_utf8_lossy(output);
+        if output != last {
+            if output.trim_end() == last.trim_end() {
+                c.notes.push(format!(
+                    "`{}` is the agent's last answer plus trailing whitespace",
+                    expected.output_path
+                ));
+            } else {
+                c.problems.push(format!(
+                    "`{}` is not the agent's last answer (sha256 {} vs {}): something rewrote the review after the agent",
+                    expected.output_path,
+                    short(&sha256_hex(output.as_bytes())),
+                    short(&sha256_hex(last.as_bytes()))
+                ));
+            }
+        }
+    }
+
+    // The budget.
+    match (expected.max_total_tokens, &r.tokens) {
+        (Some(max), Some(t)) if t.total > max => c.problems.push(format!(
+            "the session used {} tokens ({} input, {} cached, {} output, {} thinking), over max-total-tokens {max}",
+            t.total, t.input, t.cached_input, t.output, t.reasoning
+        )),
+        (Some(max), None) => c.unverified.push((
+            "the token count".into(),
+            format!("max-total-tokens is {max}, but the session record has no token count: the budget could not be checked"),
+        )),
+        _ => {}
+    }
+    if let Some(s) = stdout {
+        if s.models.iter().any(|(_, role)| role == "utility_router") {
+            c.notes.push(
+                "Gemini CLI asked a router model which model to use: that request (which carries the project context too) and its tokens are not in the session record, nor in the receipt's token count".into(),
+            );
+        }
+        if let (Some(a), Some(b)) = (&s.session_id, &r.session_id) {
+            if a != b {
+                c.problems.push(format!(
+                    "the JSON output is of session `{}`, the session record of `{}`: they are of different runs",
+                    crate::escape::one_line(a),
+                    crate::escape::one_line(b)
+                ));
+            }
+        }
+        let last = out_turn.and_then(|t| r.turns[t].answer.as_deref());
+        if let (Some(response), Some(last)) = (s.response.as_deref(), last) {
+            if response != last {
+                c.problems.push(format!(
+                    "the JSON output's `response` (sha256 {}) is not the session record's last answer (sha256 {}): they are of different runs",
+                    short(&sha256_hex(response.as_bytes())),
+                    short(&sha256_hex(last.as_bytes()))
+                ));
+            }
+        }
+        if let Some(e) = &s.error {
+            c.problems.push(format!(
+                "Gemini CLI reported an error: {}",
+                crate::escape::one_line(&crate::markdown::clip(e, 200))
+            ));
+        }
+    }
+
+    check_edits(&mut c, r, agent_root.as_deref(), expected);
+    if r.rewinds > 0 {
+        c.timeline.push(format!(
+            "The session was rewound {} time{}: the model saw turns the record no longer counts",
+            r.rewinds,
+            if r.rewinds == 1 { "" } else { "s" }
+        ));
+    }
+    c.notes.extend(r.warnings.iter().cloned());
+
+    // The neutral result.
+    c.turns = r
+        .turns
+        .iter()
+        .map(|t| Turn {
+            model: t.model.clone(),
+            prompt_sha: Some(sha256_hex(t.prompt.as_bytes())),
+            context_sha: Some(record::context_sha(&t.context)),
+            items: t
+                .items
+                .iter()
+                .map(|(kind, text)| Item {
+                    kind: kind.clone(),
+                    sha256: Some(sha256_hex(text.as_bytes())),
+                    bytes: text.len(),
+                })
+                .collect(),
+        })
+        .collect();
+    c.output_turn = out_turn;
+    check_turns(&mut c, expected.single_turn);
+    c.context = out_turn.map(|t| Context {
+        sha: record::context_sha(&r.turns[t].context),
+        ..Context::default()
+    });
+    let router = stdout.map(|s| {
+        s.models
+            .iter()
+            .find(|(_, role)| role == "utility_router")
+            .map(|(m, _)| m.clone())
+    });
+    let router = match router {
+        Some(Some(m)) => Fact::code("Router model", Some(&m)),
+        Some(None) => Fact::text("Router model", "none: the model was given"),
+        None => Fact::code("Router model", None),
+    };
+    c.facts = vec![
+        Fact::text("Record kind", "Gemini CLI's session record, as written"),
+        Fact::code("Gemini CLI", None),
+        router,
+        Fact::code("Project hash", r.project_hash.as_deref()),
+    ];
+    c.settings = Some(SessionRecord {
+        model: out_model,
+        ..SessionRecord::default()
+    });
+    c.tokens = r.tokens.clone();
+    c
+}
+
+/// The workspace instructions as sent are the chain computed from the
+/// checkout; each file that differs is named.
+fn check_instructions(
+    c: &mut AgentCheck,
+    r: &Record,
+    ours: &[Block],
+    agent_root: Option<&str>,
+    ws_root: &Path,
+    expected: &Expected,
+) {
+    let sent = r.project_context().map(|pc| match agent_root {
+        Some(root) => pc.replace(&format!("{}/", root.trim_end_matches('/')), ""),
+        None => pc.to_string(),
+    });
+    let sent_sha = sent.as_deref().map(|b| sha256_hex(b.as_bytes()));
+    if sent_sha.as_deref() == expected.agents_sha {
+        return;
+    }
+    let theirs = sent.as_deref().map(chain::parse_blocks).unwrap_or_default();
+    for b in &theirs {
+        let sha = short(&sha256_hex(b.text.as_bytes()));
+        match ours.iter().find(|o| o.path == b.path) {
+            Some(o) if o.text != b.text => c.problems.push(format!(
+                "`{}` as the agent received it (sha256 {sha}) is not the checkout's (sha256 {}): the file changed after the run, or the record is of another checkout",
+                crate::escape::one_line(&b.path),
+                short(&sha256_hex(o.text.as_bytes()))
+            )),
+            Some(_) => {}
+            None if b.path.starts_with('/') || !ws_root.join(&b.path).exists() => c.problems.push(format!(
+                "the agent received `{}` (sha256 {sha}) as an instruction file, which the checkout does not have",
+                crate::escape::one_line(&b.path)
+            )),
+            None => c.problems.push(format!(
+                "the agent received `{}` (sha256 {sha}) as an instruction file, which Gemini CLI would not load from this checkout",
+                crate::escape::one_line(&b.path)
+            )),
+        }
+    }
+    for o in ours
+        .iter()
+        .filter(|o| !theirs.iter().any(|b| b.path == o.path))
+    {
+        c.problems.push(format!(
+            "the checkout's `{}` is an instruction file the agent did not receive",
+            o.path
+        ));
+    }
+    let describe =
+        |s: Option<&str>| s.map_or("none".to_string(), |s| format!("sha256 {}", short(s)));
+    c.problems.push(format!(
+        "the GEMINI.md instructions the agent received ({}) differ from the chain computed from the checkout ({})",
+        describe(sent_sha.as_deref()),
+        describe(expected.agents_sha)
+    ));
+}
+
+/// Instruction files loaded when a tool touched a folder: only the tool
+/// results in the record show them, and the receipt names each.
+fn check_jit(c: &mut AgentCheck, r: &Record, agent_root: Option<&str>) {
+    let mut found: Vec<String> = Vec::new();
+    for call in &r.tool_calls {
+        for b in chain::parse_blocks(&call.result) {
+            let p = match agent_root {
+                Some(root) => b
+                    .path
+                    .strip_prefix(&format!("{}/", root.trim_end_matches('/')))
+                    .unwrap_or(&b.path)
+                    .to_string(),
+                None => b.path.clone(),
+            };
+            if !found.contains(&p) {
+                found.push(p);
+            }
+        }
+    }
+    if !found.is_empty() {
+        let names: Vec<String> = found
+            .iter()
+            .map(|p| format!("`{}`", crate::escape::one_line(p)))
+            .collect();
+        c.unverified.push((
+            "the instruction files loaded just in time".into(),
+            format!(
+                "Gemini CLI loaded {} when a tool touched {} folder{} during the run; they reached the model in tool results, after the prompt, and are not in the receipt's chain",
+                names.join(", "),
+                if found.len() == 1 { "its" } else { "their" },
+                if found.len() == 1 { "" } else { "s" }
+            ),
+        ));
+    }
+}
+
+/// Tools that write the file they name (`file_path`), and the shell.
+const WRITING_TOOLS: &[&str] = &["write_file", "replace", "edit"];
+const WRITES: &[&str] = &[
+    ">",
+    "tee ",
+    "sed -i",
+    "perl -i",
+    "mv ",
+    "cp ",
+    "rm ",
+    "truncate",
+    "dd ",
+    "ln ",
+    "touch ",
+    "patch ",
+    "git checkout",
+    "git restore",
+    "git apply",
+];
+
+fn check_edits(c: &mut AgentCheck, r: &Record, agent_root: Option<&str>, expected: &Expected) {
+    let in_ws = |p: &str| -> String {
+        let p = match agent_root {
+            Some(root) => p
+                .strip_prefix(&format!("{}/", root.trim_end_matches('/')))
+                .unwrap_or(p),
+            None => p,
+        };
+        p.trim_start_matches("./").to_string()
+    };
+    for call in &r.tool_calls {
+        if WRITING_TOOLS.contains(&call.name.as_str()) {
+            let Some(path) = call.args["file_path"].as_str() else {
+                continue;
+            };
+            let rel = in_ws(path);
+            let name = rel.rsplit('/').next().unwrap_or_default();
+            if expected.inputs.contains(&rel) || name == chain::DEFAULT {
+                c.problems.push(format!(
+                    "the agent changed `{}` during its run (`{}`): what the receipt recorded is not what the agent left",
+                    crate::escape::one_line(&rel),
+                    crate::escape::one_line(&call.name)
+                ));
+            }
+        } else if call.name == "run_shell_command" {
+            let Some(cmd) = call.args["command"].as_str() else {
+                continue;
+            };
+            if !WRITES.iter().any(|w| cmd.contains(w)) {
+                continue;
+            }
+            for input in expected.inputs {
+                if cmd.contains(input.as_str()) {
+                    c.problems.push(format!(
+                        "the agent ran a command that can write `{input}`: `{}`; the receipt cannot vouch that the agent left it as recorded",
+                        crate::escape::one_line(&crate::markdown::clip(cmd, 200))
+                    ));
+                }
+            }
+        }
+    }
+}
+
+/// Every hook's text and every other message besides the prompt is named;
+/// more than one turn, a compaction or a model switch is said as
+/// `single-turn` decides.
+fn check_turns(c: &mut AgentCheck, single_turn: SingleTurn) {
+    let n = c.turns.len();
+    let of_turn = |t: usize| {
+        if n > 1 {
+            format!(" of turn {}", t + 1)
+        } else {
+            String::new()
+        }
+    };
+    let mut unverified = Vec::new();
+    for (t, turn) in c.turns.iter().enumerate() {
+        for item in &turn.items {
+            let (bytes, sha) = (
+                item.bytes,
+                item.sha256.as_deref().map_or("not recorded".into(), short),
+            );
+            match &item.kind {
+                ItemKind::Hook { event, before_prompt } => {
+                    let place = if *before_prompt { "before" } else { "after" };
+                    let hook = turns::hook_name(event.as_deref());
+                    unverified.push((
+                        format!("what the {hook} said {place} the prompt{}", of_turn(t)),
+                        format!(
+                            "a {hook} added text {place} the prompt{} ({bytes} bytes, sha256 {sha}): the hooks' configuration (`.gemini/settings.json`) is in the receipt's chain, what they printed is not, and it can change the review",
+                            of_turn(t)
+                        ),
+                    ));
+                }
+                ItemKind::CompactionSummary => {}
+                kind => unverified.push((
+                    format!("what the message after the prompt{} says", of_turn(t)),
+                    format!(
+                        "the model received {} with the prompt{} ({bytes} bytes, sha256 {sha}) that no file of the receipt covers",
+                        kind.describe(),
+                        of_turn(t)
+                    ),
+                )),
+            }
+        }
+    }
+    c.unverified.extend(unverified);
+    let said = turns::beyond_one_turn(&c.turns);
+    match single_turn {
+        SingleTurn::Require => c.problems.extend(said.iter().map(|s| {
+            format!("{s}, and `single-turn: require` asks for one turn of one model with nothing summarised")
+        })),
+        SingleTurn::Warn => c.timeline.extend(said),
+        SingleTurn::Allow => c
+            .notes
+            .extend(said.iter().map(|s| format!("{s} (allowed by `single-turn: allow`)"))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn record(project: &str, prompt: &str, answer: &str) -> Record {
+        let sc = format!(
+            "<session_context>\n- **Workspace Directories:**\n  - /w/r\n<loaded_context>\n<project_context>\n{project}\n</project_context>\n</loaded_context>\n</session_context>"
+        );
+        let lines = [
+            json!({"sessionId": "s", "projectHash": sha256_hex(b"/w/r"), "kind": "main"}),
+            json!({"$set": {"messages": [{"id": "c", "type": "user", "content": [{"text": sc}]}]}}),
+            json!({"id": "u", "type": "user", "content": [{"text": prompt}]}),
+            json!({"id": "g", "type": "gemini", "content": answer, "model": "gemini-x", "tokens": {"input": 900, "output": 100, "cached": 0, "total": 1000}}),
+        ];
+        let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
+        record::parse(Path::new("session-a.jsonl"), text.as_bytes())
+    }
+
+    fn expected<'a>(agents_sha: Option<&'a str>) -> Expected<'a> {
+        Expected {
+            prompt_path: Some("p.md"),
+            prompt_bytes: b"Review\n",
+            agents_sha,
+            cli_version: Some("0.61.0"),
+            model: Some("gemini-x"),
+            output_path: "r.json",
+            output: Some(b"{}"),
+            max_total_tokens: None,
+            git_sha: "c0ffee",
+            workdir: ".",
+            inputs: &[],
+            changed_skills: &[],
+            single_turn: SingleTurn::Warn,
+        }
+    }
+
+    #[test]
+    fn a_record_without_a_prompt_is_skipped_and_two_of_one_prompt_fail() {
+        let home = tempfile::tempdir().unwrap();
+        let chats = home.path().join("tmp/r/chats");
+        std::fs::create_dir_all(&chats).unwrap();
+        let header = json!({"sessionId": "s", "projectHash": "h"}).to_string();
+        let with_prompt = |prompt: &str| {
+            [
+                header.clone(),
+                json!({"id": "u", "type": "user", "content": [{"text": prompt}]}).to_string(),
+                json!({"id": "g", "type": "gemini", "content": "{}"}).to_string(),
+            ]
+            .join("\n")
+        };
+        std::fs::write(chats.join("session-a.jsonl"), with_prompt("Review\n")).unwrap();
+        std::fs::write(chats.join("session-b.jsonl"), &header).unwrap();
+        let e = expected(None);
+        let (r, note) = load(home.path(), None, &e).unwrap();
+        assert!(r.path.ends_with("session-a.jsonl"));
+        assert!(note.unwrap().contains("hold no prompt"));
+        std::fs::write(chats.join("session-c.jsonl"), with_prompt("Other")).unwrap();
+        let (r, note) = load(home.path(), None, &e).unwrap();
+        assert!(
+            r.path.ends_with("session-a.jsonl"),
+            "the one of this prompt"
+        );
+        assert!(
+            note.unwrap()
+                .contains("`session-a.jsonl`, `session-c.jsonl`")
+        );
+        std::fs::write(chats.join("session-d.jsonl"), with_prompt("Review\n")).unwrap();
+        let err = load(home.path(), None, &e).unwrap_err();
+        assert!(
+            err.contains("2 session records have this checkout's prompt (`session-a.jsonl`, `session-d.jsonl`)"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn an_agent_that_writes_its_instructions_is_named() {
+        let ours = vec![Block {
+            path: "GEMINI.md".into(),
+            text: "Rules".into(),
+        }];
+        let body = chain::render(&ours).unwrap();
+        let sha = sha256_hex(body.as_bytes());
+        let mut r = record(&body.replace("from: ", "from: /w/r/"), "Review", "{}");
+        r.tool_calls = vec![
+            record::ToolCall {
+                name: "write_file".into(),
+                args: json!({"file_path": "/w/r/docs/GEMINI.md"}),
+                result: String::new(),
+            },
+            record::ToolCall {
+                name: "run_shell_command".into(),
+                args: json!({"command": "echo ok > p.md"}),
+                result: String::new(),
+            },
+            record::ToolCall {
+                name: "read_file".into(),
+                args: json!({"file_path": "/w/r/p.md"}),
+                result: "x\n\n--- Newly Discovered Project Context ---\n--- Context from: /w/r/src/GEMINI.md ---\nJIT\n--- End of Context from: /w/r/src/GEMINI.md ---\n--- End Project Context ---".into(),
+            },
+        ];
+        let inputs = vec!["p.md".to_string()];
+        let mut e = expected(Some(&sha));
+        e.inputs = &inputs;
+        let c = check(&r, None, &ours, Path::new("/nowhere"), &e);
+        let all = c.problems.join("\n");
+        assert!(
+            all.contains("changed `docs/GEMINI.md` during its run"),
+            "{all}"
+        );
+        assert!(all.contains("can write `p.md`"), "{all}");
+        assert_eq!(c.problems.len(), 2, "{all}");
+        assert!(
+            c.unverified
+                .iter()
+                .any(|(w, why)| w == "the instruction files loaded just in time"
+                    && why.contains("`src/GEMINI.md`"))
+        );
+    }
+
+    #[test]
+    fn agreement_passes_and_each_file_that_differs_is_named() {
+        let ours = vec![Block {
+            path: "GEMINI.md".into(),
+            text: "Rules".into(),
+        }];
+        let body = chain::render(&ours).unwrap();
+        let sha = sha256_hex(body.as_bytes());
+        let sent = body.replace("Context from: ", "Context from: /w/r/");
+        let r = record(&sent, "Review", "{}");
+        let c = check(
+            &r,
+            None,
+            &ours,
+            Path::new("/nowhere"),
+            &expected(Some(&sha)),
+        );
+        assert!(c.problems.is_empty(), "{:?}", c.problems);
+        assert!(
+            c.notes.iter().any(|n| n.contains("line breaks")),
+            "{:?}",
+            c.notes
+        );
+        assert!(c.unverified.iter().any(|(w, _)| w == "the CLI version"));
+
+        let extra = format!(
+            "{sent}\n\n--- Context from: /w/r/sub/GEMINI.md ---\nMore\n--- End of Context from: /w/r/sub/GEMINI.md ---"
+        );
+        let r = record(&extra.replace("Rules", "Old rules"), "Review", "{\"x\":1}");
+        let mut e = expected(Some(&sha));
+        e.max_total_tokens = Some(10);
+        let c = check(&r, None, &ours, Path::new("/nowhere"), &e);
+        let all = c.problems.join("\n");
+        for needle in [
+            "`GEMINI.md` as the agent received it",
+            "`sub/GEMINI.md` (sha256",
+            "which the checkout does not have",
+            "not the agent's last answer",
+            "1000 tokens",
+        ] {
+            assert!(all.contains(needle), "{needle}: {all}");
+        }
+    }
+}

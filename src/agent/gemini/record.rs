@@ -1,0 +1,631 @@
+//! Gemini CLI's session record, read as a log: every turn the model
+//! answered, in the order it happened.
+//!
+//! The record is `~/.gemini/tmp/<project>/chats/session-<date>-<id8>.jsonl`
+//! (Gemini CLI before 0.5x wrote one `.json` object with `messages`). Its
+//! first line is `{sessionId, projectHash, startTime, lastUpdated, kind}`;
+//! then come message records (`id`, `type`: `user`, `gemini`, `info`,
+//! `warning`, `error`), `{"$set": {...}}` updates (with `messages`, the
+//! history as the CLI rebuilt it: at start the `<session_context>` message,
+//! after a resume or a chat compression the history the model gets next) and
+//! `{"$rewindTo": id}`. A `gemini` record is written again as it grows (tool
+//! calls, tokens): the last one with an `id` wins.
+//!
+//! Hooks: a `SessionStart` hook's text is put before the prompt, in the same
+//! part, as `<hook_context>…</hook_context>\n\n`; a `BeforeAgent` hook's text
+//! is a part of its own after the prompt, `<hook_context>…</hook_context>`.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::{Value, json};
+
+use crate::agent::Tokens;
+use crate::agent::turns::ItemKind;
+use crate::digest::sha256_hex;
+
+/// The largest record read.
+pub const MAX_RECORD_BYTES: u64 = 256 * 1024 * 1024;
+
+const HOOK_OPEN: &str = "<hook_context>";
+const HOOK_CLOSE: &str = "</hook_context>";
+const SESSION_CONTEXT: &str = "<session_context>";
+
+/// One prompt and what the model answered to it.
+#[derive(Clone, Debug, Default)]
+pub struct RecordTurn {
+    /// The prompt as the user gave it (a `SessionStart` hook's text taken off).
+    pub prompt: String,
+    /// Every model-visible text of the turn besides the prompt, in order:
+    /// hooks, the compaction summary the turn started from.
+    pub items: Vec<(ItemKind, String)>,
+    /// What the request carried before the prompt: `(role, text)` parts.
+    pub context: Vec<(String, String)>,
+    pub model: Option<String>,
+    /// The turn's last non-empty answer.
+    pub answer: Option<String>,
+}
+
+/// A tool the agent called, as the record has it.
+#[derive(Clone, Debug, Default)]
+pub struct ToolCall {
+    pub name: String,
+    pub args: Value,
+    /// The text of its result, as the model received it.
+    pub result: String,
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct Record {
+    pub path: PathBuf,
+    pub sha256: String,
+    pub session_id: Option<String>,
+    pub project_hash: Option<String>,
+    pub start_time: Option<String>,
+    pub last_updated: Option<String>,
+    pub kind: Option<String>,
+    /// The `<session_context>` message as sent (the workspace instructions in it).
+    pub session_context: Option<String>,
+    pub turns: Vec<RecordTurn>,
+    pub tokens: Option<Tokens>,
+    pub tool_calls: Vec<ToolCall>,
+    /// Each `$rewindTo`: the model saw what was rewound.
+    pub rewinds: usize,
+    /// `error` and `warning` records, and lines that could not be read.
+    pub warnings: Vec<String>,
+}
+
+impl Record {
+    /// The working directory, as the session context lists it first under
+    /// "Workspace Directories".
+    pub fn cwd(&self) -> Option<String> {
+        let sc = self.session_context.as_deref()?;
+        let after = sc.split("**Workspace Directories:**\n").nth(1)?;
+        let line = after.lines().next()?;
+        line.trim_start().strip_prefix("- ").map(str::to_string)
+    }
+
+    /// The `<project_context>` text as sent, if any.
+    pub fn project_context(&self) -> Option<&str> {
+        let sc = self.session_context.as_deref()?;
+        let start = sc.find("<project_context>\n")? + "<project_context>\n".len();
+        let end = sc[start..].rfind("\n</project_context>")? + start;
+        Some(&sc[start..end])
+    }
+
+    /// The turn whose answer is the output: the last that has one.
+    pub fn output_turn(&self) -> Option<usize> {
+        self.turns.iter().rposition(|t| t.answer.is_some())
+    }
+}
+
+/// The text parts of a message's `content` (a string or a list of parts).
+fn texts(content: &Value) -> Vec<String> {
+    match content {
+        Value::String(s) => vec![s.clone()],
+        Value::Array(parts) => parts
+            .iter()
+            .filter_map(|p| p["text"].as_str().map(str::to_string))
+            .collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// The canonical form of a context the receipt hashes (`context_sha`): the
+/// text parts before the prompt, `[{"role": "user"|"model", "text": …}]`,
+/// keys sorted, no whitespace.
+pub fn context_sha(context: &[(String, String)]) -> String {
+    let parts: Vec<Value> = context
+        .iter()
+        .map(|(role, text)| json!({"role": role, "text": text}))
+        .collect();
+    sha256_hex(serde_json::to_string(&parts).unwrap_or_default().as_bytes())
+}
+
+/// Splits a `SessionStart` hook's text off the front of the prompt part.
+fn split_hook(first: &str) -> (Option<String>, String) {
+    if let Some(rest) = first.strip_prefix(HOOK_OPEN) {
+        if let Some(end) = rest.find(&format!("{HOOK_CLOSE}\n\n")) {
+            let hook = rest[..end].to_string();
+            let prompt = rest[end + HOOK_CLOSE.len() + 2..].to_string();
+            return (Some(hook), prompt);
+        }
+    }
+    (None, first.to_string())
+}
+
+struct Entry {
+    id: String,
+    role: &'static str,
+    texts: Vec<String>,
+}
+
+/// A `gemini` record as last written.
+struct Answer {
+    id: String,
+    turn: usize,
+    tokens: Option<Value>,
+    model: Option<String>,
+    content: String,
+}
+
+#[derive(Default)]
+struct Reader {
+    r: Record,
+    history: Vec<Entry>,
+    seen: std::collections::HashSet<String>,
+    /// Each gemini record, its last version.
+    answers: Vec<Answer>,
+    pending_summary: Vec<String>,
+    tools: Vec<(String, Vec<ToolCall>)>,
+}
+
+impl Reader {
+    fn line(&mut self, v: &Value) {
+        if let Some(id) = v["$rewindTo"].as_str() {
+            self.r.rewinds += 1;
+            if let Some(at) = self.history.iter().position(|e| e.id == id) {
+                self.history.truncate(at);
+            } else {
+                self.history.clear();
+            }
+            return;
+        }
+        if let Some(set) = v.get("$set").filter(|s| s.is_object()) {
+            if let Some(messages) = set["messages"].as_array() {
+                self.rebuild(messages);
+            }
+            if let Some(t) = set["lastUpdated"].as_str() {
+                self.r.last_updated = Some(t.to_string());
+            }
+            return;
+        }
+        if v["id"].is_string() {
+            self.message(v);
+            return;
+        }
+        if v["sessionId"].is_string() && v["projectHash"].is_string() {
+            let r = &mut self.r;
+            let s = |k: &str| v[k].as_str().map(str::to_string);
+            r.session_id = r.session_id.take().or(s("sessionId"));
+            r.project_hash = r.project_hash.take().or(s("projectHash"));
+            r.start_time = r.start_time.take().or(s("startTime"));
+            r.kind = r.kind.take().or(s("kind"));
+            r.last_updated = s("lastUpdated").or(r.last_updated.take());
+            if let Some(messages) = v["messages"].as_array() {
+                // The older `.json` form: the whole history in one object.
+                for m in messages {
+                    self.message(m);
+                }
+            }
+        }
+    }
+
+    /// A `$set.messages`: the history the model gets from now on. A message
+    /// never seen before that is not the session context is one the CLI
+    /// wrote itself: after a compression, the summary.
+    fn rebuild(&mut self, messages: &[Value]) {
+        // Every text the model has been given or has written so far: a
+        // rebuilt history copies them under new ids (0.61 after a compression).
+        let known: std::collections::HashSet<String> = self
+            .history
+            .iter()
+            .flat_map(|e| e.texts.iter().cloned())
+            .chain(self.r.turns.iter().map(|t| t.prompt.clone()))
+            .chain(self.answers.iter().map(|a| a.content.clone()))
+            .collect();
+        let mut history = Vec::new();
+        for m in messages {
+            let Some(id) = m["id"].as_str() else { continue };
+            let role = if m["type"] == "gemini" {
+                "model"
+            } else {
+                "user"
+            };
+            let t = texts(&m["content"]);
+            if !self.seen.contains(id) {
+                self.seen.insert(id.to_string());
+                let text = t.join("");
+                if role == "user" && text.starts_with(SESSION_CONTEXT) {
+                    if self.r.session_context.is_none() {
+                        self.r.session_context = Some(text);
+                    }
+                } else if role == "user"
+                    && !self.r.turns.is_empty()
+                    && !text.is_empty()
+                    && !known.contains(&text)
+                {
+                    // A user message the CLI wrote: the compression's summary.
+                    // It reaches the turn in progress, else the next one.
+                    if self.in_progress() {
+                        let last = self.r.turns.len() - 1;
+                        self.r.turns[last]
+                            .items
+                            .push((ItemKind::CompactionSummary, text));
+                    } else {
+                        self.pending_summary.push(text);
+                    }
+                }
+            }
+            history.push(Entry {
+                id: id.to_string(),
+                role,
+                texts: t,
+            });
+        }
+        self.history = history;
+    }
+
+    /// Whether the last turn still waits for its answer: no answer yet, or
+    /// the last one a tool call without text.
+    fn in_progress(&self) -> bool {
+        let Some(last) = self.r.turns.len().checked_sub(1) else {
+            return false;
+        };
+        self.answers
+            .iter()
+            .rfind(|a| a.turn == last)
+            .is_none_or(|a| a.content.is_empty())
+    }
+
+    fn message(&mut self, m: &Value) {
+        let Some(id) = m["id"].as_str() else { return };
+        match m["type"].as_str() {
+            Some("user") => {
+                if self.seen.contains(id) {
+                    return;
+                }
+                self.seen.insert(id.to_string());
+                let parts = texts(&m["content"]);
+                let joined = parts.join("");
+                if parts.is_empty() {
+                    // Tool results (`functionResponse` parts): the same turn
+                    // goes on. The gemini record's `toolCalls` has them too.
+                    return;
+                }
+                if joined.starts_with(SESSION_CONTEXT) {
+                    if self.r.session_context.is_none() {
+                        self.r.session_context = Some(joined);
+                    }
+                    self.history.push(Entry {
+                        id: id.to_string(),
+                        role: "user",
+                        texts: parts,
+                    });
+                    return;
+                }
+                // Text the CLI itself sends as a user message (loop detection,
+                // the next-speaker check), or any text while a turn waits
+                // for its answer: part of that turn, not a new prompt.
+                let harness = joined.starts_with("System: ") || joined == "Please continue.";
+                if (harness || self.in_progress()) && !self.r.turns.is_empty() {
+                    let last = self.r.turns.len() - 1;
+                    let kind = if harness {
+                        ItemKind::System
+                    } else {
+                        ItemKind::User
+                    };
+                    self.r.turns[last].items.push((kind, joined));
+                    self.history.push(Entry {
+                        id: id.to_string(),
+                        role: "user",
+                        texts: parts,
+                    });
+                    return;
+                }
+                let context: Vec<(String, String)> = self
+                    .history
+                    .iter()
+                    .flat_map(|e| e.texts.iter().map(|t| (e.role.to_string(), t.clone())))
+                    .collect();
+                let mut items: Vec<(ItemKind, String)> = self
+                    .pending_summary
+                    .drain(..)
+                    .map(|s| (ItemKind::CompactionSummary, s))
+                    .collect();
+                let (hook, prompt) = split_hook(parts.first().map_or("", String::as_str));
+                if let Some(h) = hook {
+                    items.push((
+                        ItemKind::Hook {
+                            event: Some("SessionStart".into()),
+                            before_prompt: true,
+                        },
+                        h,
+                    ));
+                }
+                for p in parts.iter().skip(1) {
+                    let hook = p
+                        .strip_prefix(HOOK_OPEN)
+                        .and_then(|r| r.strip_suffix(HOOK_CLOSE));
+                    match hook {
+                        Some(h) => items.push((
+                            ItemKind::Hook {
+                                event: Some("BeforeAgent".into()),
+                                before_prompt: false,
+                            },
+                            h.to_string(),
+                        )),
+                        None => items.push((ItemKind::User, p.clone())),
+                    }
+                }
+                self.r.turns.push(RecordTurn {
+                    prompt,
+                    items,
+                    context,
+                    ..RecordTurn::default()
+                });
+                self.history.push(Entry {
+                    id: id.to_string(),
+                    role: "user",
+                    texts: parts,
+                });
+            }
+            Some("gemini") => {
+                let turn = self.r.turns.len().saturating_sub(1);
+                let content = texts(&m["content"]).join("");
+                let model = m["model"].as_str().map(str::to_string);
+                let tokens = m.get("tokens").filter(|t| t.is_object()).cloned();
+                let calls: Vec<ToolCall> = m["toolCalls"]
+                    .as_array()
+                    .map(|calls| {
+                        calls
+                            .iter()
+                            .map(|c| ToolCall {
+                                name: c["name"].as_str().unwrap_or_default().to_string(),
+                                args: c["args"].clone(),
+                                result: result_text(&c["result"]),
+                            })
+                            .collect()
+                    })
+                    .unwrap_or_default();
+                match self.answers.iter_mut().find(|a| a.id == id) {
+                    Some(a) => {
+                        a.tokens = tokens.or(a.tokens.take());
+                        a.model = model.or(a.model.take());
+                        a.content = content.clone();
+                    }
+                    None => self.answers.push(Answer {
+                        id: id.to_string(),
+                        turn,
+                        tokens,
+                        model,
+                        content: content.clone(),
+                    }),
+                }
+                match self.tools.iter_mut().find(|t| t.0 == id) {
+                    Some(t) => t.1 = calls,
+                    None => self.tools.push((id.to_string(), calls)),
+                }
+                // A tool call alone is no text part of the history.
+                let parts = if content.is_empty() {
+                    Vec::new()
+                } else {
+                    vec![content]
+                };
+                match self.history.iter_mut().find(|e| e.id == id) {
+                    Some(e) => e.texts = parts,
+                    None => {
+                        self.seen.insert(id.to_string());
+                        self.history.push(Entry {
+                            id: id.to_string(),
+                            role: "model",
+                            texts: parts,
+                        })
+                    }
+                }
+            }
+            Some(kind @ ("error" | "warning")) => {
+                let text = texts(&m["content"]).join("");
+                self.r.warnings.push(format!(
+                    "the session record holds {} {kind}: {}",
+                    if kind == "error" { "an" } else { "a" },
+                    crate::escape::one_line(&crate::markdown::clip(&text, 200))
+                ));
+            }
+            _ => {}
+        }
+    }
+
+    fn finish(mut self) -> Record {
+        let mut total: Option<Tokens> = None;
+        for a in &self.answers {
+            if let Some(t) = self.r.turns.get_mut(a.turn) {
+                if a.model.is_some() {
+                    t.model = a.model.clone();
+                }
+                if !a.content.is_empty() {
+                    t.answer = Some(a.content.clone());
+                }
+            }
+            if let Some(tk) = &a.tokens {
+                let n = |k: &str| tk[k].as_u64().unwrap_or(0);
+                let sum = total.get_or_insert_with(Tokens::default);
+                // promptTokenCount holds the cached tokens; the tool-use
+                // prompt and the thoughts are counted apart by Gemini.
+                sum.input += n("input") + n("tool");
+                sum.cached_input += n("cached");
+                sum.output += n("output") + n("thoughts");
+                sum.reasoning += n("thoughts");
+            }
+        }
+        if let Some(t) = total.as_mut() {
+            t.total = t.input + t.output;
+        }
+        self.r.tokens = total;
+        self.r.tool_calls = self.tools.into_iter().flat_map(|t| t.1).collect();
+        self.r
+    }
+}
+
+fn result_text(result: &Value) -> String {
+    let mut out = String::new();
+    let mut stack = vec![result];
+    while let Some(v) = stack.pop() {
+        match v {
+            Value::String(s) => out.push_str(s),
+            Value::Array(a) => stack.extend(a.iter().rev()),
+            Value::Object(o) => {
+                for (_, x) in o.iter() {
+                    stack.push(x);
+                }
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+/// Reads one record, which must resolve inside `home` (the agent home). A
+/// line that is not JSON is said, not fatal (the CLI may have been stopped
+/// mid-write).
+pub fn read(path: &Path, home: &Path) -> Result<Record, String> {
+    let real = std::fs::canonicalize(home).unwrap_or_else(|_| home.to_path_buf());
+    let bytes = crate::workspace::read_contained(path, &[&real], MAX_RECORD_BYTES)
+        .map_err(|why| why.why(&path.display().to_string()))?;
+    Ok(parse(path, &bytes))
+}
+
+pub fn parse(path: &Path, bytes: &[u8]) -> Record {
+    let mut reader = Reader::default();
+    reader.r.path = path.to_path_buf();
+    reader.r.sha256 = sha256_hex(bytes);
+    let text = String::from_utf8_lossy(bytes);
+    let whole: Option<Value> = if path.extension().is_some_and(|e| e == "json") {
+        serde_json::from_str(&text).ok()
+    } else {
+        None
+    };
+    match whole {
+        Some(v) => reader.line(&v),
+        None => {
+            for (n, line) in text.lines().enumerate() {
+                if line.trim().is_empty() {
+                    continue;
+                }
+                match serde_json::from_str::<Value>(line) {
+                    Ok(v) => reader.line(&v),
+                    Err(_) => reader.r.warnings.push(format!(
+                        "line {} of the session record is not JSON, and was skipped",
+                        n + 1
+                    )),
+                }
+            }
+        }
+    }
+    reader.finish()
+}
+
+/// `--output-format json`'s stdout (run-gemini-cli's `gemini-artifacts/stdout.log`).
+#[derive(Clone, Debug, Default)]
+pub struct Stdout {
+    pub session_id: Option<String>,
+    pub response: Option<String>,
+    /// `(model, role)` for every model `stats.models` lists.
+    pub models: Vec<(String, String)>,
+    pub error: Option<String>,
+}
+
+pub fn parse_stdout(bytes: &[u8]) -> Option<Stdout> {
+    let v: Value = serde_json::from_slice(bytes).ok()?;
+    let mut out = Stdout {
+        session_id: v["session_id"].as_str().map(str::to_string),
+        response: v["response"].as_str().map(str::to_string),
+        error: v["error"]["message"].as_str().map(str::to_string),
+        ..Stdout::default()
+    };
+    if let Some(models) = v["stats"]["models"].as_object() {
+        for (name, m) in models {
+            let roles: Vec<String> = m["roles"]
+                .as_object()
+                .map(|r| r.keys().cloned().collect())
+                .unwrap_or_default();
+            if roles.is_empty() {
+                out.models.push((name.clone(), String::new()));
+            }
+            for role in roles {
+                out.models.push((name.clone(), role));
+            }
+        }
+    }
+    Some(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn messages_the_cli_writes_in_a_turn_are_items_of_it() {
+        let lines = [
+            json!({"sessionId": "s1", "projectHash": "h"}),
+            json!({"$set": {"messages": [{"id": "c", "type": "user", "content": [{"text": "<session_context>x"}]}]}}),
+            json!({"id": "u1", "type": "user", "content": [{"text": "Review"}]}),
+            json!({"id": "g1", "type": "gemini", "content": "", "toolCalls": [{"name": "read_file", "args": {}}]}),
+            json!({"id": "r1", "type": "user", "content": [{"functionResponse": {"name": "read_file", "response": {"output": "x"}}}]}),
+            // A compression: every message again under a new id, with the summary.
+            json!({"$set": {"messages": [
+                {"id": "c", "type": "user", "content": [{"text": "<session_context>x"}]},
+                {"id": "s", "type": "user", "content": [{"text": "<state_snapshot>S</state_snapshot>"}]},
+                {"id": "a", "type": "gemini", "content": [{"text": "Got it. Thanks for the additional context!"}]},
+                {"id": "u1b", "type": "user", "content": [{"text": "Review"}]},
+            ]}}),
+            json!({"id": "l", "type": "user", "content": [{"text": "System: Potential loop detected."}]}),
+            json!({"id": "g2", "type": "gemini", "content": "{}", "model": "m"}),
+        ];
+        let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
+        let r = parse(Path::new("session-x.jsonl"), text.as_bytes());
+        assert_eq!(r.turns.len(), 1, "{:?}", r.turns);
+        let kinds: Vec<&ItemKind> = r.turns[0].items.iter().map(|(k, _)| k).collect();
+        assert_eq!(kinds, [&ItemKind::CompactionSummary, &ItemKind::System]);
+        assert_eq!(r.turns[0].answer.as_deref(), Some("{}"));
+    }
+
+    #[test]
+    fn the_record_is_read_as_a_log() {
+        let lines = [
+            json!({"sessionId": "s1", "projectHash": "h", "startTime": "t0", "lastUpdated": "t0", "kind": "main"}),
+            json!({"$set": {"messages": [{"id": "c", "type": "user", "content": [{"text": "<session_context>\n- **Workspace Directories:**\n  - /w\n<loaded_context>\n<project_context>\nPC\n</project_context>\n</loaded_context>\n</session_context>"}]}]}}),
+            json!({"id": "u1", "type": "user", "content": [{"text": "<hook_context>S</hook_context>\n\nReview"}, {"text": "<hook_context>B</hook_context>"}]}),
+            json!({"id": "g1", "type": "gemini", "content": "", "model": "m1"}),
+            json!({"id": "g1", "type": "gemini", "content": "{}", "model": "m1", "tokens": {"input": 100, "output": 10, "cached": 40, "thoughts": 5, "tool": 1, "total": 116}}),
+            json!({"$set": {"messages": [{"id": "c", "type": "user", "content": [{"text": "<session_context>x"}]}, {"id": "sum", "type": "user", "content": [{"text": "<state_snapshot>S</state_snapshot>"}]}]}}),
+            json!({"id": "u2", "type": "user", "content": [{"text": "Again"}]}),
+            json!({"id": "g2", "type": "gemini", "content": "{\"ok\":true}", "model": "m2", "tokens": {"input": 10, "output": 1, "cached": 0, "total": 11}}),
+        ];
+        let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
+        let r = parse(Path::new("session-x.jsonl"), text.as_bytes());
+        assert_eq!(r.cwd().as_deref(), Some("/w"));
+        assert_eq!(r.project_context(), Some("PC"));
+        assert_eq!(r.turns.len(), 2);
+        let t = &r.turns[0];
+        assert_eq!(
+            (t.prompt.as_str(), t.answer.as_deref(), t.model.as_deref()),
+            ("Review", Some("{}"), Some("m1"))
+        );
+        assert_eq!(t.items.len(), 2);
+        assert!(
+            matches!(&t.items[0].0, ItemKind::Hook { event: Some(e), before_prompt: true } if e == "SessionStart")
+        );
+        assert_eq!(t.context.len(), 1);
+        let t2 = &r.turns[1];
+        assert_eq!(
+            t2.items,
+            [(
+                ItemKind::CompactionSummary,
+                "<state_snapshot>S</state_snapshot>".to_string()
+            )]
+        );
+        assert_eq!(t2.context.len(), 2);
+        let tokens = r.tokens.clone().unwrap();
+        assert_eq!(
+            (
+                tokens.input,
+                tokens.cached_input,
+                tokens.output,
+                tokens.reasoning,
+                tokens.total
+            ),
+            (111, 40, 16, 5, 127)
+        );
+        assert_eq!(r.output_turn(), Some(1));
+    }
+}
