@@ -174,6 +174,11 @@ impl Inputs {
                 permission_profile: self.permission_profile.clone(),
                 default_branch_instructions: self.default_branch_instructions,
             }),
+            AgentKind::Claude => AgentOptions::Claude(crate::agent::claude::Settings {
+                cli_version: self.claude_version.clone(),
+                args: self.claude_args.clone(),
+                schema: self.schema.clone(),
+            }),
         };
         Some(SessionOptions {
             home: codex_home?.to_path_buf(),
@@ -316,7 +321,9 @@ mod tests {
         );
         assert!(i.session_options(None, &config).is_none());
         let session = i.session_options(Some(home), &config).unwrap();
-        let crate::agent::AgentOptions::Codex(settings) = &session.agent;
+        let crate::agent::AgentOptions::Codex(settings) = &session.agent else {
+            panic!("a Codex session")
+        };
         assert_eq!(
             settings.developer_instructions.as_deref(),
             Some("Be strict.")

@@ -14,6 +14,7 @@
 
 pub mod chain;
 pub mod check;
+pub mod claude;
 pub mod codex;
 pub mod redaction;
 pub mod turns;
@@ -37,6 +38,8 @@ pub enum AgentKind {
     /// OpenAI Codex CLI, as openai/codex-action runs it.
     #[default]
     Codex,
+    /// Claude Code, as anthropics/claude-code-action runs it.
+    Claude,
 }
 
 impl AgentKind {
@@ -44,6 +47,7 @@ impl AgentKind {
     pub fn as_str(self) -> &'static str {
         match self {
             AgentKind::Codex => "codex",
+            AgentKind::Claude => "claude",
         }
     }
 
@@ -51,6 +55,7 @@ impl AgentKind {
     pub fn name(self) -> &'static str {
         match self {
             AgentKind::Codex => "Codex",
+            AgentKind::Claude => "Claude Code",
         }
     }
 
@@ -58,6 +63,7 @@ impl AgentKind {
     pub fn chain_name(self) -> &'static str {
         match self {
             AgentKind::Codex => "AGENTS.md",
+            AgentKind::Claude => "CLAUDE.md",
         }
     }
 
@@ -65,6 +71,7 @@ impl AgentKind {
     pub fn home_input(self) -> &'static str {
         match self {
             AgentKind::Codex => "codex-home",
+            AgentKind::Claude => "agent-home",
         }
     }
 }
@@ -88,12 +95,14 @@ pub struct SessionOptions {
 #[derive(Clone, Debug)]
 pub enum AgentOptions {
     Codex(codex::Settings),
+    Claude(claude::Settings),
 }
 
 impl SessionOptions {
     pub fn kind(&self) -> AgentKind {
         match self.agent {
             AgentOptions::Codex(_) => AgentKind::Codex,
+            AgentOptions::Claude(_) => AgentKind::Claude,
         }
     }
 }
@@ -110,6 +119,9 @@ pub fn read_and_check(
     let mut check = match &opts.agent {
         AgentOptions::Codex(settings) => {
             codex::read_and_check(opts, settings, workdir, ws, expected)
+        }
+        AgentOptions::Claude(settings) => {
+            claude::read_and_check(opts, settings, workdir, ws, expected)
         }
     };
     check.kind = opts.kind();

@@ -137,6 +137,11 @@ fn compare_with_base(
     // Hooks first: their output reaches the model, and the kind says so.
     subjects.push(Subject::glob("Codex hooks", "**/.codex/hooks.json"));
     subjects.push(Subject::glob("Codex config", "**/.codex/**"));
+    if chain.kind == crate::agent::AgentKind::Claude {
+        for (kind, glob) in crate::agent::claude::chain::BASE_GLOBS {
+            subjects.push(Subject::glob(kind, glob));
+        }
+    }
     Some(instructions::check(ws.root(), &base, &subjects, policy))
 }
 

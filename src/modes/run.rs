@@ -106,7 +106,14 @@ pub fn run(
     receipt.gate_schema = gate.record.clone();
     receipt.base = instructions.as_ref().map(|c| c.record());
     let decision = policy.decide(&review);
-    let hooks = hook_configs(&config.hooks, &sources.workdir, ws);
+    let mut hooks = hook_configs(&config.hooks, &sources.workdir, ws);
+    if inputs.agent == crate::agent::AgentKind::Claude {
+        hooks.extend(crate::agent::claude::hook_configs(
+            &sources.workdir,
+            ws,
+            codex_home,
+        ));
+    }
     receipt.hooks = (!hooks.is_empty()).then_some(hooks);
     let agent = match inputs.session_options(codex_home, &config) {
         Some(opts) => {
