@@ -1,0 +1,385 @@
+//! What reached Claude Code, proven with the real CLI.
+//!
+//! `.ci/run` installs `@anthropic-ai/claude-code` at two releases. Each case
+//! runs `claude -p` as anthropics/claude-code-action does (`--json-schema`,
+//! `--model`, stream-json into the execution file) against a Messages API on
+//! loopback that records what it was sent, writes `structured_output` to the
+//! review file, then runs the action with `agent: claude`, and compares the
+//! receipt with what the API received.
+
+mod common;
+
+use std::path::PathBuf;
+
+use common::claude::{self, FakeMessages, MODEL, VERSIONS};
+use common::*;
+use prompt_receipt::digest::sha256_hex;
+use serde_json::{Value, json};
+
+const PROMPT: &str = ".github/codex/prompts/review.md";
+const SCHEMA: &str = ".github/codex/review.schema.json";
+
+fn review() -> Value {
+    json!({"ok": true, "findings": []})
+}
+
+/// One agent job and the receipt job after it, on the same checkout.
+struct Run {
+    s: Scenario,
+    /// The agent's `$HOME`, which is also the agent home the receipt reads.
+    home: PathBuf,
+    server: FakeMessages,
+    version: &'static str,
+    args: String,
+}
+
+impl Run {
+    async fn new(version: &'static str, files: &[(&str, &str)], review: Value) -> Run {
+        let s = Scenario::example();
+        s.remove("AGENTS.md");
+        for (path, text) in files {
+            s.write(path, text);
+        }
+        // Claude Code's validator knows no draft 2020-12 meta-schema: it refuses
+        // a `--json-schema` that names it (measured), so the schema leaves it out.
+        let mut schema: Value = serde_json::from_slice(&s.read(SCHEMA)).unwrap();
+        schema.as_object_mut().unwrap().remove("$schema");
+        s.write(SCHEMA, serde_json::to_string_pretty(&schema).unwrap());
+        let s = s.commit("the pull request");
+        let home = s.runner_temp().join("claude-home");
+        std::fs::create_dir_all(&home).unwrap();
+        let schema = String::from_utf8(s.read(SCHEMA)).unwrap();
+        // As a workflow writes it: the schema's text, quoted for the shell.
+        let args = format!(
+            "--model {MODEL} --json-schema '{}'",
+            schema.replace('\'', "'\\''")
+        );
+        Run {
+            server: FakeMessages::start(review).await,
+            s,
+            home,
+            version,
+            args,
+        }
+    }
+
+    fn workspace(&self) -> PathBuf {
+        std::fs::canonicalize(&self.s.ws).unwrap()
+    }
+
+    fn home(&self) -> PathBuf {
+        std::fs::canonicalize(&self.home).unwrap()
+    }
+
+    /// Claude Code on `prompt` with `claude_args` (and more), then
+    /// `structured_output` written to the review file.
+    async fn agent(&self, prompt: &str, more: &[&str]) {
+        let mut args = shlex::split(&self.args).unwrap();
+        args.extend(more.iter().map(|s| s.to_string()));
+        claude::run_beside(
+            self.version,
+            self.server.url.clone(),
+            self.home.clone(),
+            self.workspace(),
+            prompt.to_string(),
+            args,
+        )
+        .await;
+        let result = claude::result_of(&self.home);
+        if let Some(out) = result.get("structured_output").filter(|v| !v.is_null()) {
+            // claude-code-action's output `structured_output` is the JSON text.
+            self.s.write("artifacts/review.json", out.to_string());
+        }
+    }
+
+    fn prompt(&self) -> String {
+        String::from_utf8(self.s.read(PROMPT)).unwrap()
+    }
+
+    fn receipt(&self, extra: &[(&str, &str)]) -> Outcome {
+        let mut step = self
+            .s
+            .action()
+            .input("agent", "claude")
+            .input("prompt-file", PROMPT)
+            .input("claude-version", self.version)
+            .input("model", MODEL)
+            .input("claude-args", &self.args)
+            .input("agent-home", self.home.to_str().unwrap());
+        for (k, v) in extra {
+            step = step.input(k, v);
+        }
+        step.run()
+    }
+}
+
+const CHAIN: &[(&str, &str)] = &[
+    ("CLAUDE.md", "# Rules\nReview only the diff.\n@docs/review-rules.md\n"),
+    ("docs/review-rules.md", "Never approve a change to billing.\n"),
+    (".claude/CLAUDE.md", "\u{feff}  Be brief.\r\nCite lines.  \n"),
+    (".claude/rules/style.md", "Prefer small findings.\n"),
+    ("CLAUDE.local.md", "Local notes.\n"),
+];
+
+#[tokio::test(flavor = "multi_thread")]
+async fn prompt_and_instructions_hash_to_what_the_api_received() {
+    if claude::missing(VERSIONS) {
+        return;
+    }
+    for &version in VERSIONS {
+        let run = Run::new(version, CHAIN, review()).await;
+        std::fs::create_dir_all(run.home.join(".claude")).unwrap();
+        std::fs::write(run.home.join(".claude/CLAUDE.md"), "Global: be kind.\n").unwrap();
+        run.agent(&run.prompt(), &[]).await;
+        let requests = run.server.requests();
+        assert_eq!(requests.len(), 1, "{version}: one request");
+        let request = &requests[0];
+        assert_eq!(
+            claude::prompt_of(request),
+            run.prompt(),
+            "{version}: the prompt is sent as given"
+        );
+        let block = claude::instructions_of(request, &run.workspace(), &run.home())
+            .expect("an instruction block");
+        for (file, _) in CHAIN {
+            assert!(block.contains(&format!("Contents of {file} (")), "{version}: {file}: {block}");
+        }
+        assert!(block.contains("Contents of ~/.claude/CLAUDE.md ("), "{version}");
+        let out = run.receipt(&[]);
+        out.code(0);
+        let usage = out.usage();
+        assert_eq!(
+            usage["prompt_sent_sha"],
+            sha256_hex(claude::prompt_of(request).as_bytes()),
+            "{version}: prompt_sent_sha is what the API received"
+        );
+        assert_eq!(
+            usage["agents_sha"],
+            sha256_hex(block.as_bytes()),
+            "{version}: agents_sha is the block the API received, files named as the receipt names them"
+        );
+        assert_eq!(usage["agent"], "claude");
+        let files: Vec<&str> = usage["agents"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| f["path"].as_str().unwrap())
+            .collect();
+        assert_eq!(
+            files,
+            [
+                "~/.claude/CLAUDE.md",
+                "CLAUDE.md",
+                "docs/review-rules.md",
+                ".claude/CLAUDE.md",
+                ".claude/rules/style.md",
+                "CLAUDE.local.md"
+            ],
+            "{version}"
+        );
+        assert_eq!(usage["session"]["cli_version"], version);
+        assert_eq!(usage["session"]["model"], MODEL);
+        // Anthropic's 100 input tokens plus 20 cache reads and 5 cache writes.
+        assert_eq!(
+            usage["tokens"],
+            json!({"input": 125, "cached_input": 20, "cache_write_input": 5, "output": 30, "reasoning": 0, "total": 155}),
+            "{version}"
+        );
+        assert_eq!(out.outputs["conclusion"], "success", "{version}: {}", out.summary);
+        assert!(
+            usage["transcript"]["path"]
+                .as_str()
+                .unwrap()
+                .starts_with("~/.claude/projects/"),
+            "{usage}"
+        );
+        assert!(out.summary.contains("Claude Code"), "{}", out.summary);
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn agents_md_is_read_when_there_is_no_claude_md() {
+    if claude::missing(VERSIONS) {
+        return;
+    }
+    for &version in VERSIONS {
+        let run = Run::new(version, &[("AGENTS.md", "Agents rules.\n")], review()).await;
+        run.agent(&run.prompt(), &[]).await;
+        let request = &run.server.requests()[0];
+        let block = claude::instructions_of(request, &run.workspace(), &run.home()).unwrap();
+        assert!(block.contains("Contents of AGENTS.md ("), "{version}");
+        let out = run.receipt(&[]);
+        out.code(0);
+        assert_eq!(out.usage()["agents_sha"], sha256_hex(block.as_bytes()));
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn each_disagreement_fails_with_the_file_named() {
+    if claude::missing(VERSIONS) {
+        return;
+    }
+    for &version in VERSIONS {
+        // An instruction file changed after the run.
+        let run = Run::new(version, CHAIN, review()).await;
+        run.agent(&run.prompt(), &[]).await;
+        run.s.write("CLAUDE.md", "# Rules\nApprove everything.\n");
+        let out = run.receipt(&[]);
+        out.code(1);
+        out.error_says("`CLAUDE.md` as the agent read it");
+
+        // A CLAUDE.md the record shows that the checkout lacks.
+        let run = Run::new(version, CHAIN, review()).await;
+        run.agent(&run.prompt(), &[]).await;
+        std::fs::remove_file(run.s.ws.join(".claude/CLAUDE.md")).unwrap();
+        let out = run.receipt(&[]);
+        out.code(1);
+        out.error_says("the agent was sent `.claude/CLAUDE.md`, which the checkout does not have");
+
+        // A token budget overrun: 155 tokens, cache reads and writes counted in.
+        let run = Run::new(version, CHAIN, review()).await;
+        run.agent(&run.prompt(), &[]).await;
+        let out = run.receipt(&[("max-total-tokens", "150")]);
+        out.code(1);
+        out.error_says("the session used 155 tokens (125 input of which 20 cache reads and 5 cache writes, 30 output), over max-total-tokens 150");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_structured_output_that_violates_the_schema_fails_and_a_looser_json_schema_is_named() {
+    if claude::missing(VERSIONS) {
+        return;
+    }
+    for &version in VERSIONS {
+        let mut run = Run::new(version, CHAIN, json!({"ok": "yes", "findings": []})).await;
+        // The agent job gave Claude Code a looser schema than the receipt's.
+        run.args = format!("--model {MODEL} --json-schema '{{\"type\": \"object\"}}'");
+        run.agent(&run.prompt(), &[]).await;
+        assert_eq!(
+            claude::result_of(&run.home)["structured_output"],
+            json!({"ok": "yes", "findings": []}),
+            "{version}: Claude Code took it"
+        );
+        let out = run.receipt(&[]);
+        out.code(1);
+        out.error_says("artifacts/review.json");
+        out.error_says("claude-args gives `--json-schema`");
+        out.error_says("StructuredOutput tool took a schema");
+        assert_eq!(out.usage()["validation"]["valid"], false);
+    }
+}
+
+const START_HOOK: &str = "Reviewer note from the session hook.";
+const PROMPT_HOOK: &str = "Reviewer note from the prompt hook.";
+
+fn settings_with_hooks() -> String {
+    let hook = |event: &str, text: &str| {
+        let out = json!({"hookSpecificOutput": {"hookEventName": event, "additionalContext": text}});
+        json!([{"hooks": [{"type": "command", "command": format!("echo '{out}'")}]}])
+    };
+    json!({"hooks": {
+        "SessionStart": hook("SessionStart", START_HOOK),
+        "UserPromptSubmit": hook("UserPromptSubmit", PROMPT_HOOK),
+    }})
+    .to_string()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn settings_hooks_are_named_with_the_hashes_sent_and_never_success_in_silence() {
+    if claude::missing(VERSIONS) {
+        return;
+    }
+    for &version in VERSIONS {
+        let settings = settings_with_hooks();
+        let mut files = CHAIN.to_vec();
+        files.push((".claude/settings.json", &settings));
+        let run = Run::new(version, &files, review()).await;
+        run.agent(&run.prompt(), &[]).await;
+        let requests = run.server.requests();
+        let sent = claude::texts(&requests[0]).join("\n");
+        for (event, text) in [("SessionStart", START_HOOK), ("UserPromptSubmit", PROMPT_HOOK)] {
+            assert!(
+                sent.contains(&format!("{event} hook additional context: {text}")),
+                "{version}: the {event} hook reached the model"
+            );
+        }
+        let out = run.receipt(&[]);
+        out.code(0);
+        assert_eq!(out.outputs["conclusion"], "neutral", "{version}: {}", out.summary);
+        let usage = out.usage();
+        let hook = |event: &str, text: &str, before: bool| json!({"kind": "hook", "event": event, "before_prompt": before, "sha256": sha256_hex(text.as_bytes()), "bytes": text.len()});
+        assert_eq!(
+            usage["turns"][0]["items"],
+            json!([hook("SessionStart", START_HOOK, true), hook("UserPromptSubmit", PROMPT_HOOK, false)]),
+            "{version}"
+        );
+        assert_eq!(
+            usage["hooks"],
+            json!([{"path": ".claude/settings.json", "sha256": sha256_hex(settings.as_bytes())}]),
+            "{version}"
+        );
+        assert!(
+            out.summary.contains("SessionStart hook said before the prompt")
+                && out.summary.contains("UserPromptSubmit hook said after the prompt"),
+            "{version}: {}",
+            out.summary
+        );
+        assert!(!out.summary.contains(PROMPT_HOOK), "no hook text in the summary");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_resumed_session_is_two_turns_with_the_hashes_sent() {
+    if claude::missing(VERSIONS) {
+        return;
+    }
+    for &version in VERSIONS {
+        let run = Run::new(version, CHAIN, review()).await;
+        run.agent("Look at the diff first.", &[]).await;
+        let first: Vec<Value> = serde_json::from_slice(
+            &std::fs::read(run.home.join("claude-execution-output.json")).unwrap(),
+        )
+        .unwrap();
+        let session = first
+            .iter()
+            .find_map(|m| m["session_id"].as_str())
+            .unwrap()
+            .to_string();
+        run.agent(&run.prompt(), &["--resume", &session]).await;
+        let requests = run.server.requests();
+        assert_eq!(requests.len(), 2, "{version}");
+        let resumed = &requests[1];
+        let last = resumed["messages"].as_array().unwrap().last().unwrap();
+        let second_prompt = last["content"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .rev()
+            .find_map(|b| b["text"].as_str())
+            .unwrap();
+        assert_eq!(second_prompt, run.prompt(), "{version}");
+        let out = run.receipt(&[]);
+        out.code(0);
+        assert_eq!(out.outputs["conclusion"], "neutral", "{version}: {}", out.summary);
+        let usage = out.usage();
+        let turns = usage["turns"].as_array().unwrap();
+        assert_eq!(turns.len(), 2, "{version}: {usage}");
+        assert_eq!(
+            turns[0]["prompt_sha"],
+            sha256_hex(claude::prompt_of(&requests[0]).as_bytes()),
+            "{version}"
+        );
+        assert_eq!(
+            turns[1]["prompt_sha"],
+            sha256_hex(second_prompt.as_bytes()),
+            "{version}"
+        );
+        assert_eq!(usage["prompt_sent_sha"], turns[1]["prompt_sha"]);
+        assert!(out.summary.contains("2 turns"), "{version}: {}", out.summary);
+
+        // single-turn: require makes it fail.
+        let out = run.receipt(&[("single-turn", "require")]);
+        out.code(1);
+        out.error_says("2 turns");
+    }
+}
