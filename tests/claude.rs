@@ -114,9 +114,18 @@ impl Run {
 }
 
 const CHAIN: &[(&str, &str)] = &[
-    ("CLAUDE.md", "# Rules\nReview only the diff.\n@docs/review-rules.md\n"),
-    ("docs/review-rules.md", "Never approve a change to billing.\n"),
-    (".claude/CLAUDE.md", "\u{feff}  Be brief.\r\nCite lines.  \n"),
+    (
+        "CLAUDE.md",
+        "# Rules\nReview only the diff.\n@docs/review-rules.md\n",
+    ),
+    (
+        "docs/review-rules.md",
+        "Never approve a change to billing.\n",
+    ),
+    (
+        ".claude/CLAUDE.md",
+        "\u{feff}  Be brief.\r\nCite lines.  \n",
+    ),
     (".claude/rules/style.md", "Prefer small findings.\n"),
     ("CLAUDE.local.md", "Local notes.\n"),
 ];
@@ -142,9 +151,15 @@ async fn prompt_and_instructions_hash_to_what_the_api_received() {
         let block = claude::instructions_of(request, &run.workspace(), &run.home())
             .expect("an instruction block");
         for (file, _) in CHAIN {
-            assert!(block.contains(&format!("Contents of {file} (")), "{version}: {file}: {block}");
+            assert!(
+                block.contains(&format!("Contents of {file} (")),
+                "{version}: {file}: {block}"
+            );
         }
-        assert!(block.contains("Contents of ~/.claude/CLAUDE.md ("), "{version}");
+        assert!(
+            block.contains("Contents of ~/.claude/CLAUDE.md ("),
+            "{version}"
+        );
         let out = run.receipt(&[]);
         out.code(0);
         let usage = out.usage();
@@ -185,7 +200,11 @@ async fn prompt_and_instructions_hash_to_what_the_api_received() {
             json!({"input": 125, "cached_input": 20, "cache_write_input": 5, "output": 30, "reasoning": 0, "total": 155}),
             "{version}"
         );
-        assert_eq!(out.outputs["conclusion"], "success", "{version}: {}", out.summary);
+        assert_eq!(
+            out.outputs["conclusion"], "success",
+            "{version}: {}",
+            out.summary
+        );
         assert!(
             usage["transcript"]["path"]
                 .as_str()
@@ -194,6 +213,9 @@ async fn prompt_and_instructions_hash_to_what_the_api_received() {
             "{usage}"
         );
         assert!(out.summary.contains("Claude Code"), "{}", out.summary);
+        if std::env::var_os("SHOW").is_some() {
+            eprintln!("STDOUT\n{}\nSUMMARY\n{}", out.stdout, out.summary);
+        }
     }
 }
 
@@ -274,7 +296,8 @@ const PROMPT_HOOK: &str = "Reviewer note from the prompt hook.";
 
 fn settings_with_hooks() -> String {
     let hook = |event: &str, text: &str| {
-        let out = json!({"hookSpecificOutput": {"hookEventName": event, "additionalContext": text}});
+        let out =
+            json!({"hookSpecificOutput": {"hookEventName": event, "additionalContext": text}});
         json!([{"hooks": [{"type": "command", "command": format!("echo '{out}'")}]}])
     };
     json!({"hooks": {
@@ -297,7 +320,10 @@ async fn settings_hooks_are_named_with_the_hashes_sent_and_never_success_in_sile
         run.agent(&run.prompt(), &[]).await;
         let requests = run.server.requests();
         let sent = claude::texts(&requests[0]).join("\n");
-        for (event, text) in [("SessionStart", START_HOOK), ("UserPromptSubmit", PROMPT_HOOK)] {
+        for (event, text) in [
+            ("SessionStart", START_HOOK),
+            ("UserPromptSubmit", PROMPT_HOOK),
+        ] {
             assert!(
                 sent.contains(&format!("{event} hook additional context: {text}")),
                 "{version}: the {event} hook reached the model"
@@ -305,12 +331,19 @@ async fn settings_hooks_are_named_with_the_hashes_sent_and_never_success_in_sile
         }
         let out = run.receipt(&[]);
         out.code(0);
-        assert_eq!(out.outputs["conclusion"], "neutral", "{version}: {}", out.summary);
+        assert_eq!(
+            out.outputs["conclusion"], "neutral",
+            "{version}: {}",
+            out.summary
+        );
         let usage = out.usage();
         let hook = |event: &str, text: &str, before: bool| json!({"kind": "hook", "event": event, "before_prompt": before, "sha256": sha256_hex(text.as_bytes()), "bytes": text.len()});
         assert_eq!(
             usage["turns"][0]["items"],
-            json!([hook("SessionStart", START_HOOK, true), hook("UserPromptSubmit", PROMPT_HOOK, false)]),
+            json!([
+                hook("SessionStart", START_HOOK, true),
+                hook("UserPromptSubmit", PROMPT_HOOK, false)
+            ]),
             "{version}"
         );
         assert_eq!(
@@ -319,12 +352,18 @@ async fn settings_hooks_are_named_with_the_hashes_sent_and_never_success_in_sile
             "{version}"
         );
         assert!(
-            out.summary.contains("SessionStart hook said before the prompt")
-                && out.summary.contains("UserPromptSubmit hook said after the prompt"),
+            out.summary
+                .contains("SessionStart hook said before the prompt")
+                && out
+                    .summary
+                    .contains("UserPromptSubmit hook said after the prompt"),
             "{version}: {}",
             out.summary
         );
-        assert!(!out.summary.contains(PROMPT_HOOK), "no hook text in the summary");
+        assert!(
+            !out.summary.contains(PROMPT_HOOK),
+            "no hook text in the summary"
+        );
     }
 }
 
@@ -360,7 +399,11 @@ async fn a_resumed_session_is_two_turns_with_the_hashes_sent() {
         assert_eq!(second_prompt, run.prompt(), "{version}");
         let out = run.receipt(&[]);
         out.code(0);
-        assert_eq!(out.outputs["conclusion"], "neutral", "{version}: {}", out.summary);
+        assert_eq!(
+            out.outputs["conclusion"], "neutral",
+            "{version}: {}",
+            out.summary
+        );
         let usage = out.usage();
         let turns = usage["turns"].as_array().unwrap();
         assert_eq!(turns.len(), 2, "{version}: {usage}");
@@ -375,11 +418,79 @@ async fn a_resumed_session_is_two_turns_with_the_hashes_sent() {
             "{version}"
         );
         assert_eq!(usage["prompt_sent_sha"], turns[1]["prompt_sha"]);
-        assert!(out.summary.contains("2 turns"), "{version}: {}", out.summary);
+        assert!(
+            out.summary.contains("2 turns"),
+            "{version}: {}",
+            out.summary
+        );
 
         // single-turn: require makes it fail.
         let out = run.receipt(&[("single-turn", "require")]);
         out.code(1);
         out.error_says("2 turns");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_compaction_is_named_with_the_hash_of_the_summary_sent() {
+    if claude::missing(VERSIONS) {
+        return;
+    }
+    for &version in VERSIONS {
+        let run = Run::new(version, CHAIN, review()).await;
+        run.agent("Look at the diff first.", &[]).await;
+        let first: Vec<Value> = serde_json::from_slice(
+            &std::fs::read(run.home.join("claude-execution-output.json")).unwrap(),
+        )
+        .unwrap();
+        let session = first
+            .iter()
+            .find_map(|m| m["session_id"].as_str())
+            .unwrap()
+            .to_string();
+        run.agent("/compact", &["--resume", &session]).await;
+        run.agent(&run.prompt(), &["--resume", &session]).await;
+        let requests = run.server.requests();
+        let last = requests.last().unwrap();
+        let summary: Vec<String> = claude::texts(last)
+            .into_iter()
+            .filter(|t| {
+                t.starts_with("This session is being continued") && t.contains(claude::SUMMARY)
+            })
+            .collect();
+        assert_eq!(
+            summary.len(),
+            1,
+            "{version}: the summary reached the model: {:#?}",
+            claude::texts(last)
+        );
+        let out = run.receipt(&[]);
+        out.code(0);
+        assert_eq!(
+            out.outputs["conclusion"], "neutral",
+            "{version}: {}",
+            out.summary
+        );
+        let usage = out.usage();
+        let items: Vec<&Value> = usage["turns"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .flat_map(|t| t["items"].as_array().unwrap())
+            .filter(|i| i["kind"] == "compaction_summary")
+            .collect();
+        assert_eq!(
+            items,
+            [
+                &json!({"kind": "compaction_summary", "sha256": sha256_hex(summary[0].as_bytes()), "bytes": summary[0].len()})
+            ],
+            "{version}: {usage}"
+        );
+        assert!(
+            out.summary
+                .contains("compaction summary written by the model"),
+            "{version}: {}",
+            out.summary
+        );
     }
 }

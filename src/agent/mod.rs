@@ -76,6 +76,16 @@ impl AgentKind {
     }
 }
 
+impl AgentKind {
+    /// The agent a receipt names (`agent`), Codex for receipts written before it.
+    pub fn of_receipt(receipt: &serde_json::Map<String, serde_json::Value>) -> AgentKind {
+        receipt
+            .get("agent")
+            .and_then(|v| serde_json::from_value(v.clone()).ok())
+            .unwrap_or_default()
+    }
+}
+
 /// Where the agent's record of the run is, and what else to hold it to.
 #[derive(Clone, Debug)]
 pub struct SessionOptions {

@@ -112,7 +112,7 @@ pub fn collect(
         )));
     }
 
-    if sources.codex_version.is_none() {
+    if sources.codex_version.is_none() && chain_options.kind == crate::agent::AgentKind::Codex {
         caveats.push(Caveat::warning(
             "codex-version was not given: the receipt cannot say which agent CLI ran; pass the \
              agent step's exact codex-version to this step too",
@@ -123,7 +123,7 @@ pub fn collect(
         chain
             .warnings
             .iter()
-            .map(|w| Caveat::warning(format!("AGENTS.md chain: {w}"))),
+            .map(|w| Caveat::warning(format!("{} chain: {w}", chain_options.kind.chain_name()))),
     );
     let chain_sha = chain.sha();
 

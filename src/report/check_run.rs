@@ -268,7 +268,11 @@ fn receipt_text(result: &Outcome) -> String {
         None => md.push_str(&format!("| Prompt | inline {} |\n", short("prompt_sha"))),
     }
     if result.receipt.contains_key("agents_sha") {
-        md.push_str(&format!("| AGENTS.md chain | {} |\n", short("agents_sha")));
+        md.push_str(&format!(
+            "| {} chain | {} |\n",
+            crate::agent::AgentKind::of_receipt(&result.receipt).chain_name(),
+            short("agents_sha")
+        ));
     }
     let commit = field("git_sha").unwrap_or_default();
     md.push_str(&format!(

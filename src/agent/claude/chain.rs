@@ -90,7 +90,14 @@ pub fn block(entries: &[Entry]) -> Option<String> {
     }
     let parts: Vec<String> = entries
         .iter()
-        .map(|e| format!("Contents of {} ({}):\n\n{}", e.shown, e.scope.label(), e.text))
+        .map(|e| {
+            format!(
+                "Contents of {} ({}):\n\n{}",
+                e.shown,
+                e.scope.label(),
+                e.text
+            )
+        })
         .collect();
     Some(format!("{HEADER}{}{TRAILER}", parts.join("\n\n")))
 }
@@ -281,11 +288,7 @@ impl Walker<'_> {
             return Ok(());
         }
         let found = imports(&text);
-        self.entries.push(Entry {
-            shown,
-            scope,
-            text,
-        });
+        self.entries.push(Entry { shown, scope, text });
         if depth >= MAX_IMPORT_DEPTH {
             return Ok(());
         }
@@ -417,7 +420,12 @@ pub fn candidate_paths(cwd: &Path, ws: &Workspace, opts: &Options) -> Vec<String
         if !dir.starts_with(ws.root()) {
             continue;
         }
-        for name in ["CLAUDE.md", "AGENTS.md", ".claude/CLAUDE.md", "CLAUDE.local.md"] {
+        for name in [
+            "CLAUDE.md",
+            "AGENTS.md",
+            ".claude/CLAUDE.md",
+            "CLAUDE.local.md",
+        ] {
             out.push(ws.relative(&dir.join(name)));
         }
     }
@@ -475,7 +483,10 @@ mod tests {
             (".claude/rules/c.txt", b"not a rule"),
             ("sub/CLAUDE.local.md", b"local"),
             ("sub/AGENTS.md", b"not read: there is a CLAUDE.md"),
-            ("sub/.claude/rules/r.md", b"---\npaths: src/**\n---\nonly for src"),
+            (
+                "sub/.claude/rules/r.md",
+                b"---\npaths: src/**\n---\nonly for src",
+            ),
         ]);
         let root = ws.root().to_path_buf();
         let (e, chain) = entries(&root.join("sub"), &ws, None).unwrap();
@@ -507,7 +518,10 @@ mod tests {
 
     #[test]
     fn text_is_trimmed_and_the_block_is_claude_codes() {
-        assert_eq!(sent_text(b"\xEF\xBB\xBF\t hello\r\nworld \r\n\n"), "hello\r\nworld");
+        assert_eq!(
+            sent_text(b"\xEF\xBB\xBF\t hello\r\nworld \r\n\n"),
+            "hello\r\nworld"
+        );
         assert_eq!(sent_text(b"  \n"), "");
         let body = block(&[
             Entry {

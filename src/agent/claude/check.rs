@@ -119,7 +119,12 @@ fn find(
             one_line(&home.display().to_string())
         ));
     }
-    let name = |p: &Path| format!("`{}`", one_line(&p.file_name().unwrap_or_default().to_string_lossy()));
+    let name = |p: &Path| {
+        format!(
+            "`{}`",
+            one_line(&p.file_name().unwrap_or_default().to_string_lossy())
+        )
+    };
     if let Some(id) = session_id {
         let matching: Vec<_> = all
             .iter()
@@ -261,16 +266,23 @@ fn check(c: &mut AgentCheck, r: Record, x: &Context) {
     };
     if let Some(t) = &tokens {
         facts.push(Fact::text(
-            "Tokens (Anthropic's)",
+            "Tokens as Anthropic counts them",
             format!(
-                "{} input (of which {} cache reads and {} cache writes), {} output",
-                t.input, t.cached_input, t.cache_write_input, t.output
+                "input_tokens {} + cache_read_input_tokens {} + cache_creation_input_tokens {} = {} input (the budget counts all three), output_tokens {}",
+                t.input - t.cached_input - t.cache_write_input,
+                t.cached_input,
+                t.cache_write_input,
+                t.input,
+                t.output
             ),
         ));
     }
     c.facts = facts;
     c.settings = Some(SessionRecord {
-        cli_version: e.as_ref().and_then(|e| e.version.clone()).or(s.version.clone()),
+        cli_version: e
+            .as_ref()
+            .and_then(|e| e.version.clone())
+            .or(s.version.clone()),
         originator: None,
         model: output_turn
             .and_then(|t| s.turns[t].model.clone())
@@ -343,9 +355,8 @@ fn check_prompt(c: &mut AgentCheck, s: &Session, output_turn: Option<usize>, x: 
         .prompt_path
         .map_or("the inline prompt".to_string(), |p| format!("`{p}`"));
     let Some(sent) = output_turn.and_then(|t| s.turns[t].prompt.as_deref()) else {
-        c.problems.push(
-            "the project record holds no user prompt: the agent may not have run".into(),
-        );
+        c.problems
+            .push("the project record holds no user prompt: the agent may not have run".into());
         return;
     };
     let sent_sha = sha256_hex(sent.as_bytes());
@@ -538,7 +549,15 @@ fn check_claims(
     x: &Context,
 ) {
     let claimed_version = x.settings.cli_version.as_deref().or(x.expected.cli_version);
-    let ran_version = e.and_then(|e| e.version.as_deref()).or(s.version.as_deref());
+    let ran_version = e
+        .and_then(|e| e.version.as_deref())
+        .or(s.version.as_deref());
+    if claimed_version.is_none() {
+        c.notes.push(format!(
+            "claude-version was not given: the record says Claude Code `{}` ran, and nothing holds it to the version the agent job pinned; pass the agent job's exact Claude Code version to this step too",
+            said(ran_version.unwrap_or("unknown"))
+        ));
+    }
     match (claimed_version, ran_version) {
         (Some(claimed), None) => c.unverified.push((
             "the CLI version".into(),
@@ -725,8 +744,16 @@ fn check_result(c: &mut AgentCheck, e: Option<&Execution>) {
     if r["is_error"] == true || subtype != "success" {
         c.problems.push(format!(
             "Claude Code ended with `{}`{}: the review is not the answer of a finished run",
-            said(if subtype.is_empty() { "no subtype" } else { subtype }),
-            if r["is_error"] == true { " (is_error)" } else { "" }
+            said(if subtype.is_empty() {
+                "no subtype"
+            } else {
+                subtype
+            }),
+            if r["is_error"] == true {
+                " (is_error)"
+            } else {
+                ""
+            }
         ));
     }
     if e.compactions > 0 {
@@ -746,7 +773,10 @@ fn check_edits(c: &mut AgentCheck, s: &Session, x: &Context) {
         .as_deref()
         .and_then(|cwd| agent_root(cwd, x.expected.workdir));
     for t in &s.tool_uses {
-        if !matches!(t.name.as_str(), "Write" | "Edit" | "MultiEdit" | "NotebookEdit") {
+        if !matches!(
+            t.name.as_str(),
+            "Write" | "Edit" | "MultiEdit" | "NotebookEdit"
+        ) {
             continue;
         }
         let Some(path) = t.input["file_path"]

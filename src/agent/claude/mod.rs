@@ -146,7 +146,11 @@ mod tests {
         assert_eq!(a.append_system_prompt.as_deref(), Some("Be brief."));
         assert!(!a.resumes);
         assert!(Args::parse("--model").unwrap_err().contains("`--model`"));
-        assert!(Args::parse("--model 'x").unwrap_err().contains("unclosed quote"));
+        assert!(
+            Args::parse("--model 'x")
+                .unwrap_err()
+                .contains("unclosed quote")
+        );
         assert!(Args::parse("--resume abc").unwrap().resumes);
     }
 }

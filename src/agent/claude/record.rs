@@ -253,6 +253,9 @@ pub fn read_session(path: &Path, home: &Path) -> Result<Session, String> {
     let mut seen_ids: Vec<String> = Vec::new();
     let mut tokens: Option<Tokens> = None;
     let mut bad = 0usize;
+    // The text of each compaction summary and harness message, by its hash:
+    // the request may hold it with a line end added (see below).
+    let mut item_texts: std::collections::HashMap<String, String> = Default::default();
     for (n, line) in text.lines().enumerate() {
         if line.trim().is_empty() {
             continue;
@@ -281,6 +284,7 @@ pub fn read_session(path: &Path, home: &Path) -> Result<Session, String> {
                 let content = &v["message"]["content"];
                 if v["isCompactSummary"] == true {
                     let summary = user_text(content).unwrap_or_default();
+                    item_texts.insert(sha256_hex(summary.as_bytes()), summary.clone());
                     pending.push(Item {
                         kind: ItemKind::CompactionSummary,
                         sha256: Some(sha256_hex(summary.as_bytes())),
@@ -293,6 +297,19 @@ pub fn read_session(path: &Path, home: &Path) -> Result<Session, String> {
                     continue;
                 };
                 if harness_text(&v, &prompt) {
+                    // Text Claude Code adds as the user's ("[structured-output-enforce]
+                    // You MUST call the StructuredOutput tool", a slash command and
+                    // its output): model-visible, named.
+                    item_texts.insert(sha256_hex(prompt.as_bytes()), prompt.clone());
+                    let item = Item {
+                        kind: ItemKind::User,
+                        sha256: Some(sha256_hex(prompt.as_bytes())),
+                        bytes: prompt.len(),
+                    };
+                    match s.turns.last_mut() {
+                        Some(turn) if pending.is_empty() => turn.items.push(item),
+                        _ => pending.push(item),
+                    }
                     continue;
                 }
                 if s.permission_mode.is_none() {
@@ -427,6 +444,24 @@ pub fn read_session(path: &Path, home: &Path) -> Result<Session, String> {
             "{bad} lines of the project record are not JSON and were skipped"
         ));
     }
+    // Claude Code joins consecutive user messages into one, ending each text
+    // with a line end: the request parts the record keeps say which form
+    // reached the model, and the item names that one.
+    let sent: std::collections::HashSet<&str> = blobs
+        .iter()
+        .flat_map(|m| m["content"].as_array().into_iter().flatten())
+        .filter_map(|b| b["text"].as_str())
+        .collect();
+    for item in s.turns.iter_mut().flat_map(|t| t.items.iter_mut()) {
+        let Some(text) = item.sha256.as_ref().and_then(|h| item_texts.get(h)) else {
+            continue;
+        };
+        let with_end = format!("{text}\n");
+        if !sent.contains(text.as_str()) && sent.contains(with_end.as_str()) {
+            item.sha256 = Some(sha256_hex(with_end.as_bytes()));
+            item.bytes = with_end.len();
+        }
+    }
     s.instruction_block = blobs.iter().find_map(|m| {
         m["content"].as_array()?.iter().find_map(|b| {
             b["text"]
@@ -507,7 +542,10 @@ mod tests {
                 }
             ]
         );
-        assert_eq!(s.turns[0].structured_output, Some(serde_json::json!({"ok": true})));
+        assert_eq!(
+            s.turns[0].structured_output,
+            Some(serde_json::json!({"ok": true}))
+        );
         assert_eq!(s.turns[1].items[0].kind, ItemKind::CompactionSummary);
         assert_eq!(
             s.turns[1].items[0].sha256.as_deref(),

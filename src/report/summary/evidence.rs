@@ -115,7 +115,8 @@ fn inputs_table(md: &mut String, result: &Outcome) {
             Some(Value::String(s)) => code(&short_hash(s)),
             _ => "*empty*".to_string(),
         };
-        md.push_str(&format!("| AGENTS.md chain | {paths} | {sha} |\n"));
+        let chain = crate::agent::AgentKind::of_receipt(&result.receipt).chain_name();
+        md.push_str(&format!("| {chain} chain | {paths} | {sha} |\n"));
     }
     md.push('\n');
 }
@@ -137,9 +138,15 @@ fn run_table(md: &mut String, result: &Outcome) {
             ""
         }
     ));
-    md.push_str(&format!("| Codex version | {} |\n", given("codex_version")));
+    let codex =
+        crate::agent::AgentKind::of_receipt(&result.receipt) == crate::agent::AgentKind::Codex;
+    if codex {
+        md.push_str(&format!("| Codex version | {} |\n", given("codex_version")));
+    }
     md.push_str(&format!("| Model | {} |\n", given("model")));
-    md.push_str(&format!("| Codex args | {} |\n", given("codex_args")));
+    if codex {
+        md.push_str(&format!("| Codex args | {} |\n", given("codex_args")));
+    }
     md.push_str(&format!("| Receipt | {} |\n\n", code(&result.usage_file)));
 }
 
