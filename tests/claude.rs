@@ -214,7 +214,10 @@ async fn prompt_and_instructions_hash_to_what_the_api_received() {
         );
         assert!(out.summary.contains("Claude Code"), "{}", out.summary);
         if std::env::var_os("SHOW").is_some() {
-            eprintln!("STDOUT\n{}\nSUMMARY\n{}", out.stdout, out.summary);
+            eprintln!(
+                "STDOUT\n{}\nSUMMARY\n{}\nBASE {}",
+                out.stdout, out.summary, usage["base"]
+            );
         }
     }
 }
@@ -364,6 +367,28 @@ async fn settings_hooks_are_named_with_the_hashes_sent_and_never_success_in_sile
             !out.summary.contains(PROMPT_HOOK),
             "no hook text in the summary"
         );
+        // The pull request adds the hooks and the chain: against its base,
+        // each change is named with its kind.
+        let base = run.s.git(&["rev-parse", "HEAD~1"]);
+        let out = run.receipt(&[("base-ref", &base)]);
+        out.code(0);
+        let usage = out.usage();
+        let changed = usage["base"]["instructions_changed"].as_array().unwrap();
+        for (path, kind) in [
+            (".claude/settings.json", "Claude hooks"),
+            ("CLAUDE.md", "CLAUDE.md"),
+            (".claude/rules/style.md", "CLAUDE.md"),
+            ("CLAUDE.local.md", "CLAUDE.md"),
+        ] {
+            assert!(
+                changed
+                    .iter()
+                    .any(|c| c["path"] == path && c["kind"] == kind),
+                "{version}: {path}: {changed:?}"
+            );
+        }
+        let out = run.receipt(&[("base-ref", &base), ("instructions-changed", "fail")]);
+        out.code(1);
     }
 }
 
@@ -491,6 +516,77 @@ async fn a_compaction_is_named_with_the_hash_of_the_summary_sent() {
                 .contains("compaction summary written by the model"),
             "{version}: {}",
             out.summary
+        );
+    }
+}
+
+/// The agent job's upload, as the example uploads it: the execution file and
+/// `~/.claude/projects/`, nothing else of the agent's `$HOME`.
+fn upload(from_home: &std::path::Path, to: &std::path::Path) {
+    std::fs::create_dir_all(to.join(".claude/projects")).unwrap();
+    std::fs::copy(
+        from_home.join("claude-execution-output.json"),
+        to.join("claude-execution-output.json"),
+    )
+    .unwrap();
+    copy_tree(
+        &from_home.join(".claude/projects"),
+        &to.join(".claude/projects"),
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_receipt_job_checks_the_record_on_its_own_checkout_elsewhere_and_verify_reads_it() {
+    if claude::missing(VERSIONS) {
+        return;
+    }
+    for &version in VERSIONS {
+        let run = Run::new(version, CHAIN, review()).await;
+        run.agent(&run.prompt(), &[]).await;
+        let request = run.server.requests().remove(0);
+        // Job two: a fresh clone at another path, the artifact downloaded.
+        let s = Scenario::clone_of(&run.s);
+        s.write("artifacts/review.json", run.s.read("artifacts/review.json"));
+        let home = s.runner_temp().join("claude-record");
+        upload(&run.home, &home);
+        let step = |mode: &str| {
+            s.action()
+                .input("mode", mode)
+                .input("agent", "claude")
+                .input("prompt-file", PROMPT)
+                .input("claude-version", version)
+                .input("model", MODEL)
+                .input("claude-args", &run.args)
+                .input("agent-home", home.to_str().unwrap())
+                .run()
+        };
+        let out = step("run");
+        out.code(0);
+        assert_eq!(
+            out.outputs["conclusion"], "success",
+            "{version}: {}",
+            out.summary
+        );
+        let usage = out.usage();
+        assert_eq!(
+            usage["agents_sha"],
+            sha256_hex(
+                claude::instructions_of(&request, &run.workspace(), &run.home())
+                    .unwrap()
+                    .as_bytes()
+            ),
+            "{version}: the same hash from another checkout path"
+        );
+        assert_eq!(
+            usage["prompt_sent_sha"],
+            sha256_hex(claude::prompt_of(&request).as_bytes())
+        );
+        let verify = step("verify");
+        verify.code(0);
+        assert!(
+            !verify.summary.contains("was not read") && verify.summary.contains("Claude Code"),
+            "{version}: verify reads the record: {}",
+            verify.summary
         );
     }
 }

@@ -128,7 +128,7 @@ fn compare_with_base(
     subjects.extend(
         crate::agent::chain::candidate_paths(&sources.workdir, ws, chain)
             .iter()
-            .map(|p| Subject::file("AGENTS.md", p)),
+            .map(|p| Subject::file(chain.kind.chain_name(), p)),
     );
     subjects.push(Subject::glob("skill", "**/.agents/skills/**"));
     // Attributes change the bytes a checkout writes without changing a blob

@@ -443,7 +443,8 @@ pub fn candidate_paths(cwd: &Path, ws: &Workspace, opts: &Options) -> Vec<String
 /// (settings and their hooks, rules, MCP servers), as globs for the
 /// comparison with the base: (kind, glob).
 pub const BASE_GLOBS: &[(&str, &str)] = &[
-    ("Claude hooks", "**/.claude/settings*.json"),
+    ("Claude hooks", "**/.claude/settings.json"),
+    ("Claude hooks", "**/.claude/settings.local.json"),
     ("Claude config", "**/.claude/**"),
     ("Claude MCP servers", "**/.mcp.json"),
     ("CLAUDE.md", "**/CLAUDE.md"),
