@@ -805,6 +805,137 @@ fn check_edits(c: &mut AgentCheck, s: &Session, x: &Context) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::agent::turns::SingleTurn;
+    use std::fs;
+
+    struct Home {
+        _dir: tempfile::TempDir,
+        home: std::path::PathBuf,
+        ws: Workspace,
+    }
+
+    fn home() -> Home {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("repo");
+        fs::create_dir_all(root.join(".git")).unwrap();
+        let home = dir.path().join("home");
+        fs::create_dir_all(home.join(".claude/projects/-repo")).unwrap();
+        let ws = Workspace::open(&root).unwrap();
+        Home {
+            _dir: dir,
+            home,
+            ws,
+        }
+    }
+
+    fn record(h: &Home, name: &str, prompt: &str, model: &str) {
+        let lines = [
+            serde_json::json!({"type": "user", "message": {"role": "user", "content": prompt}, "sessionId": name, "cwd": h.ws.root().display().to_string(), "version": "2.1.300"}),
+            serde_json::json!({"type": "assistant", "message": {"id": "m", "model": model, "content": [{"type": "tool_use", "name": "StructuredOutput", "input": {"ok": true}}], "usage": {"input_tokens": 1, "output_tokens": 1}}}),
+        ];
+        let text: Vec<String> = lines.iter().map(|l| l.to_string()).collect();
+        fs::write(
+            h.home.join(format!(".claude/projects/-repo/{name}.jsonl")),
+            text.join("\n"),
+        )
+        .unwrap();
+    }
+
+    fn run(h: &Home, model: Option<&str>) -> AgentCheck {
+        let opts = SessionOptions {
+            home: h.home.clone(),
+            session_id: None,
+            max_total_tokens: None,
+            single_turn: SingleTurn::Warn,
+            agent: crate::agent::AgentOptions::Claude(Settings {
+                cli_version: None,
+                args: None,
+                schema: crate::inputs::SchemaSource::Inline("{}".into()),
+            }),
+        };
+        let settings = match &opts.agent {
+            crate::agent::AgentOptions::Claude(s) => s.clone(),
+            _ => unreachable!(),
+        };
+        let expected = Expected {
+            prompt_path: Some("p.md"),
+            prompt_bytes: b"Review",
+            agents_sha: None,
+            cli_version: None,
+            model,
+            output_path: "r.json",
+            output: Some(b"{\"ok\": true}"),
+            max_total_tokens: None,
+            git_sha: "c0ffee",
+            workdir: ".",
+            inputs: &[],
+            changed_skills: &[],
+            single_turn: SingleTurn::Warn,
+        };
+        read_and_check(&opts, &settings, h.ws.root(), &h.ws, &expected)
+    }
+
+    #[test]
+    fn a_missing_record_or_an_unchoosable_one_is_a_problem_naming_the_files() {
+        let h = home();
+        let c = run(&h, None);
+        assert!(
+            c.problems[0].contains("holds no Claude Code project record"),
+            "{:?}",
+            c.problems
+        );
+        assert!(c.problems[0].contains("agent-home"));
+        record(&h, "aaa", "Other", "m");
+        record(&h, "bbb", "Another", "m");
+        let c = run(&h, None);
+        assert!(
+            c.problems[0].contains("`aaa.jsonl`, `bbb.jsonl`")
+                && c.problems[0].contains("none has this checkout's prompt"),
+            "{:?}",
+            c.problems
+        );
+        record(&h, "ccc", "Review", "m");
+        let c = run(&h, None);
+        assert!(
+            c.problems.is_empty() || !c.problems[0].contains("project records"),
+            "{:?}",
+            c.problems
+        );
+        assert!(
+            c.notes
+                .iter()
+                .any(|n| n.contains("the one with this checkout's prompt was used"))
+        );
+        assert_eq!(c.transcript.unwrap().session_id.as_deref(), Some("ccc"));
+    }
+
+    #[test]
+    fn an_error_result_and_a_model_from_the_record_are_said_on_one_line() {
+        let h = home();
+        record(&h, "s", "Review", "evil`\n::error::x");
+        fs::write(
+            h.home.join(record::EXECUTION_FILE),
+            serde_json::json!([
+                {"type": "system", "subtype": "init", "session_id": "s", "claude_code_version": "2.1.300"},
+                {"type": "result", "subtype": "error_max_turns", "is_error": true, "structured_output": {"ok": true}}
+            ])
+            .to_string(),
+        )
+        .unwrap();
+        let c = run(&h, Some("claude-sonnet-4-5"));
+        let all = c.problems.join("\n");
+        assert!(
+            all.contains("Claude Code ended with `error_max_turns` (is_error)"),
+            "{all}"
+        );
+        let model = c
+            .problems
+            .iter()
+            .find(|p| p.starts_with("model is"))
+            .unwrap();
+        assert!(!model.contains('\n'), "{model}");
+        assert!(c.unverified.iter().any(|(w, _)| w == "the record's commit"));
+    }
 
     #[test]
     fn record_paths_are_named_as_the_receipt_names_them() {
