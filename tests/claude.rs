@@ -40,19 +40,17 @@ impl Run {
         for (path, text) in files {
             s.write(path, text);
         }
-        // Claude Code's validator knows no draft 2020-12 meta-schema: it refuses
-        // a `--json-schema` that names it (measured), so the schema leaves it out.
-        let mut schema: Value = serde_json::from_slice(&s.read(SCHEMA)).unwrap();
-        schema.as_object_mut().unwrap().remove("$schema");
-        s.write(SCHEMA, serde_json::to_string_pretty(&schema).unwrap());
         let s = s.commit("the pull request");
         let home = s.runner_temp().join("claude-home");
         std::fs::create_dir_all(&home).unwrap();
-        let schema = String::from_utf8(s.read(SCHEMA)).unwrap();
-        // As a workflow writes it: the schema's text, quoted for the shell.
+        // As the example gives it: compact, without `$schema` (Claude Code's
+        // validator refuses a schema that names draft 2020-12, measured),
+        // quoted for the shell.
+        let mut schema: Value = serde_json::from_slice(&s.read(SCHEMA)).unwrap();
+        schema.as_object_mut().unwrap().remove("$schema");
         let args = format!(
             "--model {MODEL} --json-schema '{}'",
-            schema.replace('\'', "'\\''")
+            schema.to_string().replace('\'', "'\\''")
         );
         Run {
             server: FakeMessages::start(review).await,
@@ -160,8 +158,25 @@ async fn prompt_and_instructions_hash_to_what_the_api_received() {
             block.contains("Contents of ~/.claude/CLAUDE.md ("),
             "{version}"
         );
+        let tool = request["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|t| t["name"] == "StructuredOutput")
+            .unwrap();
+        let mut schema: Value = serde_json::from_slice(&run.s.read(SCHEMA)).unwrap();
+        schema.as_object_mut().unwrap().remove("$schema");
+        assert_eq!(
+            tool["input_schema"], schema,
+            "{version}: --json-schema is the tool's schema"
+        );
         let out = run.receipt(&[]);
         out.code(0);
+        assert!(
+            out.stdout.contains("without its `$schema`"),
+            "{version}: {}",
+            out.stdout
+        );
         let usage = out.usage();
         assert_eq!(
             usage["prompt_sent_sha"],

@@ -643,9 +643,28 @@ fn check_schema(c: &mut AgentCheck, s: &Session, x: &Context) {
     let Some(receipt) = receipt else {
         return;
     };
+    // Claude Code's validator refuses a schema that names draft 2020-12 in
+    // `$schema` (measured), so a workflow gives it the schema without it.
+    let bare = |v: &Value| {
+        let mut v = v.clone();
+        if let Some(o) = v.as_object_mut() {
+            o.remove("$schema");
+        }
+        v
+    };
+    let same = |v: &Value| *v == receipt || bare(v) == bare(&receipt);
+    let mut dialect_noted = false;
+    let mut note_dialect = |c: &mut AgentCheck, v: &Value| {
+        if *v != receipt && !dialect_noted {
+            dialect_noted = true;
+            c.notes.push(
+                "Claude Code was given the output schema without its `$schema` (its validator refuses draft 2020-12's): it checked the review by its own default dialect, the gate by the schema's".into(),
+            );
+        }
+    };
     match x.args.json_schema.as_deref() {
         Some(given) => match serde_json::from_str::<Value>(given) {
-            Ok(v) if v == receipt => {}
+            Ok(v) if same(&v) => note_dialect(c, &v),
             Ok(v) => c.problems.push(format!(
                 "claude-args gives `--json-schema` (sha256 {}), which is not the receipt's output schema (sha256 {}): the review was shaped by one schema and judged by another",
                 short(&sha256_hex(v.to_string().as_bytes())),
@@ -661,12 +680,12 @@ fn check_schema(c: &mut AgentCheck, s: &Session, x: &Context) {
         None => {}
     }
     match &s.structured_schema {
-        Some(given) if *given != receipt => c.problems.push(format!(
+        Some(given) if same(given) => note_dialect(c, given),
+        Some(given) => c.problems.push(format!(
             "the model's StructuredOutput tool took a schema (sha256 {}) that is not the receipt's output schema (sha256 {})",
             short(&sha256_hex(given.to_string().as_bytes())),
             short(&sha256_hex(receipt.to_string().as_bytes()))
         )),
-        Some(_) => {}
         None => c.unverified.push((
             "the schema the model was given".into(),
             "the project record keeps no request tools (`api-request-shape`): which schema the StructuredOutput tool had is not shown".into(),
