@@ -605,3 +605,39 @@ async fn the_receipt_job_checks_the_record_on_its_own_checkout_elsewhere_and_ver
         );
     }
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn prompt_bytes_are_sent_as_given() {
+    if claude::missing(VERSIONS) {
+        return;
+    }
+    for &version in VERSIONS {
+        for prompt in [
+            "Review the diff.\r\nBe brief.\r\n",
+            "Review the diff.",
+            "Prüfe den Diff — kurz.\n\n",
+            "  Leading and trailing spaces.  \n",
+        ] {
+            let run = Run::new(
+                version,
+                &[(PROMPT, prompt), ("CLAUDE.md", "Rules.\n")],
+                review(),
+            )
+            .await;
+            run.agent(prompt, &[]).await;
+            let request = &run.server.requests()[0];
+            assert_eq!(
+                claude::prompt_of(request),
+                prompt,
+                "{version}: Claude Code sends the prompt as given"
+            );
+            let out = run.receipt(&[]);
+            out.code(0);
+            assert_eq!(
+                out.usage()["prompt_sent_sha"],
+                sha256_hex(prompt.as_bytes()),
+                "{version}"
+            );
+        }
+    }
+}
