@@ -811,7 +811,7 @@ fn check_edits(c: &mut AgentCheck, s: &Session, x: &Context) {
         let instruction = matches!(file, "CLAUDE.md" | "CLAUDE.local.md" | "AGENTS.md")
             || rel.starts_with(".claude/")
             || rel.contains("/.claude/");
-        if instruction || x.expected.inputs.iter().any(|i| *i == rel) {
+        if instruction || x.expected.inputs.contains(&rel) {
             c.problems.push(format!(
                 "the agent called `{}` on `{}` during its run: what the receipt recorded is not what the agent left; fix the prompt or the permissions so the agent cannot change its own instructions",
                 said(&t.name),

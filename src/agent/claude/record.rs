@@ -154,7 +154,7 @@ fn str_of(v: &Value) -> Option<String> {
 
 fn strings(v: &Value) -> Vec<String> {
     v.as_array()
-        .map(|a| a.iter().filter_map(|s| str_of(s)).collect())
+        .map(|a| a.iter().filter_map(str_of).collect())
         .unwrap_or_default()
 }
 
