@@ -73,13 +73,19 @@ pub struct FakeMessages {
 impl FakeMessages {
     /// Answers a request that offers `StructuredOutput` with `review` as its input.
     pub async fn start(review: Value) -> FakeMessages {
+        FakeMessages::calling(review, vec![]).await
+    }
+
+    /// Answers request `n` with the tool call `first[n]` (`{"name", "input"}`)
+    /// while there is one, then as [`FakeMessages::start`].
+    pub async fn calling(review: Value, first: Vec<Value>) -> FakeMessages {
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let url = format!("http://{}", listener.local_addr().unwrap());
         let bodies = Arc::new(Mutex::new(Vec::new()));
-        let (seen, review) = (bodies.clone(), Arc::new(review));
+        let (seen, review, first) = (bodies.clone(), Arc::new(review), Arc::new(first));
         let task = tokio::spawn(async move {
             while let Ok((mut socket, _)) = listener.accept().await {
-                let (seen, review) = (seen.clone(), review.clone());
+                let (seen, review, first) = (seen.clone(), review.clone(), first.clone());
                 tokio::spawn(async move {
                     loop {
                         let Some((head, body)) = read_request(&mut socket).await else {
@@ -97,7 +103,7 @@ impl FakeMessages {
                             seen.push(body.clone());
                             seen.len()
                         };
-                        let events = answer(&body, &review, n);
+                        let events = answer(&body, &review, first.get(n - 1), n);
                         let reply = format!(
                             "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ncontent-length: {}\r\n\r\n{events}",
                             events.len()
@@ -156,7 +162,7 @@ async fn read_request(socket: &mut tokio::net::TcpStream) -> Option<(String, Vec
 }
 
 /// The streamed answer to request number `n` (from 1).
-fn answer(body: &Value, review: &Value, n: usize) -> String {
+fn answer(body: &Value, review: &Value, call: Option<&Value>, n: usize) -> String {
     let offers_output = body["tools"]
         .as_array()
         .is_some_and(|t| t.iter().any(|t| t["name"] == "StructuredOutput"));
@@ -182,7 +188,19 @@ fn answer(body: &Value, review: &Value, n: usize) -> String {
             "usage": {"input_tokens": 100, "cache_read_input_tokens": 20,
                       "cache_creation_input_tokens": 5, "output_tokens": 1}}}),
     )];
-    let stop = if offers_output && !after_result {
+    let stop = if let Some(call) = call {
+        events.push((
+            "content_block_start",
+            json!({"type": "content_block_start", "index": 0, "content_block":
+                {"type": "tool_use", "id": format!("toolu_{n}"), "name": call["name"], "input": {}}}),
+        ));
+        events.push((
+            "content_block_delta",
+            json!({"type": "content_block_delta", "index": 0, "delta":
+                {"type": "input_json_delta", "partial_json": call["input"].to_string()}}),
+        ));
+        "tool_use"
+    } else if offers_output && !after_result {
         events.push((
             "content_block_start",
             json!({"type": "content_block_start", "index": 0, "content_block":

@@ -791,7 +791,35 @@ fn check_edits(c: &mut AgentCheck, s: &Session, x: &Context) {
         .cwd
         .as_deref()
         .and_then(|cwd| agent_root(cwd, x.expected.workdir));
+    let cwd = s.cwd.as_deref().unwrap_or("");
     for t in &s.tool_uses {
+        if t.name == "Bash" {
+            // The record does not say what a command changed: one that can
+            // write and names an input is a problem (Codex's heuristic).
+            let Some(command) = t.input["command"].as_str() else {
+                continue;
+            };
+            if !crate::agent::codex::check::WRITES
+                .iter()
+                .any(|w| command.contains(w))
+            {
+                continue;
+            }
+            for input in x.expected.inputs {
+                if crate::agent::codex::check::mentions(command, input, cwd, x.expected.workdir) {
+                    let what = format!(
+                        "the agent ran a command that can write `{input}`: `{}`; the receipt cannot vouch that the agent left it as recorded",
+                        said(command)
+                    );
+                    if t.failed {
+                        c.notes.push(format!("{what} (its result was an error)"));
+                    } else {
+                        c.problems.push(what);
+                    }
+                }
+            }
+            continue;
+        }
         if !matches!(
             t.name.as_str(),
             "Write" | "Edit" | "MultiEdit" | "NotebookEdit"
@@ -812,11 +840,20 @@ fn check_edits(c: &mut AgentCheck, s: &Session, x: &Context) {
             || rel.starts_with(".claude/")
             || rel.contains("/.claude/");
         if instruction || x.expected.inputs.contains(&rel) {
-            c.problems.push(format!(
-                "the agent called `{}` on `{}` during its run: what the receipt recorded is not what the agent left; fix the prompt or the permissions so the agent cannot change its own instructions",
+            let what = format!(
+                "the agent called `{}` on `{}` during its run",
                 said(&t.name),
                 said(&rel)
-            ));
+            );
+            if t.failed {
+                c.notes.push(format!(
+                    "{what}, and its result was an error (refused or failed): the file was not changed by it"
+                ));
+            } else {
+                c.problems.push(format!(
+                    "{what}: what the receipt recorded is not what the agent left; fix the prompt or the permissions so the agent cannot change its own instructions"
+                ));
+            }
         }
     }
 }

@@ -70,8 +70,12 @@ pub struct SentFile {
 /// A tool the agent called that can write a file.
 #[derive(Clone, Debug)]
 pub struct ToolUse {
+    pub id: Option<String>,
     pub name: String,
     pub input: Value,
+    /// Its result was an error (refused by the permissions, or failed): it
+    /// changed nothing the record can tell.
+    pub failed: bool,
 }
 
 /// The project record's facts.
@@ -256,6 +260,7 @@ pub fn read_session(path: &Path, home: &Path) -> Result<Session, String> {
     // The text of each compaction summary and harness message, by its hash:
     // the request may hold it with a line end added (see below).
     let mut item_texts: std::collections::HashMap<String, String> = Default::default();
+    let mut failed_ids: Vec<String> = Vec::new();
     for (n, line) in text.lines().enumerate() {
         if line.trim().is_empty() {
             continue;
@@ -282,6 +287,13 @@ pub fn read_session(path: &Path, home: &Path) -> Result<Session, String> {
         match v["type"].as_str().unwrap_or("") {
             "user" => {
                 let content = &v["message"]["content"];
+                for b in content.as_array().into_iter().flatten() {
+                    if b["type"] == "tool_result" && b["is_error"] == true {
+                        if let Some(id) = b["tool_use_id"].as_str() {
+                            failed_ids.push(id.to_string());
+                        }
+                    }
+                }
                 if v["isCompactSummary"] == true {
                     let summary = user_text(content).unwrap_or_default();
                     item_texts.insert(sha256_hex(summary.as_bytes()), summary.clone());
@@ -403,8 +415,10 @@ pub fn read_session(path: &Path, home: &Path) -> Result<Session, String> {
                             turn.structured_output = Some(block["input"].clone());
                         }
                         s.tool_uses.push(ToolUse {
+                            id: str_of(&block["id"]),
                             name,
                             input: block["input"].clone(),
+                            failed: false,
                         });
                     }
                 }
@@ -470,6 +484,9 @@ pub fn read_session(path: &Path, home: &Path) -> Result<Session, String> {
                 .map(str::to_string)
         })
     });
+    for t in &mut s.tool_uses {
+        t.failed = t.id.as_ref().is_some_and(|id| failed_ids.contains(id));
+    }
     s.tokens = tokens;
     Ok(s)
 }
