@@ -697,3 +697,34 @@ async fn an_agent_that_writes_its_instructions_is_named() {
         );
     }
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_appended_system_prompt_is_held_to_claude_args() {
+    if claude::missing(VERSIONS) {
+        return;
+    }
+    for &version in VERSIONS {
+        let mut run = Run::new(version, CHAIN, review()).await;
+        run.args
+            .push_str(" --append-system-prompt 'Report in English.'");
+        run.agent(&run.prompt(), &[]).await;
+        let request = &run.server.requests()[0];
+        assert!(
+            request["system"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|b| b["text"]
+                    .as_str()
+                    .unwrap()
+                    .ends_with("\n\nReport in English.")),
+            "{version}: appended to the system prompt"
+        );
+        run.receipt(&[]).code(0);
+        // The step is told another one than the agent ran with.
+        let told = run.args.replace("Report in English.", "Report in French.");
+        let out = run.receipt(&[("claude-args", &told)]);
+        out.code(1);
+        out.error_says("claude-args gives `--append-system-prompt`");
+    }
+}

@@ -297,7 +297,7 @@ impl Walker<'_> {
             if import.starts_with('~') || import.starts_with('/') {
                 self.chain.warnings.push(format!(
                     "`{}` imports `{}`, outside the checkout: Claude Code asks before it follows such an import, and a headless run does not ask; the computed chain leaves it out",
-                    self.ws.relative(path),
+                    crate::escape::one_line(&self.ws.relative(path)),
                     crate::escape::one_line(&import)
                 ));
                 continue;
@@ -353,7 +353,7 @@ pub fn entries(
             if is_conditional {
                 w.chain.warnings.push(format!(
                     "`{}` applies only to the paths its front matter names: Claude Code sends it when the agent reads such a file, so only the record shows whether it was sent",
-                    ws.relative(&rule)
+                    crate::escape::one_line(&ws.relative(&rule))
                 ));
                 continue;
             }

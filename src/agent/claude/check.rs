@@ -226,6 +226,7 @@ fn check(c: &mut AgentCheck, r: Record, x: &Context) {
     check_claims(c, &s, e.as_ref(), output_turn, x);
     check_output(c, &s, e.as_ref(), output_turn, x);
     check_schema(c, &s, x);
+    check_system(c, &s, x);
     let tokens = check_budget(c, &s, e.as_ref(), x);
     check_commit(c, &s, x);
     check_result(c, e.as_ref());
@@ -523,7 +524,7 @@ fn check_chain(c: &mut AgentCheck, s: &Session, e: Option<&Execution>, x: &Conte
         if !sent.iter().any(|(_, e)| e.shown == o.shown) {
             c.problems.push(format!(
                 "the checkout's `{}` is part of the CLAUDE.md chain, but the agent was not sent it: it was added after the run, or the record is of another checkout",
-                o.shown
+                said(&o.shown)
             ));
         }
     }
@@ -689,6 +690,25 @@ fn check_schema(c: &mut AgentCheck, s: &Session, x: &Context) {
         None => c.unverified.push((
             "the schema the model was given".into(),
             "the project record keeps no request tools (`api-request-shape`): which schema the StructuredOutput tool had is not shown".into(),
+        )),
+    }
+}
+
+/// `--append-system-prompt` in claude-args is what ends the system prompt the
+/// record kept (Claude Code appends it to its preset, after a blank line).
+fn check_system(c: &mut AgentCheck, s: &Session, x: &Context) {
+    let Some(append) = x.args.append_system_prompt.as_deref() else {
+        return;
+    };
+    match &s.system {
+        Some(blocks) if blocks.iter().any(|b| b.ends_with(append)) => {}
+        Some(_) => c.problems.push(format!(
+            "claude-args gives `--append-system-prompt` (sha256 {}), but the system prompt of the first request does not end with it: the agent ran with other instructions",
+            short(&sha256_hex(append.as_bytes()))
+        )),
+        None => c.unverified.push((
+            "the appended system prompt".into(),
+            "claude-args gives `--append-system-prompt`, but the project record keeps no request parts (`api-request-shape`): the system prompt is not shown".into(),
         )),
     }
 }

@@ -95,6 +95,8 @@ pub struct Session {
     pub instruction_block: Option<String>,
     /// The `StructuredOutput` tool's `input_schema` the model was given.
     pub structured_schema: Option<Value>,
+    /// The system prompt's text blocks of the first request (`api-request-shape`).
+    pub system: Option<Vec<String>>,
     /// The commit `git log` showed at the start (`gitStatus`, abbreviated).
     pub git_head: Option<String>,
     /// Summed over the record's responses (each message id once).
@@ -432,6 +434,11 @@ pub fn read_session(path: &Path, home: &Path) -> Result<Session, String> {
             }
             "api-request-blob" => blobs.push(v["message"].clone()),
             "api-request-shape" => {
+                if s.system.is_none() {
+                    s.system = v["shape"]["system"]
+                        .as_array()
+                        .map(|blocks| blocks.iter().filter_map(|b| str_of(&b["text"])).collect());
+                }
                 for tool in v["shape"]["tools"].as_array().into_iter().flatten() {
                     if tool["name"] == "StructuredOutput" {
                         s.structured_schema = Some(tool["input_schema"].clone());
