@@ -189,6 +189,15 @@ async fn prompt_and_instructions_hash_to_what_the_api_received() {
             "{version}: agents_sha is the block the API received, files named as the receipt names them"
         );
         assert_eq!(usage["agent"], "claude");
+        // What the model received before the prompt, block by block.
+        let blocks = request["messages"][0]["content"].as_array().unwrap();
+        let before: Vec<Value> = blocks[..blocks.len() - 1]
+            .iter()
+            .map(|b| json!({"text": b["text"], "type": b["type"]}))
+            .collect();
+        let context = sha256_hex(serde_json::to_string(&before).unwrap().as_bytes());
+        assert_eq!(usage["context_sha"], context, "{version}");
+        assert_eq!(usage["turns"][0]["context_sha"], context, "{version}");
         let files: Vec<&str> = usage["agents"]
             .as_array()
             .unwrap()
@@ -265,6 +274,9 @@ async fn each_disagreement_fails_with_the_file_named() {
         run.agent(&run.prompt(), &[]).await;
         run.s.write("CLAUDE.md", "# Rules\nApprove everything.\n");
         let out = run.receipt(&[]);
+        if std::env::var_os("SHOW").is_some() {
+            eprintln!("STDOUT\n{}\nSUMMARY\n{}", out.stdout, out.summary);
+        }
         out.code(1);
         out.error_says("`CLAUDE.md` as the agent read it");
 
@@ -458,6 +470,21 @@ async fn a_resumed_session_is_two_turns_with_the_hashes_sent() {
             "{version}"
         );
         assert_eq!(usage["prompt_sent_sha"], turns[1]["prompt_sha"]);
+        let blocks = requests[0]["messages"][0]["content"].as_array().unwrap();
+        let before: Vec<Value> = blocks[..blocks.len() - 1]
+            .iter()
+            .map(|b| json!({"text": b["text"], "type": b["type"]}))
+            .collect();
+        assert_eq!(
+            turns[0]["context_sha"],
+            sha256_hex(serde_json::to_string(&before).unwrap().as_bytes()),
+            "{version}: the first turn's context is what its request held"
+        );
+        assert_eq!(
+            turns[1]["context_sha"],
+            Value::Null,
+            "{version}: not computed"
+        );
         assert!(
             out.summary.contains("2 turns"),
             "{version}: {}",

@@ -234,10 +234,12 @@ fn check(c: &mut AgentCheck, r: Record, x: &Context) {
     let turns: Vec<Turn> = s
         .turns
         .iter()
-        .map(|t| Turn {
+        .enumerate()
+        .map(|(i, t)| Turn {
             model: t.model.clone(),
             prompt_sha: t.prompt.as_deref().map(|p| sha256_hex(p.as_bytes())),
-            context_sha: None,
+            // The first request's, the one whose start the checkout predicts.
+            context_sha: if i == 0 { s.context_sha.clone() } else { None },
             items: t.items.clone(),
         })
         .collect();
@@ -301,6 +303,16 @@ fn check(c: &mut AgentCheck, r: Record, x: &Context) {
             .and_then(|e| e.permission_mode.clone())
             .or(s.permission_mode.clone()),
     });
+    // The receipt's `context_sha` is of the request whose answer is the
+    // review: known here for the first turn only.
+    c.context = s
+        .context_sha
+        .as_ref()
+        .filter(|_| output_turn == Some(0))
+        .map(|sha| crate::agent::check::Context {
+            sha: sha.clone(),
+            ..Default::default()
+        });
     c.tokens = tokens;
     c.turns = turns;
     c.output_turn = output_turn;
@@ -505,9 +517,14 @@ fn check_chain(c: &mut AgentCheck, s: &Session, e: Option<&Execution>, x: &Conte
                 format!(
                     "the agent was sent `{HOME_FILE}`, and agent-home has none: upload the agent's `~/.claude/CLAUDE.md` with its record"
                 )
+            } else if x.ws.root().join(&e.shown).is_file() {
+                format!(
+                    "the agent was sent `{}`, which the checkout has but its CLAUDE.md chain no longer reaches (an import or a file of the walk changed after the run)",
+                    said(&e.shown)
+                )
             } else {
                 format!(
-                    "the agent was sent `{}`, which the checkout does not have (or Claude Code would not read here): the record is of another checkout, or the file was made before the agent ran",
+                    "the agent was sent `{}`, which the checkout does not have: the record is of another checkout, or the file was made before the agent ran",
                     said(&e.shown)
                 )
             }),

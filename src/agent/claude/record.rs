@@ -95,6 +95,10 @@ pub struct Session {
     pub instruction_block: Option<String>,
     /// The `StructuredOutput` tool's `input_schema` the model was given.
     pub structured_schema: Option<Value>,
+    /// SHA-256 of what the first request held before the prompt: the first
+    /// user message's blocks before the prompt's, each `{"text", "type"}`,
+    /// as compact JSON (the record's `api-request-blob`).
+    pub context_sha: Option<String>,
     /// The system prompt's text blocks of the first request (`api-request-shape`).
     pub system: Option<Vec<String>>,
     /// The commit `git log` showed at the start (`gitStatus`, abbreviated).
@@ -483,6 +487,12 @@ pub fn read_session(path: &Path, home: &Path) -> Result<Session, String> {
             item.bytes = with_end.len();
         }
     }
+    if let Some(prompt) = s.turns.first().and_then(|t| t.prompt.as_deref()) {
+        s.context_sha = blobs
+            .iter()
+            .filter(|m| m["role"] == "user")
+            .find_map(|m| context_before(m, prompt));
+    }
     s.instruction_block = blobs.iter().find_map(|m| {
         m["content"].as_array()?.iter().find_map(|b| {
             b["text"]
@@ -496,6 +506,25 @@ pub fn read_session(path: &Path, home: &Path) -> Result<Session, String> {
     }
     s.tokens = tokens;
     Ok(s)
+}
+
+/// The hash of a user message's blocks before `prompt`, when its last text
+/// block is the prompt.
+pub fn context_before(message: &Value, prompt: &str) -> Option<String> {
+    let blocks = message["content"].as_array()?;
+    let (last, before) = blocks.split_last()?;
+    if last["type"] != "text" || last["text"].as_str() != Some(prompt) {
+        return None;
+    }
+    let canonical: Vec<Value> = before
+        .iter()
+        .map(|b| serde_json::json!({"text": b["text"], "type": b["type"]}))
+        .collect();
+    Some(sha256_hex(
+        serde_json::to_string(&canonical)
+            .unwrap_or_default()
+            .as_bytes(),
+    ))
 }
 
 /// The abbreviated commit at the top of `Recent commits:` in the git status
