@@ -131,8 +131,9 @@ pub struct Cli {
     #[arg(long, value_name = "SEVERITY", default_value = "high", value_parser = parse_severity)]
     pub min_severity: Severity,
 
-    /// Which agent ran: codex (openai/codex-action, the default). Its record,
-    /// its instruction chain and its settings are read the way that agent has them.
+    /// Which agent ran: codex (openai/codex-action, the default) or claude
+    /// (anthropics/claude-code-action). Its record, its instruction chain and
+    /// its settings are read the way that agent has them.
     #[arg(long, value_enum, value_name = "AGENT", default_value = "codex")]
     pub agent: crate::agent::AgentKind,
 

@@ -30,6 +30,8 @@ pub const PROMPT_FILE: &str = "claude-prompt.txt";
 
 const MAX_RECORD_BYTES: u64 = 256 * 1024 * 1024;
 const MAX_EXECUTION_BYTES: u64 = 64 * 1024 * 1024;
+/// A longer line is not parsed (a parsed line takes several times its size).
+const MAX_LINE_BYTES: usize = 32 * 1024 * 1024;
 /// The most project records looked at to find this run's.
 pub const MAX_CANDIDATES: usize = 64;
 
@@ -269,6 +271,14 @@ pub fn read_session(path: &Path, home: &Path) -> Result<Session, String> {
     let mut failed_ids: Vec<String> = Vec::new();
     for (n, line) in text.lines().enumerate() {
         if line.trim().is_empty() {
+            continue;
+        }
+        if line.len() > MAX_LINE_BYTES {
+            s.warnings.push(format!(
+                "line {} of the project record holds more than {} MiB and was skipped",
+                n + 1,
+                MAX_LINE_BYTES >> 20
+            ));
             continue;
         }
         let Ok(v) = serde_json::from_str::<Value>(line) else {
