@@ -755,3 +755,138 @@ async fn an_appended_system_prompt_is_held_to_claude_args() {
         out.error_says("claude-args gives `--append-system-prompt`");
     }
 }
+
+/// The example's upload, cut down: each project record through
+/// `redact-record.jq`, the execution file down to its `system` and `result`
+/// messages (as the example's workflow does).
+fn upload_redacted(from_home: &std::path::Path, to: &std::path::Path) {
+    let filter = repo_root().join("examples/claude-review/.github/claude/redact-record.jq");
+    let jq = |args: &[&str], input: &std::path::Path, output: &std::path::Path| {
+        let out = std::process::Command::new("jq")
+            .args(args)
+            .stdin(std::fs::File::open(input).unwrap())
+            .output()
+            .expect("jq (apt-get install jq)");
+        assert!(
+            out.status.success(),
+            "jq: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        std::fs::create_dir_all(output.parent().unwrap()).unwrap();
+        std::fs::write(output, out.stdout).unwrap();
+    };
+    let projects = from_home.join(".claude/projects");
+    for dir in std::fs::read_dir(&projects).unwrap() {
+        let dir = dir.unwrap().path();
+        for f in std::fs::read_dir(&dir).unwrap() {
+            let f = f.unwrap().path();
+            if f.extension().is_some_and(|x| x == "jsonl") {
+                let to = to
+                    .join(".claude/projects")
+                    .join(dir.file_name().unwrap())
+                    .join(f.file_name().unwrap());
+                jq(&["-nRc", "-f", filter.to_str().unwrap()], &f, &to);
+            }
+        }
+    }
+    let workflow = std::fs::read_to_string(
+        repo_root().join("examples/claude-review/.github/workflows/claude-review.yml"),
+    )
+    .unwrap();
+    assert!(
+        workflow.contains(&format!("jq '{EXECUTION_FILTER}'")),
+        "the example cuts the execution file as this test does"
+    );
+    jq(
+        &[EXECUTION_FILTER],
+        &from_home.join("claude-execution-output.json"),
+        &to.join("claude-execution-output.json"),
+    );
+}
+
+/// The example's cut of the execution file.
+const EXECUTION_FILTER: &str = r#"map(select(.type == "system" or .type == "result") | if .type == "result" then del(.result) else . end)"#;
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_redacted_record_verifies_as_fully_and_holds_no_tool_output() {
+    if claude::missing(VERSIONS) {
+        return;
+    }
+    for &version in VERSIONS {
+        let settings = settings_with_hooks();
+        let mut files = CHAIN.to_vec();
+        files.push((".claude/settings.json", &settings));
+        files.push(("notes/secret.txt", "TOPSECRET-4242\n"));
+        let mut run = Run::new(version, &files, review()).await;
+        let ws = run.workspace();
+        run.server = FakeMessages::calling(
+            review(),
+            vec![json!({"name": "Read", "input": {"file_path": ws.join("notes/secret.txt")}})],
+        )
+        .await;
+        run.agent(&run.prompt(), &[]).await;
+        let raw_record = claude::texts(&run.server.requests()[1]).join("\n");
+        assert!(
+            raw_record.contains("TOPSECRET-4242"),
+            "{version}: the agent read it"
+        );
+        let s = Scenario::clone_of(&run.s);
+        s.write("artifacts/review.json", run.s.read("artifacts/review.json"));
+        let step = |home: &std::path::Path| {
+            s.action()
+                .input("agent", "claude")
+                .input("prompt-file", PROMPT)
+                .input("claude-version", version)
+                .input("model", MODEL)
+                .input("claude-args", &run.args)
+                .input("agent-home", home.to_str().unwrap())
+                .run()
+        };
+        let raw_home = s.runner_temp().join("raw");
+        upload(&run.home, &raw_home);
+        let raw = step(&raw_home);
+        raw.code(0);
+        let raw = raw.usage();
+        let cut_home = s.runner_temp().join("cut");
+        upload_redacted(&run.home, &cut_home);
+        let mut uploaded = String::new();
+        for f in [cut_home.join("claude-execution-output.json")]
+            .into_iter()
+            .chain(
+                std::fs::read_dir(cut_home.join(".claude/projects"))
+                    .unwrap()
+                    .flat_map(|d| std::fs::read_dir(d.unwrap().path()).unwrap())
+                    .map(|f| f.unwrap().path()),
+            )
+        {
+            uploaded.push_str(&std::fs::read_to_string(f).unwrap());
+        }
+        assert!(
+            !uploaded.contains("TOPSECRET"),
+            "{version}: no tool output uploaded"
+        );
+        let out = step(&cut_home);
+        out.code(0);
+        assert_eq!(
+            out.outputs["conclusion"], "neutral",
+            "{version}: the hooks: {}",
+            out.summary
+        );
+        let cut = out.usage();
+        assert_eq!(cut["transcript"]["record"], "redacted", "{version}");
+        for field in [
+            "prompt_sent_sha",
+            "agents_sha",
+            "context_sha",
+            "turns",
+            "tokens",
+            "hooks",
+            "session",
+        ] {
+            assert_eq!(
+                cut[field], raw[field],
+                "{version}: {field} as from the raw record"
+            );
+        }
+    }
+}

@@ -256,8 +256,8 @@ fn check(c: &mut AgentCheck, r: Record, x: &Context) {
         path: shown,
         session_id: s.session_id.clone(),
         sha256: s.sha256.clone(),
-        record: "raw".into(),
-        redaction: None,
+        record: crate::agent::redaction::kind(s.redaction.as_ref()).into(),
+        redaction: s.redaction.clone(),
     });
     let mut facts = match &e {
         Some(e) => facts(e, Some(&s)),
@@ -324,10 +324,12 @@ fn facts(e: &Execution, s: Option<&Session>) -> Vec<Fact> {
     let mut f = vec![
         Fact::text(
             "Record kind",
-            if s.is_some() {
-                "the execution file and the project record"
-            } else {
-                "the execution file only"
+            match s {
+                Some(s) => format!(
+                    "the execution file and the project record, {}",
+                    crate::agent::redaction::describe(s.redaction.as_ref())
+                ),
+                None => "the execution file only".to_string(),
             },
         ),
         Fact::code("Claude Code", e.version.as_deref()),

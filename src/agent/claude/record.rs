@@ -108,6 +108,8 @@ pub struct Session {
     /// Summed over the record's responses (each message id once).
     pub tokens: Option<Tokens>,
     pub tool_uses: Vec<ToolUse>,
+    /// The agent job cut the record down (its last line says how).
+    pub redaction: Option<crate::agent::redaction::Redaction>,
     pub warnings: Vec<String>,
 }
 
@@ -311,13 +313,23 @@ pub fn read_session(path: &Path, home: &Path) -> Result<Session, String> {
                     }
                 }
                 if v["isCompactSummary"] == true {
-                    let summary = user_text(content).unwrap_or_default();
-                    item_texts.insert(sha256_hex(summary.as_bytes()), summary.clone());
-                    pending.push(Item {
-                        kind: ItemKind::CompactionSummary,
-                        sha256: Some(sha256_hex(summary.as_bytes())),
-                        bytes: summary.len(),
-                    });
+                    // A redacted record keeps the line and drops its text.
+                    let item = match user_text(content) {
+                        Some(summary) => {
+                            item_texts.insert(sha256_hex(summary.as_bytes()), summary.clone());
+                            Item {
+                                kind: ItemKind::CompactionSummary,
+                                sha256: Some(sha256_hex(summary.as_bytes())),
+                                bytes: summary.len(),
+                            }
+                        }
+                        None => Item {
+                            kind: ItemKind::CompactionSummary,
+                            sha256: None,
+                            bytes: 0,
+                        },
+                    };
+                    pending.push(item);
                     compaction_pending = false;
                     continue;
                 }
@@ -447,6 +459,11 @@ pub fn read_session(path: &Path, home: &Path) -> Result<Session, String> {
                 }
             }
             "api-request-blob" => blobs.push(v["message"].clone()),
+            crate::agent::redaction::MARKER => {
+                s.redaction = Some(crate::agent::redaction::Redaction::from_payload(
+                    &v["payload"],
+                ));
+            }
             "api-request-shape" => {
                 if s.system.is_none() {
                     s.system = v["shape"]["system"]
