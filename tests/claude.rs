@@ -288,6 +288,28 @@ async fn each_disagreement_fails_with_the_file_named() {
         out.code(1);
         out.error_says("the agent was sent `.claude/CLAUDE.md`, which the checkout does not have");
 
+        // Another version, another model than the record's; a record of another commit.
+        let run = Run::new(version, CHAIN, review()).await;
+        run.agent(&run.prompt(), &[]).await;
+        let out = run.receipt(&[("claude-version", "2.1.299"), ("model", "claude-opus-5-5")]);
+        out.code(1);
+        out.error_says(&format!(
+            "claude-version is `2.1.299` but the record was written by Claude Code `{version}`"
+        ));
+        out.error_says(&format!(
+            "model is `claude-opus-5-5` but the session ran `{MODEL}`"
+        ));
+        out.error_says(&format!(
+            "model is `claude-opus-5-5` but claude-args gives `--model {MODEL}`"
+        ));
+        let ran_on = run.s.git(&["rev-parse", "HEAD"]);
+        run.s.write("src/new.ts", "export {};\n");
+        run.s.git(&["add", "-A"]);
+        run.s.git(&["commit", "-q", "-m", "after the run"]);
+        let out = run.receipt(&[]);
+        out.code(1);
+        out.error_says(&format!("the session started on commit {}", &ran_on[..7]));
+
         // A token budget overrun: 155 tokens, cache reads and writes counted in.
         let run = Run::new(version, CHAIN, review()).await;
         run.agent(&run.prompt(), &[]).await;
