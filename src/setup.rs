@@ -177,7 +177,6 @@ impl Inputs {
             AgentKind::Claude => AgentOptions::Claude(crate::agent::claude::Settings {
                 cli_version: self.claude_version.clone(),
                 args: self.claude_args.clone(),
-                schema: self.schema.clone(),
             }),
         };
         Some(SessionOptions {

@@ -959,3 +959,37 @@ async fn a_working_directory_below_the_root_walks_down_to_it_and_imports_stay_in
         );
     }
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn without_an_agent_home_the_receipt_says_what_it_cannot_vouch_for() {
+    if claude::missing(&VERSIONS[..1]) {
+        return;
+    }
+    let run = Run::new(VERSIONS[0], CHAIN, review()).await;
+    run.agent(&run.prompt(), &[]).await;
+    let out = run
+        .s
+        .action()
+        .input("agent", "claude")
+        .input("prompt-file", PROMPT)
+        .input("claude-version", VERSIONS[0])
+        .run();
+    out.code(0);
+    assert!(
+        out.summary
+            .contains("no agent-home: the receipt cannot vouch for what reached the agent"),
+        "{}",
+        out.summary
+    );
+    assert_eq!(out.usage()["agent"], "claude");
+    assert_eq!(out.usage()["transcript"], Value::Null, "no record read");
+    assert_eq!(
+        out.usage()["agents_sha"],
+        sha256_hex(
+            claude::instructions_of(&run.server.requests()[0], &run.workspace(), &run.home())
+                .unwrap()
+                .as_bytes()
+        ),
+        "the chain is computed from the checkout all the same"
+    );
+}

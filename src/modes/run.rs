@@ -130,7 +130,13 @@ pub fn run(
             Some(check)
         }
         None => {
-            caveats.push(Caveat::notice(NO_CODEX_HOME).quiet());
+            caveats.push(
+                Caveat::notice(match inputs.agent {
+                    crate::agent::AgentKind::Codex => NO_CODEX_HOME,
+                    crate::agent::AgentKind::Claude => NO_CLAUDE_HOME,
+                })
+                .quiet(),
+            );
             None
         }
     };
@@ -189,6 +195,10 @@ fn advice(lints: Vec<Lint>) -> Vec<Lint> {
 const NO_CODEX_HOME: &str = "no codex-home: the receipt cannot vouch for what reached the agent (the \
      prompt and AGENTS.md as sent, the CLI version, the tokens); give this step the same codex-home \
      as openai/codex-action";
+
+const NO_CLAUDE_HOME: &str = "no agent-home: the receipt cannot vouch for what reached the agent (the \
+     prompt and CLAUDE.md chain as sent, the CLI version, the tokens); give this step as agent-home the \
+     folder the agent job uploaded (docs/claude.md)";
 
 /// What is done beside the review.
 struct Beside {
@@ -251,6 +261,13 @@ pub(super) fn check_agent(
         .map(|c| c.path.clone())
         .collect();
     let workdir = ws.relative(&sources.workdir);
+    let schema = match &sources.schema {
+        crate::sources::SchemaInput::Inline(text) => Some(text.as_bytes().to_vec()),
+        crate::sources::SchemaInput::File(l) | crate::sources::SchemaInput::Default(l) => {
+            let root = std::fs::canonicalize(ws.root()).unwrap_or_else(|_| ws.root().to_path_buf());
+            crate::workspace::read_contained(&l.path, &[&root], 16 << 20).ok()
+        }
+    };
     let expected = Expected {
         prompt_path: receipt.prompt_path.as_deref(),
         prompt_bytes: prompt,
@@ -265,6 +282,7 @@ pub(super) fn check_agent(
         inputs: &inputs,
         changed_skills: &changed_skills,
         single_turn: opts.single_turn,
+        schema: schema.as_deref(),
     };
     agent::read_and_check(opts, &sources.workdir, ws, &expected)
 }

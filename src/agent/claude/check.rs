@@ -658,8 +658,10 @@ fn check_output(
 /// The schema the model was given (the `StructuredOutput` tool's, and
 /// `--json-schema` in claude-args) is the receipt's output schema.
 fn check_schema(c: &mut AgentCheck, s: &Session, x: &Context) {
-    let receipt: Option<Value> =
-        schema_text(&x.settings.schema, x.ws).and_then(|t| serde_json::from_str(&t).ok());
+    let receipt: Option<Value> = x
+        .expected
+        .schema
+        .and_then(|bytes| serde_json::from_slice(bytes).ok());
     let Some(receipt) = receipt else {
         return;
     };
@@ -730,20 +732,6 @@ fn check_system(c: &mut AgentCheck, s: &Session, x: &Context) {
             "claude-args gives `--append-system-prompt`, but the project record keeps no request parts (`api-request-shape`): the system prompt is not shown".into(),
         )),
     }
-}
-
-/// The receipt's output schema: inline, or the file as the checkout has it.
-fn schema_text(source: &crate::inputs::SchemaSource, ws: &Workspace) -> Option<String> {
-    use crate::inputs::SchemaSource;
-    let given = match source {
-        SchemaSource::Inline(text) => return Some(text.clone()),
-        SchemaSource::File(given) => given.as_str(),
-        SchemaSource::Default => crate::inputs::DEFAULT_SCHEMA_FILE,
-    };
-    let loc = ws.resolve("output-schema-file", given).ok()?;
-    let root = std::fs::canonicalize(ws.root()).ok()?;
-    let bytes = crate::workspace::read_contained(&loc.path, &[&root], 16 << 20).ok()?;
-    String::from_utf8(bytes).ok()
 }
 
 /// The circuit breaker: the run used no more tokens than allowed. `input`
@@ -945,7 +933,6 @@ mod tests {
             agent: crate::agent::AgentOptions::Claude(Settings {
                 cli_version: None,
                 args: None,
-                schema: crate::inputs::SchemaSource::Inline("{}".into()),
             }),
         };
         let settings = match &opts.agent {
@@ -966,6 +953,7 @@ mod tests {
             inputs: &[],
             changed_skills: &[],
             single_turn: SingleTurn::Warn,
+            schema: Some(b"{}"),
         };
         read_and_check(&opts, &settings, h.ws.root(), &h.ws, &expected)
     }

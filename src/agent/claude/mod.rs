@@ -24,8 +24,6 @@ pub struct Settings {
     pub cli_version: Option<String>,
     /// `claude-args`, as given to claude-code-action (`claude_args`).
     pub args: Option<String>,
-    /// Where the receipt's output schema is (`--json-schema` must be it).
-    pub schema: crate::inputs::SchemaSource,
 }
 
 /// What `claude-args` says, read as claude-code-action reads `claude_args`
