@@ -99,6 +99,16 @@ pub struct Cli {
     #[arg(long, value_name = "ARGS")]
     pub codex_args: Option<String>,
 
+    /// (agent: claude) claude-code-action's `claude_args`, as given to it: its
+    /// `--json-schema` must be the output schema, its `--model` the model.
+    #[arg(long, value_name = "ARGS")]
+    pub claude_args: Option<String>,
+
+    /// (agent: claude) The exact Claude Code version the agent job ran, e.g.
+    /// 2.1.300; checked against the record.
+    #[arg(long, value_name = "VERSION")]
+    pub claude_version: Option<String>,
+
     /// The model the agent step asked for.
     #[arg(long, value_name = "MODEL")]
     pub model: Option<String>,
@@ -121,9 +131,9 @@ pub struct Cli {
     #[arg(long, value_name = "SEVERITY", default_value = "high", value_parser = parse_severity)]
     pub min_severity: Severity,
 
-    /// Which agent ran: codex (openai/codex-action, the default) or gemini
-    /// (google-github-actions/run-gemini-cli). Its record, its instruction
-    /// chain and its settings are read the way that agent has them.
+    /// Which agent ran: codex (openai/codex-action, the default), claude
+    /// (anthropics/claude-code-action) or gemini (google-github-actions/run-gemini-cli).
+    /// Its record, its instruction chain and its settings are read the way that agent has them.
     #[arg(long, value_enum, value_name = "AGENT", default_value = "codex")]
     pub agent: crate::agent::AgentKind,
 
@@ -268,6 +278,8 @@ pub struct Inputs {
     pub usage_file: String,
     pub codex_version: Option<String>,
     pub codex_args: Option<String>,
+    pub claude_args: Option<String>,
+    pub claude_version: Option<String>,
     pub model: Option<String>,
     pub working_directory: Option<String>,
     pub github_token: Option<String>,
@@ -434,6 +446,17 @@ impl Inputs {
             usage_file: cli.usage_file.trim().to_string(),
             codex_version,
             codex_args: given(cli.codex_args),
+            claude_args: given(cli.claude_args),
+            claude_version: given(cli.claude_version)
+                .map(|v| {
+                    crate::version::exact(&v).map(str::to_string).ok_or_else(|| {
+                        Error::new(format!(
+                            "input `claude-version` is `{}`, which is not an exact version: set the exact Claude Code version the agent job ran, such as 2.1.300",
+                            crate::escape::one_line(&v)
+                        ))
+                    })
+                })
+                .transpose()?,
             model: given(cli.model),
             working_directory: given(cli.working_directory),
             github_token: given(cli.github_token),

@@ -165,11 +165,7 @@ impl Outcome {
     /// A receipt field as text, empty when absent or null.
     /// The agent the receipt covers (a receipt without `agent` is Codex's).
     pub fn agent_kind(&self) -> crate::agent::AgentKind {
-        self.receipt
-            .get("agent")
-            .cloned()
-            .and_then(|v| serde_json::from_value(v).ok())
-            .unwrap_or_default()
+        crate::agent::AgentKind::of_receipt(&self.receipt)
     }
 
     pub fn field(&self, key: &str) -> String {

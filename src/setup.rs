@@ -174,6 +174,10 @@ impl Inputs {
                 permission_profile: self.permission_profile.clone(),
                 default_branch_instructions: self.default_branch_instructions,
             }),
+            AgentKind::Claude => AgentOptions::Claude(crate::agent::claude::Settings {
+                cli_version: self.claude_version.clone(),
+                args: self.claude_args.clone(),
+            }),
             AgentKind::Gemini => AgentOptions::Gemini(crate::agent::gemini::Settings::default()),
         };
         Some(SessionOptions {

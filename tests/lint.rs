@@ -88,6 +88,14 @@ fn clean_workflows_are_silent() {
         let got = lint(example, &text, &|_| None);
         assert_eq!(got, vec![], "{}", path.display());
     }
+    let path = repo_root().join("examples/claude-review/.github/workflows/claude-review.yml");
+    let text = std::fs::read_to_string(&path).unwrap();
+    assert_eq!(
+        lint("claude-review.yml", &text, &|_| None),
+        vec![],
+        "{}",
+        path.display()
+    );
 }
 
 #[test]

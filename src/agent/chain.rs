@@ -60,6 +60,7 @@ pub struct Options {
 pub fn load(cwd: &Path, ws: &Workspace, opts: &Options) -> Result<Chain, Error> {
     match opts.kind {
         AgentKind::Codex => super::codex::chain::load(cwd, ws, opts),
+        AgentKind::Claude => super::claude::chain::load(cwd, ws, opts),
         AgentKind::Gemini => super::gemini::chain::load(cwd, ws, opts),
     }
 }
@@ -69,6 +70,7 @@ pub fn load(cwd: &Path, ws: &Workspace, opts: &Options) -> Result<Chain, Error> 
 pub fn candidate_paths(cwd: &Path, ws: &Workspace, opts: &Options) -> Vec<String> {
     match opts.kind {
         AgentKind::Codex => super::codex::chain::candidate_paths(cwd, ws, opts),
+        AgentKind::Claude => super::claude::chain::candidate_paths(cwd, ws, opts),
         AgentKind::Gemini => super::gemini::chain::candidate_paths(cwd, ws, opts),
     }
 }

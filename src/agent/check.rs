@@ -173,4 +173,7 @@ pub struct Expected<'a> {
     pub changed_skills: &'a [String],
     /// What more than one turn, a compaction or a model switch does.
     pub single_turn: SingleTurn,
+    /// The receipt's output schema, as the checkout (or the input) has it:
+    /// the schema the agent must have been given.
+    pub schema: Option<&'a [u8]>,
 }

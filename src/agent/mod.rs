@@ -14,6 +14,7 @@
 
 pub mod chain;
 pub mod check;
+pub mod claude;
 pub mod codex;
 pub mod gemini;
 pub mod redaction;
@@ -38,6 +39,8 @@ pub enum AgentKind {
     /// OpenAI Codex CLI, as openai/codex-action runs it.
     #[default]
     Codex,
+    /// Claude Code, as anthropics/claude-code-action runs it.
+    Claude,
     /// Google Gemini CLI, as google-github-actions/run-gemini-cli runs it.
     Gemini,
 }
@@ -47,6 +50,7 @@ impl AgentKind {
     pub fn as_str(self) -> &'static str {
         match self {
             AgentKind::Codex => "codex",
+            AgentKind::Claude => "claude",
             AgentKind::Gemini => "gemini",
         }
     }
@@ -55,6 +59,7 @@ impl AgentKind {
     pub fn name(self) -> &'static str {
         match self {
             AgentKind::Codex => "Codex",
+            AgentKind::Claude => "Claude Code",
             AgentKind::Gemini => "Gemini CLI",
         }
     }
@@ -63,7 +68,41 @@ impl AgentKind {
     pub fn chain_name(self) -> &'static str {
         match self {
             AgentKind::Codex => "AGENTS.md",
+            AgentKind::Claude => "CLAUDE.md",
             AgentKind::Gemini => "GEMINI.md",
+        }
+    }
+
+    /// Paths in the repository, besides its chain, whose change between the
+    /// base and the pull request changes what this agent receives: compared
+    /// with the base, each with the kind the summary names it by (the first
+    /// that matches wins, so hooks come before the config they are in).
+    pub fn base_globs(self) -> &'static [(&'static str, &'static str)] {
+        match self {
+            AgentKind::Codex => codex::BASE_GLOBS,
+            AgentKind::Claude => claude::chain::BASE_GLOBS,
+            AgentKind::Gemini => gemini::BASE_GLOBS,
+        }
+    }
+
+    /// What the receipt cannot vouch for when it was given no record.
+    pub fn without_home(self) -> &'static str {
+        match self {
+            AgentKind::Codex => {
+                "no codex-home: the receipt cannot vouch for what reached the agent (the \
+                 prompt and AGENTS.md as sent, the CLI version, the tokens); give this step the same \
+                 codex-home as openai/codex-action"
+            }
+            AgentKind::Claude => {
+                "no agent-home: the receipt cannot vouch for what reached the agent (the \
+                 prompt and CLAUDE.md chain as sent, the CLI version, the tokens); give this step as \
+                 agent-home the folder the agent job uploaded (docs/claude.md)"
+            }
+            AgentKind::Gemini => {
+                "no agent-home: the receipt cannot vouch for what reached the agent (the \
+                 prompt and GEMINI.md chain as sent, the model, the tokens); give this step as \
+                 agent-home the agent job's ~/.gemini as uploaded (docs/gemini.md)"
+            }
         }
     }
 
@@ -71,8 +110,19 @@ impl AgentKind {
     pub fn home_input(self) -> &'static str {
         match self {
             AgentKind::Codex => "codex-home",
+            AgentKind::Claude => "agent-home",
             AgentKind::Gemini => "agent-home",
         }
+    }
+}
+
+impl AgentKind {
+    /// The agent a receipt names (`agent`), Codex for receipts written before it.
+    pub fn of_receipt(receipt: &serde_json::Map<String, serde_json::Value>) -> AgentKind {
+        receipt
+            .get("agent")
+            .and_then(|v| serde_json::from_value(v.clone()).ok())
+            .unwrap_or_default()
     }
 }
 
@@ -95,6 +145,7 @@ pub struct SessionOptions {
 #[derive(Clone, Debug)]
 pub enum AgentOptions {
     Codex(codex::Settings),
+    Claude(claude::Settings),
     Gemini(gemini::Settings),
 }
 
@@ -102,6 +153,7 @@ impl SessionOptions {
     pub fn kind(&self) -> AgentKind {
         match self.agent {
             AgentOptions::Codex(_) => AgentKind::Codex,
+            AgentOptions::Claude(_) => AgentKind::Claude,
             AgentOptions::Gemini(_) => AgentKind::Gemini,
         }
     }
@@ -120,12 +172,33 @@ pub fn read_and_check(
         AgentOptions::Codex(settings) => {
             codex::read_and_check(opts, settings, workdir, ws, expected)
         }
+        AgentOptions::Claude(settings) => {
+            claude::read_and_check(opts, settings, workdir, ws, expected)
+        }
         AgentOptions::Gemini(settings) => {
             gemini::read_and_check(opts, settings, workdir, ws, expected)
         }
     };
     check.kind = opts.kind();
     check
+}
+
+/// The hook configurations that can add text to this agent's input (the
+/// receipt's `hooks`): from its home (`home_hooks`, what Codex's config
+/// gives) and from the repository.
+pub fn hook_configs(
+    kind: AgentKind,
+    home_hooks: &[turns::HookConfig],
+    workdir: &Path,
+    ws: &Workspace,
+    home: Option<&Path>,
+) -> Vec<turns::HookConfig> {
+    match kind {
+        AgentKind::Codex => codex::hook_configs(home_hooks, workdir, ws),
+        AgentKind::Claude => claude::hook_configs(workdir, ws, home),
+        // `.gemini/settings.json`, where Gemini CLI's hooks are, is a file of its chain.
+        AgentKind::Gemini => Vec::new(),
+    }
 }
 
 /// Where the folder holding the agent's record is, inside the container.

@@ -130,13 +130,14 @@ fn compare_with_base(
             .iter()
             .map(|p| Subject::file(chain.kind.chain_name(), p)),
     );
-    subjects.push(Subject::glob("skill", "**/.agents/skills/**"));
     // Attributes change the bytes a checkout writes without changing a blob
     // (`working-tree-encoding`).
     subjects.push(Subject::glob("git attributes", "**/.gitattributes"));
-    // Hooks first: their output reaches the model, and the kind says so.
-    subjects.push(Subject::glob("Codex hooks", "**/.codex/hooks.json"));
-    subjects.push(Subject::glob("Codex config", "**/.codex/**"));
+    // The agent's own: skills, hooks (first: their output reaches the model,
+    // and the kind says so), its config.
+    for (kind, glob) in chain.kind.base_globs() {
+        subjects.push(Subject::glob(kind, glob));
+    }
     Some(instructions::check(ws.root(), &base, &subjects, policy))
 }
 

@@ -106,7 +106,13 @@ pub fn run(
     receipt.gate_schema = gate.record.clone();
     receipt.base = instructions.as_ref().map(|c| c.record());
     let decision = policy.decide(&review);
-    let hooks = hook_configs(&config.hooks, &sources.workdir, ws);
+    let hooks = agent::hook_configs(
+        inputs.agent,
+        &config.hooks,
+        &sources.workdir,
+        ws,
+        codex_home,
+    );
     receipt.hooks = (!hooks.is_empty()).then_some(hooks);
     let agent = match inputs.session_options(codex_home, &config) {
         Some(opts) => {
@@ -123,7 +129,7 @@ pub fn run(
             Some(check)
         }
         None => {
-            caveats.push(Caveat::notice(NO_CODEX_HOME).quiet());
+            caveats.push(Caveat::notice(inputs.agent.without_home()).quiet());
             None
         }
     };
@@ -178,10 +184,6 @@ fn advice(lints: Vec<Lint>) -> Vec<Lint> {
         })
         .collect()
 }
-
-const NO_CODEX_HOME: &str = "no codex-home: the receipt cannot vouch for what reached the agent (the \
-     prompt and AGENTS.md as sent, the CLI version, the tokens); give this step the same codex-home \
-     as openai/codex-action";
 
 /// What is done beside the review.
 struct Beside {
@@ -244,6 +246,13 @@ pub(super) fn check_agent(
         .map(|c| c.path.clone())
         .collect();
     let workdir = ws.relative(&sources.workdir);
+    let schema = match &sources.schema {
+        crate::sources::SchemaInput::Inline(text) => Some(text.as_bytes().to_vec()),
+        crate::sources::SchemaInput::File(l) | crate::sources::SchemaInput::Default(l) => {
+            let root = std::fs::canonicalize(ws.root()).unwrap_or_else(|_| ws.root().to_path_buf());
+            crate::workspace::read_contained(&l.path, &[&root], 16 << 20).ok()
+        }
+    };
     let expected = Expected {
         prompt_path: receipt.prompt_path.as_deref(),
         prompt_bytes: prompt,
@@ -258,34 +267,9 @@ pub(super) fn check_agent(
         inputs: &inputs,
         changed_skills: &changed_skills,
         single_turn: opts.single_turn,
+        schema: schema.as_deref(),
     };
     agent::read_and_check(opts, &sources.workdir, ws, &expected)
-}
-
-/// The hook configurations: codex-home's (read with its config), then the
-/// repository's `.codex/hooks.json` at the root and in the working directory
-/// (Codex loads them for a trusted project).
-fn hook_configs(
-    home: &[crate::agent::turns::HookConfig],
-    workdir: &Path,
-    ws: &Workspace,
-) -> Vec<crate::agent::turns::HookConfig> {
-    let mut all = home.to_vec();
-    let mut dirs = vec![ws.root().to_path_buf()];
-    if workdir != ws.root() {
-        dirs.push(workdir.to_path_buf());
-    }
-    let root = std::fs::canonicalize(ws.root()).unwrap_or_else(|_| ws.root().to_path_buf());
-    for dir in dirs {
-        let path = dir.join(".codex/hooks.json");
-        if let Ok(bytes) = crate::workspace::read_contained(&path, &[&root], 1 << 20) {
-            all.push(crate::agent::turns::HookConfig {
-                path: ws.relative(&path),
-                sha256: crate::digest::sha256_hex(&bytes),
-            });
-        }
-    }
-    all
 }
 
 /// What the record showed, in the receipt.

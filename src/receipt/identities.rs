@@ -124,7 +124,7 @@ pub fn collect(
         chain
             .warnings
             .iter()
-            .map(|w| Caveat::warning(format!("AGENTS.md chain: {w}"))),
+            .map(|w| Caveat::warning(format!("{} chain: {w}", chain_options.kind.chain_name()))),
     );
     let chain_sha = chain.sha();
 

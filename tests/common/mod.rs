@@ -7,6 +7,7 @@
 //! as the user, and a workspace owned by the runner's user (uid 1001).
 #![allow(dead_code)]
 
+pub mod claude;
 pub mod codex;
 pub mod corpora;
 pub mod gemini;

@@ -613,7 +613,7 @@ fn check_commit(c: &mut AgentCheck, session: &Session, expected: &Expected) {
 }
 
 /// Commands that can write a file they name.
-const WRITES: &[&str] = &[
+pub(crate) const WRITES: &[&str] = &[
     ">",
     "tee ",
     "sed -i",
@@ -728,7 +728,7 @@ fn workspace_path(path: &str, cwd: &str, workdir: &str) -> Option<String> {
 
 /// Whether a command names `input` (workspace-relative) as a whole path: as
 /// the workspace names it, relative to the agent's cwd, or absolute.
-fn mentions(command: &str, input: &str, cwd: &str, workdir: &str) -> bool {
+pub(crate) fn mentions(command: &str, input: &str, cwd: &str, workdir: &str) -> bool {
     let mut spellings = vec![input.to_string()];
     let in_workdir = if workdir == "." || workdir.is_empty() {
         Some(input)

@@ -15,7 +15,42 @@ pub mod config;
 pub mod session;
 pub mod skills;
 
+use std::path::Path;
+
+use crate::agent::turns::HookConfig;
+use crate::workspace::Workspace;
+
 pub use check::read_and_check;
+
+/// Besides the AGENTS.md chain, compared with the base: skills (listed to
+/// the model), the repository's hooks and the rest of its Codex config.
+pub const BASE_GLOBS: &[(&str, &str)] = &[
+    ("skill", "**/.agents/skills/**"),
+    ("Codex hooks", "**/.codex/hooks.json"),
+    ("Codex config", "**/.codex/**"),
+];
+
+/// The hook configurations: codex-home's (read with its config), then the
+/// repository's `.codex/hooks.json` at the root and in the working directory
+/// (Codex loads them for a trusted project).
+pub fn hook_configs(home: &[HookConfig], workdir: &Path, ws: &Workspace) -> Vec<HookConfig> {
+    let mut all = home.to_vec();
+    let mut dirs = vec![ws.root().to_path_buf()];
+    if workdir != ws.root() {
+        dirs.push(workdir.to_path_buf());
+    }
+    let root = std::fs::canonicalize(ws.root()).unwrap_or_else(|_| ws.root().to_path_buf());
+    for dir in dirs {
+        let path = dir.join(".codex/hooks.json");
+        if let Ok(bytes) = crate::workspace::read_contained(&path, &[&root], 1 << 20) {
+            all.push(HookConfig {
+                path: ws.relative(&path),
+                sha256: crate::digest::sha256_hex(&bytes),
+            });
+        }
+    }
+    all
+}
 
 /// What only Codex's check takes.
 #[derive(Clone, Debug, Default)]

@@ -852,6 +852,7 @@ mod tests {
             inputs: &[],
             changed_skills: &[],
             single_turn: SingleTurn::Warn,
+            schema: None,
         }
     }
 

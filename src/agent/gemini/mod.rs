@@ -16,6 +16,15 @@ pub mod record;
 
 pub use check::read_and_check;
 
+/// Besides the GEMINI.md chain (which holds `.gemini/settings.json` and the
+/// files it imports), compared with the base: the rest of the repository's
+/// Gemini CLI folder (custom commands, workspace extensions with their own
+/// context files, which the chain does not compute) and `.geminiignore`.
+pub const BASE_GLOBS: &[(&str, &str)] = &[
+    ("Gemini config", "**/.gemini/**"),
+    ("Gemini ignore file", "**/.geminiignore"),
+];
+
 /// What only Gemini CLI's check takes: nothing yet beyond the neutral
 /// options (the record, its stdout and settings are all in agent-home).
 #[derive(Clone, Debug, Default)]

@@ -140,13 +140,15 @@ fn run_table(md: &mut String, result: &Outcome) {
             ""
         }
     ));
-    let agent = result.agent_kind().name();
-    md.push_str(&format!(
-        "| {agent} version | {} |\n",
-        given("codex_version")
-    ));
+    let codex =
+        crate::agent::AgentKind::of_receipt(&result.receipt) == crate::agent::AgentKind::Codex;
+    if codex {
+        md.push_str(&format!("| Codex version | {} |\n", given("codex_version")));
+    }
     md.push_str(&format!("| Model | {} |\n", given("model")));
-    md.push_str(&format!("| {agent} args | {} |\n", given("codex_args")));
+    if codex {
+        md.push_str(&format!("| Codex args | {} |\n", given("codex_args")));
+    }
     md.push_str(&format!("| Receipt | {} |\n\n", code(&result.usage_file)));
 }
 

@@ -1,0 +1,554 @@
+//! The CLAUDE.md chain, assembled as Claude Code 2.1 assembles it (measured
+//! with the real CLI against a fake Messages API: docs/claude.md).
+//!
+//! Claude Code sends its instruction files as one text block of the first
+//! user message:
+//!
+//! ```text
+//! <system-reminder>\nCodebase and user instructions are shown below. ...\n\n
+//! Contents of PATH (LABEL):\n\nTEXT\n\nContents of PATH (LABEL):\n\nTEXT\n</system-reminder>
+//! ```
+//!
+//! In order: `~/.claude/CLAUDE.md` (the user's), then from the git root down
+//! to the working directory, for each folder: `CLAUDE.md`, `.claude/CLAUDE.md`,
+//! `.claude/rules/**/*.md` (a folder's files by name, then its subfolders) and
+//! `CLAUDE.local.md`. `AGENTS.md` takes `CLAUDE.md`'s place only when no
+//! folder of the walk has a `CLAUDE.md`. A file's `@path` imports follow it,
+//! each once, when the imported file is inside the working directory (Claude
+//! Code asks before it follows any other, and a headless run does not ask).
+//! TEXT is the file with a byte order mark removed and whitespace trimmed at
+//! both ends (CRLF is kept); a file with nothing else is left out.
+//!
+//! PATH is absolute on the agent's machine, which this step does not know: the
+//! chain's `body` names each file as the receipt does (relative to the
+//! workspace, `~/.claude/CLAUDE.md` for the user's), and is otherwise the block
+//! byte for byte. `agents_sha` is SHA-256 of that body.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+pub use crate::agent::chain::{AgentsFile, Chain, Options};
+use crate::digest::sha256_hex;
+use crate::error::Error;
+use crate::workspace::{Unread, Workspace};
+
+/// How the instruction block begins.
+pub const HEADER: &str = "<system-reminder>\nCodebase and user instructions are shown below. Be sure to adhere to these instructions. IMPORTANT: These instructions OVERRIDE any default behavior and you MUST follow them exactly as written.\n\n";
+/// How it ends.
+pub const TRAILER: &str = "\n</system-reminder>";
+
+/// The user's global file, as the receipt names it.
+pub const HOME_FILE: &str = "~/.claude/CLAUDE.md";
+
+/// The largest instruction file read.
+const MAX_FILE_BYTES: u64 = 16 * 1024 * 1024;
+/// Claude Code follows imports this deep.
+const MAX_IMPORT_DEPTH: usize = 5;
+
+/// Which of Claude Code's memory types a file is: the label it is sent with.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Scope {
+    User,
+    Project,
+    Local,
+}
+
+impl Scope {
+    pub fn label(self) -> &'static str {
+        match self {
+            Scope::User => "user's private global instructions for all projects",
+            Scope::Project => "project instructions, checked into the codebase",
+            Scope::Local => "user's private project instructions, not checked in",
+        }
+    }
+
+    /// The record's word (`attachment.files[].type`).
+    pub fn from_record(word: &str) -> Option<Scope> {
+        match word {
+            "User" => Some(Scope::User),
+            "Project" => Some(Scope::Project),
+            "Local" => Some(Scope::Local),
+            _ => None,
+        }
+    }
+}
+
+/// One file as Claude Code sends it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Entry {
+    /// As the receipt names it.
+    pub shown: String,
+    pub scope: Scope,
+    /// Trimmed, as sent.
+    pub text: String,
+}
+
+/// The block's body: every entry, each file named as the receipt names it.
+pub fn block(entries: &[Entry]) -> Option<String> {
+    if entries.is_empty() {
+        return None;
+    }
+    let parts: Vec<String> = entries
+        .iter()
+        .map(|e| {
+            format!(
+                "Contents of {} ({}):\n\n{}",
+                e.shown,
+                e.scope.label(),
+                e.text
+            )
+        })
+        .collect();
+    Some(format!("{HEADER}{}{TRAILER}", parts.join("\n\n")))
+}
+
+/// The text Claude Code sends of a file: no byte order mark, whitespace
+/// trimmed as JavaScript's `String.prototype.trim` does.
+pub fn sent_text(bytes: &[u8]) -> String {
+    let text = String::from_utf8_lossy(bytes);
+    let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
+    text.trim_matches(js_space).to_string()
+}
+
+/// JavaScript's white space and line terminators.
+fn js_space(c: char) -> bool {
+    matches!(
+        c,
+        '\u{9}'..='\u{d}'
+            | ' '
+            | '\u{a0}'
+            | '\u{1680}'
+            | '\u{2000}'..='\u{200a}'
+            | '\u{2028}'
+            | '\u{2029}'
+            | '\u{202f}'
+            | '\u{205f}'
+            | '\u{3000}'
+            | '\u{feff}'
+    )
+}
+
+/// The folders Claude Code reads, from the git root (or the workspace root)
+/// down to `cwd`.
+fn walk(cwd: &Path, root: &Path) -> Vec<PathBuf> {
+    let top = cwd
+        .ancestors()
+        .take_while(|d| d.starts_with(root))
+        .find(|d| d.join(".git").exists())
+        .unwrap_or(root);
+    let mut dirs: Vec<PathBuf> = cwd
+        .ancestors()
+        .take_while(|d| d.starts_with(top))
+        .map(Path::to_path_buf)
+        .collect();
+    dirs.reverse();
+    dirs
+}
+
+/// `.claude/rules/` of a folder: its `.md` files by name, then each
+/// subfolder's, recursively.
+fn rules(dir: &Path, out: &mut Vec<PathBuf>, depth: usize) {
+    let Ok(read) = fs::read_dir(dir) else {
+        return;
+    };
+    let mut files = Vec::new();
+    let mut dirs = Vec::new();
+    for e in read.flatten() {
+        let Ok(kind) = e.file_type() else { continue };
+        let path = e.path();
+        if kind.is_dir() {
+            dirs.push(path);
+        } else if path.extension().is_some_and(|x| x == "md") {
+            files.push(path);
+        }
+    }
+    files.sort();
+    dirs.sort();
+    out.extend(files);
+    if depth < 8 {
+        for d in dirs {
+            rules(&d, out, depth + 1);
+        }
+    }
+}
+
+/// A rule with `paths:` in its front matter is sent only when the agent
+/// touches a matching file, not at the start.
+fn conditional(text: &str) -> bool {
+    let Some(rest) = text.strip_prefix("---") else {
+        return false;
+    };
+    let front = rest.split("\n---").next().unwrap_or("");
+    front.lines().any(|l| l.trim_start().starts_with("paths:"))
+}
+
+/// The `@path` imports of a file's text, in order: not in code, each a
+/// word that starts with `@`.
+pub fn imports(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut fenced = false;
+    for line in text.split('\n') {
+        let t = line.trim_start();
+        if t.starts_with("```") || t.starts_with("~~~") {
+            fenced = !fenced;
+            continue;
+        }
+        if fenced {
+            continue;
+        }
+        // Inline code spans carry no imports.
+        let mut plain = String::new();
+        let mut in_code = false;
+        for c in line.chars() {
+            if c == '`' {
+                in_code = !in_code;
+                plain.push(' ');
+            } else if !in_code {
+                plain.push(c);
+            }
+        }
+        let mut prev = ' ';
+        let chars: Vec<char> = plain.chars().collect();
+        let mut i = 0;
+        while i < chars.len() {
+            let c = chars[i];
+            if c == '@' && (prev == ' ' || prev == '\t' || i == 0) {
+                let mut word = String::new();
+                let mut j = i + 1;
+                while j < chars.len() && chars[j] != ' ' && chars[j] != '\t' {
+                    if chars[j] == '\\' && chars.get(j + 1) == Some(&' ') {
+                        word.push(' ');
+                        j += 2;
+                        continue;
+                    }
+                    word.push(chars[j]);
+                    j += 1;
+                }
+                let word = word.split('#').next().unwrap_or("").to_string();
+                let valid = word
+                    .chars()
+                    .next()
+                    .is_some_and(|c| c.is_ascii_alphanumeric() || "._~/-".contains(c));
+                if valid {
+                    out.push(word);
+                }
+                prev = ' ';
+                i = j;
+                continue;
+            }
+            prev = c;
+            i += 1;
+        }
+    }
+    out
+}
+
+struct Walker<'a> {
+    ws: &'a Workspace,
+    root: PathBuf,
+    cwd: PathBuf,
+    seen: Vec<PathBuf>,
+    entries: Vec<Entry>,
+    chain: Chain,
+}
+
+impl Walker<'_> {
+    /// Reads one file of the chain and, after it, what it imports.
+    fn add(&mut self, path: &Path, scope: Scope, depth: usize) -> Result<(), Error> {
+        let Ok(real) = fs::canonicalize(path) else {
+            return Ok(());
+        };
+        if self.seen.contains(&real) || !real.is_file() {
+            return Ok(());
+        }
+        let shown = self.ws.relative(path);
+        let bytes = match crate::workspace::read_contained(path, &[&self.root], MAX_FILE_BYTES) {
+            Ok(b) => b,
+            Err(Unread::Missing) => return Ok(()),
+            Err(why) => {
+                return Err(Error::in_file(
+                    &shown,
+                    format!(
+                        "{}: Claude Code would read it as part of the CLAUDE.md chain, and the receipt \
+                         cannot vouch for it; replace it with a regular file inside the repository",
+                        why.why(&shown)
+                    ),
+                ));
+            }
+        };
+        self.seen.push(real);
+        self.chain.files.push(AgentsFile {
+            path: shown.clone(),
+            bytes: bytes.len() as u64,
+            sha256: sha256_hex(&bytes),
+            truncated: false,
+        });
+        let text = sent_text(&bytes);
+        if text.is_empty() {
+            return Ok(());
+        }
+        let found = imports(&text);
+        self.entries.push(Entry { shown, scope, text });
+        if depth >= MAX_IMPORT_DEPTH {
+            return Ok(());
+        }
+        let dir = path.parent().unwrap_or(&self.root).to_path_buf();
+        for import in found {
+            if import.starts_with('~') || import.starts_with('/') {
+                self.chain.warnings.push(format!(
+                    "`{}` imports `{}`, outside the checkout: Claude Code asks before it follows such an import, and a headless run does not ask; the computed chain leaves it out",
+                    crate::escape::one_line(&self.ws.relative(path)),
+                    crate::escape::one_line(&import)
+                ));
+                continue;
+            }
+            let target = dir.join(&import);
+            let Ok(real) = fs::canonicalize(&target) else {
+                continue;
+            };
+            if !real.starts_with(&self.cwd) {
+                // Measured: an import outside the working directory is not
+                // followed in a headless run.
+                continue;
+            }
+            self.add(&target, scope, depth + 1)?;
+        }
+        Ok(())
+    }
+}
+
+/// Every file of the chain as Claude Code sends it, and the files read.
+pub fn entries(
+    cwd: &Path,
+    ws: &Workspace,
+    home: Option<&Path>,
+) -> Result<(Vec<Entry>, Chain), Error> {
+    let root = fs::canonicalize(ws.root()).unwrap_or_else(|_| ws.root().to_path_buf());
+    let real_cwd = fs::canonicalize(cwd).unwrap_or_else(|_| cwd.to_path_buf());
+    let mut w = Walker {
+        ws,
+        root: root.clone(),
+        cwd: real_cwd,
+        seen: Vec::new(),
+        entries: Vec::new(),
+        chain: Chain::default(),
+    };
+    if let Some(home) = home {
+        read_home(home, &mut w)?;
+    }
+    let dirs = walk(cwd, ws.root());
+    let any_claude = dirs
+        .iter()
+        .any(|d| d.join("CLAUDE.md").is_file() || d.join(".claude/CLAUDE.md").is_file());
+    for dir in &dirs {
+        let first = if any_claude { "CLAUDE.md" } else { "AGENTS.md" };
+        w.add(&dir.join(first), Scope::Project, 0)?;
+        w.add(&dir.join(".claude/CLAUDE.md"), Scope::Project, 0)?;
+        let mut found = Vec::new();
+        rules(&dir.join(".claude/rules"), &mut found, 0);
+        for rule in found {
+            let is_conditional = fs::read(&rule)
+                .map(|b| conditional(&String::from_utf8_lossy(&b)))
+                .unwrap_or(false);
+            if is_conditional {
+                w.chain.warnings.push(format!(
+                    "`{}` applies only to the paths its front matter names: Claude Code sends it when the agent reads such a file, so only the record shows whether it was sent",
+                    crate::escape::one_line(&ws.relative(&rule))
+                ));
+                continue;
+            }
+            w.add(&rule, Scope::Project, 0)?;
+        }
+        w.add(&dir.join("CLAUDE.local.md"), Scope::Local, 0)?;
+    }
+    let Walker { entries, chain, .. } = w;
+    Ok((entries, chain))
+}
+
+/// `~/.claude/CLAUDE.md`, from the agent home when the agent job uploaded it.
+fn read_home(home: &Path, w: &mut Walker) -> Result<(), Error> {
+    let path = home.join(".claude/CLAUDE.md");
+    let real_home = fs::canonicalize(home).unwrap_or_else(|_| home.to_path_buf());
+    let bytes = match crate::workspace::read_contained(&path, &[&real_home], MAX_FILE_BYTES) {
+        Ok(b) => b,
+        Err(Unread::Missing) => return Ok(()),
+        Err(why) => {
+            return Err(Error::in_file(
+                HOME_FILE,
+                format!(
+                    "{}: it is the user's CLAUDE.md, which Claude Code sends first; upload it as a regular file",
+                    why.why(HOME_FILE)
+                ),
+            ));
+        }
+    };
+    if home.join(".claude/rules").exists() {
+        w.chain.warnings.push(
+            "the agent home has `~/.claude/rules/`: the user's rules are not part of the computed chain, so only the record shows them".into(),
+        );
+    }
+    w.chain.files.push(AgentsFile {
+        path: HOME_FILE.into(),
+        bytes: bytes.len() as u64,
+        sha256: sha256_hex(&bytes),
+        truncated: false,
+    });
+    let text = sent_text(&bytes);
+    if !text.is_empty() {
+        w.entries.push(Entry {
+            shown: HOME_FILE.into(),
+            scope: Scope::User,
+            text,
+        });
+    }
+    Ok(())
+}
+
+/// Reads the chain for an agent that ran in `cwd` (inside the workspace).
+pub fn load(cwd: &Path, ws: &Workspace, opts: &Options) -> Result<Chain, Error> {
+    let (entries, mut chain) = entries(cwd, ws, opts.home.as_deref())?;
+    chain.body = block(&entries);
+    Ok(chain)
+}
+
+/// Every path where Claude Code would look for a chain file: a file added or
+/// removed at any of them changes what it reads (`.claude/` as a whole is
+/// compared with the base by its own glob).
+pub fn candidate_paths(cwd: &Path, ws: &Workspace, opts: &Options) -> Vec<String> {
+    let mut out = Vec::new();
+    for dir in walk(cwd, ws.root()) {
+        if !dir.starts_with(ws.root()) {
+            continue;
+        }
+        for name in [
+            "CLAUDE.md",
+            "AGENTS.md",
+            ".claude/CLAUDE.md",
+            "CLAUDE.local.md",
+        ] {
+            out.push(ws.relative(&dir.join(name)));
+        }
+    }
+    if let Ok((_, chain)) = entries(cwd, ws, opts.home.as_deref()) {
+        for f in chain.files {
+            if f.path != HOME_FILE && !out.contains(&f.path) {
+                out.push(f.path);
+            }
+        }
+    }
+    out
+}
+
+/// The repository files besides the chain that change what Claude Code does
+/// (settings and their hooks, rules, MCP servers), as globs for the
+/// comparison with the base: (kind, glob).
+pub const BASE_GLOBS: &[(&str, &str)] = &[
+    ("Claude hooks", "**/.claude/settings.json"),
+    ("Claude hooks", "**/.claude/settings.local.json"),
+    ("Claude config", "**/.claude/**"),
+    ("Claude MCP servers", "**/.mcp.json"),
+    ("CLAUDE.md", "**/CLAUDE.md"),
+    ("CLAUDE.md", "**/CLAUDE.local.md"),
+];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tree(files: &[(&str, &[u8])]) -> (tempfile::TempDir, Workspace) {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("repo");
+        fs::create_dir_all(root.join(".git")).unwrap();
+        for (p, b) in files {
+            let p = root.join(p);
+            fs::create_dir_all(p.parent().unwrap()).unwrap();
+            fs::write(p, b).unwrap();
+        }
+        let ws = Workspace::open(&root).unwrap();
+        (dir, ws)
+    }
+
+    fn shown(entries: &[Entry]) -> Vec<&str> {
+        entries.iter().map(|e| e.shown.as_str()).collect()
+    }
+
+    #[test]
+    fn the_walk_is_in_claude_codes_order() {
+        let (_d, ws) = tree(&[
+            ("CLAUDE.md", b"Root\n@docs/extra.md\n"),
+            ("docs/extra.md", b"extra"),
+            (".claude/CLAUDE.md", b"dot"),
+            (".claude/rules/z.md", b"z"),
+            (".claude/rules/b.md", b"b"),
+            (".claude/rules/a/y.md", b"y"),
+            (".claude/rules/c.txt", b"not a rule"),
+            ("sub/CLAUDE.local.md", b"local"),
+            ("sub/AGENTS.md", b"not read: there is a CLAUDE.md"),
+            (
+                "sub/.claude/rules/r.md",
+                b"---\npaths: src/**\n---\nonly for src",
+            ),
+        ]);
+        let root = ws.root().to_path_buf();
+        let (e, chain) = entries(&root.join("sub"), &ws, None).unwrap();
+        // docs/ is outside the working directory: the import is not followed.
+        assert_eq!(
+            shown(&e),
+            [
+                "CLAUDE.md",
+                ".claude/CLAUDE.md",
+                ".claude/rules/b.md",
+                ".claude/rules/z.md",
+                ".claude/rules/a/y.md",
+                "sub/CLAUDE.local.md"
+            ]
+        );
+        assert!(chain.warnings[0].contains("sub/.claude/rules/r.md"));
+        let (e, _) = entries(&root, &ws, None).unwrap();
+        assert_eq!(shown(&e)[..2], ["CLAUDE.md", "docs/extra.md"]);
+        assert_eq!(e[1].scope, Scope::Project);
+    }
+
+    #[test]
+    fn agents_md_only_without_any_claude_md() {
+        let (_d, ws) = tree(&[("AGENTS.md", b"a\n@sub/inc.md x"), ("sub/inc.md", b"inc")]);
+        let root = ws.root().to_path_buf();
+        let (e, _) = entries(&root.join("sub"), &ws, None).unwrap();
+        assert_eq!(shown(&e), ["AGENTS.md", "sub/inc.md"]);
+    }
+
+    #[test]
+    fn text_is_trimmed_and_the_block_is_claude_codes() {
+        assert_eq!(
+            sent_text(b"\xEF\xBB\xBF\t hello\r\nworld \r\n\n"),
+            "hello\r\nworld"
+        );
+        assert_eq!(sent_text(b"  \n"), "");
+        let body = block(&[
+            Entry {
+                shown: HOME_FILE.into(),
+                scope: Scope::User,
+                text: "g".into(),
+            },
+            Entry {
+                shown: "CLAUDE.md".into(),
+                scope: Scope::Project,
+                text: "r".into(),
+            },
+        ])
+        .unwrap();
+        assert!(body.starts_with(HEADER));
+        assert!(body.ends_with(
+            "Contents of CLAUDE.md (project instructions, checked into the codebase):\n\nr\n</system-reminder>"
+        ));
+        assert!(body.contains("Contents of ~/.claude/CLAUDE.md (user's private global instructions for all projects):\n\ng\n\nContents of"));
+    }
+
+    #[test]
+    fn imports_skip_code_and_email_addresses() {
+        assert_eq!(
+            imports("see @a.md and me@x.org\n`@b.md`\n```\n@c.md\n```\n@./d.md#part\r\n@~/e.md"),
+            ["a.md", "./d.md", "~/e.md"]
+        );
+    }
+}

@@ -1,0 +1,1043 @@
+//! What reached Claude Code, checked against what the checkout says should
+//! have: the prompt (sent as given, byte for byte), the CLAUDE.md chain (file
+//! by file, and as one block), the CLI version and model the step claims, the
+//! schema the model was given, the structured output the review is, the
+//! tokens, the commit, and every turn.
+
+use std::path::Path;
+
+use serde_json::Value;
+
+use super::chain::{self, Entry, HEADER, HOME_FILE, Scope, TRAILER};
+use super::record::{self, Execution, Session};
+use super::{Args, Settings};
+use crate::agent::check::{SessionRecord, TranscriptRecord};
+use crate::agent::turns::{self, Turn};
+use crate::agent::{AgentCheck, Expected, Fact, SessionOptions, Tokens};
+use crate::digest::sha256_hex;
+use crate::escape::one_line;
+use crate::markdown::clip;
+use crate::workspace::Workspace;
+
+/// How to get the record into agent-home, for the end of a sentence.
+const HOW: &str = "give this step as `agent-home` the folder the agent job uploaded: `claude-execution-output.json` from `$RUNNER_TEMP` and `.claude/projects/` from the agent's `$HOME` (docs/claude.md)";
+
+/// A hash shortened for a sentence; the receipt has it in full.
+fn short(s: &str) -> String {
+    s.chars().take(12).collect()
+}
+
+/// Untrusted text from the record, for a sentence.
+fn said(s: &str) -> String {
+    one_line(&clip(s, 120)).into_owned()
+}
+
+/// Finds this run's record in agent-home, reads it, and checks it against the
+/// checkout. A record that cannot be found or read is a problem, not an
+/// error: the receipt is still written, and the check fails.
+pub fn read_and_check(
+    opts: &SessionOptions,
+    settings: &Settings,
+    workdir: &Path,
+    ws: &Workspace,
+    expected: &Expected,
+) -> AgentCheck {
+    let mut c = AgentCheck::default();
+    let args = match settings.args.as_deref().map(Args::parse).transpose() {
+        Ok(a) => a.unwrap_or_default(),
+        Err(why) => {
+            c.problems.push(why);
+            Args::default()
+        }
+    };
+    let execution = match record::execution(&opts.home) {
+        Ok(e) => e,
+        Err(why) => {
+            c.problems.push(why);
+            None
+        }
+    };
+    let wanted = opts
+        .session_id
+        .clone()
+        .or_else(|| execution.as_ref().and_then(|e| e.session_id.clone()));
+    let session = match find(&opts.home, wanted.as_deref(), expected) {
+        Ok((s, note)) => {
+            c.notes.extend(note);
+            s
+        }
+        Err(why) => {
+            c.problems.push(format!("{why}; {HOW}"));
+            if let Some(e) = &execution {
+                c.facts = facts(e, None);
+            }
+            return c;
+        }
+    };
+    let shown = session
+        .path
+        .strip_prefix(&opts.home)
+        .map(|p| {
+            let p = p.display().to_string();
+            match p.strip_prefix(".claude/") {
+                Some(rest) => format!("~/.claude/{rest}"),
+                None => format!("~/.claude/{p}"),
+            }
+        })
+        .unwrap_or_else(|_| session.path.display().to_string());
+    check(
+        &mut c,
+        Record {
+            session,
+            execution,
+            shown,
+        },
+        &Context {
+            expected,
+            settings,
+            args: &args,
+            ws,
+            workdir,
+            home: &opts.home,
+            single_turn: opts.single_turn,
+        },
+    );
+    c
+}
+
+/// Finds this run's project record: the execution file's (or session-id's)
+/// session, else the only one, else the one whose prompt is this checkout's.
+fn find(
+    home: &Path,
+    session_id: Option<&str>,
+    expected: &Expected,
+) -> Result<(Session, Option<String>), String> {
+    let all = record::candidates(home);
+    if all.is_empty() {
+        return Err(format!(
+            "agent-home (`{}`) holds no Claude Code project record (`.claude/projects/<project>/<session>.jsonl`)",
+            one_line(&home.display().to_string())
+        ));
+    }
+    let name = |p: &Path| {
+        format!(
+            "`{}`",
+            one_line(&p.file_name().unwrap_or_default().to_string_lossy())
+        )
+    };
+    if let Some(id) = session_id {
+        let matching: Vec<_> = all
+            .iter()
+            .filter(|p| p.file_stem().is_some_and(|s| s == id))
+            .collect();
+        return match matching.as_slice() {
+            [only] => Ok((record::read_session(only, home)?, None)),
+            [] => Err(format!(
+                "agent-home holds no project record of session `{}` (it has {})",
+                said(id),
+                all.iter().map(|p| name(p)).collect::<Vec<_>>().join(", ")
+            )),
+            many => Err(format!(
+                "{} project records are named for session `{}` (in several project folders): upload only this run's",
+                many.len(),
+                said(id)
+            )),
+        };
+    }
+    if let [only] = all.as_slice() {
+        return Ok((record::read_session(only, home)?, None));
+    }
+    if all.len() > record::MAX_CANDIDATES {
+        return Err(format!(
+            "agent-home holds {} project records, more than the {} read to find this run's; upload only this run's record, or set session-id",
+            all.len(),
+            record::MAX_CANDIDATES
+        ));
+    }
+    let ours: Vec<Session> = all
+        .iter()
+        .filter_map(|p| record::read_session(p, home).ok())
+        .filter(|s| {
+            s.turns
+                .iter()
+                .any(|t| t.prompt.as_deref().map(str::as_bytes) == Some(expected.prompt_bytes))
+        })
+        .collect();
+    let names = all.iter().map(|p| name(p)).collect::<Vec<_>>().join(", ");
+    match <[Session; 1]>::try_from(ours) {
+        Ok([s]) => Ok((
+            s,
+            Some(format!(
+                "{} project records are in agent-home ({names}) and no execution file names the session; the one with this checkout's prompt was used",
+                all.len()
+            )),
+        )),
+        Err(ours) if ours.is_empty() => Err(format!(
+            "{} project records are in agent-home ({names}), and none has this checkout's prompt; upload only this run's record, or set session-id",
+            all.len()
+        )),
+        Err(ours) => Err(format!(
+            "{} project records have this checkout's prompt ({names}): which one produced the review cannot be told; upload only this run's record, or set session-id",
+            ours.len()
+        )),
+    }
+}
+
+struct Record {
+    session: Session,
+    execution: Option<Execution>,
+    shown: String,
+}
+
+struct Context<'a> {
+    expected: &'a Expected<'a>,
+    settings: &'a Settings,
+    args: &'a Args,
+    ws: &'a Workspace,
+    workdir: &'a Path,
+    home: &'a Path,
+    single_turn: turns::SingleTurn,
+}
+
+/// The pure core: the record against the checkout.
+fn check(c: &mut AgentCheck, r: Record, x: &Context) {
+    let Record {
+        session: s,
+        execution: e,
+        shown,
+    } = r;
+    let output_turn = s
+        .turns
+        .iter()
+        .rposition(|t| t.structured_output.is_some())
+        .or(s.turns.len().checked_sub(1));
+    if let (Some(e), Some(ran)) = (&e, &s.session_id) {
+        if let Some(id) = e.session_id.as_deref().filter(|id| id != ran) {
+            c.problems.push(format!(
+                "`{}` is of session `{}`, but the project record is of session `{}`: upload the record of the run the execution file is of",
+                record::EXECUTION_FILE,
+                said(id),
+                said(ran)
+            ));
+        }
+    }
+    check_prompt(c, &s, output_turn, x);
+    check_chain(c, &s, e.as_ref(), x);
+    check_claims(c, &s, e.as_ref(), output_turn, x);
+    check_output(c, &s, e.as_ref(), output_turn, x);
+    check_schema(c, &s, x);
+    check_system(c, &s, x);
+    let tokens = check_budget(c, &s, e.as_ref(), x);
+    check_commit(c, &s, x);
+    check_result(c, e.as_ref());
+    check_edits(c, &s, x);
+    let turns: Vec<Turn> = s
+        .turns
+        .iter()
+        .enumerate()
+        .map(|(i, t)| Turn {
+            model: t.model.clone(),
+            prompt_sha: t.prompt.as_deref().map(|p| sha256_hex(p.as_bytes())),
+            // The first request's, the one whose start the checkout predicts.
+            context_sha: if i == 0 { s.context_sha.clone() } else { None },
+            items: t.items.clone(),
+        })
+        .collect();
+    let claimed_model = x.expected.model.or(x.args.model.as_deref());
+    turns::check(c, &turns, output_turn, claimed_model, x.single_turn);
+    if e.is_none() {
+        c.unverified.push((
+            "the execution file".into(),
+            format!("agent-home has no `{}`: the run's result (is_error, num_turns, cost, permission mode, tools) is not checked", record::EXECUTION_FILE),
+        ));
+    }
+    c.notes.extend(s.warnings.iter().cloned());
+    c.transcript = Some(TranscriptRecord {
+        path: shown,
+        session_id: s.session_id.clone(),
+        sha256: s.sha256.clone(),
+        record: crate::agent::redaction::kind(s.redaction.as_ref()).into(),
+        redaction: s.redaction.clone(),
+    });
+    let mut facts = match &e {
+        Some(e) => facts(e, Some(&s)),
+        None => vec![
+            Fact::text("Record kind", "the project record only (no execution file)"),
+            Fact::code("Claude Code", s.version.as_deref()),
+            Fact::code("Permission mode", s.permission_mode.as_deref()),
+        ],
+    };
+    if let Some(t) = &tokens {
+        facts.push(Fact::text(
+            "Tokens as Anthropic counts them",
+            format!(
+                "input_tokens {} + cache_read_input_tokens {} + cache_creation_input_tokens {} = {} input (the budget counts all three), output_tokens {}",
+                t.input - t.cached_input - t.cache_write_input,
+                t.cached_input,
+                t.cache_write_input,
+                t.input,
+                t.output
+            ),
+        ));
+    }
+    c.facts = facts;
+    c.settings = Some(SessionRecord {
+        cli_version: e
+            .as_ref()
+            .and_then(|e| e.version.clone())
+            .or(s.version.clone()),
+        originator: None,
+        model: output_turn
+            .and_then(|t| s.turns[t].model.clone())
+            .or_else(|| e.as_ref().and_then(|e| e.model.clone())),
+        approval_policy: None,
+        sandbox: None,
+        duration_ms: e
+            .as_ref()
+            .and_then(|e| e.result.as_ref())
+            .and_then(|r| r["duration_ms"].as_u64()),
+        git_commit: s.git_head.clone(),
+        effort: None,
+        permission_profile: e
+            .as_ref()
+            .and_then(|e| e.permission_mode.clone())
+            .or(s.permission_mode.clone()),
+    });
+    // The receipt's `context_sha` is of the request whose answer is the
+    // review: known here for the first turn only.
+    c.context = s
+        .context_sha
+        .as_ref()
+        .filter(|_| output_turn == Some(0))
+        .map(|sha| crate::agent::check::Context {
+            sha: sha.clone(),
+            ..Default::default()
+        });
+    c.tokens = tokens;
+    c.turns = turns;
+    c.output_turn = output_turn;
+}
+
+/// Rows of the evidence table only Claude Code has.
+fn facts(e: &Execution, s: Option<&Session>) -> Vec<Fact> {
+    let result = e.result.as_ref();
+    let mut f = vec![
+        Fact::text(
+            "Record kind",
+            match s {
+                Some(s) => format!(
+                    "the execution file and the project record, {}",
+                    crate::agent::redaction::describe(s.redaction.as_ref())
+                ),
+                None => "the execution file only".to_string(),
+            },
+        ),
+        Fact::code("Claude Code", e.version.as_deref()),
+        Fact::code("Permission mode", e.permission_mode.as_deref()),
+    ];
+    f.push(match result.and_then(|r| r["total_cost_usd"].as_f64()) {
+        Some(cost) => Fact::code("Cost (USD)", Some(&format!("{cost:.6}"))),
+        None => Fact::code("Cost (USD)", None),
+    });
+    f.push(Fact::code(
+        "Result",
+        result
+            .and_then(|r| r["subtype"].as_str())
+            .map(|s| one_line(&clip(s, 60)).into_owned())
+            .as_deref(),
+    ));
+    if let Some(n) = result.and_then(|r| r["num_turns"].as_u64()) {
+        f.push(Fact::code("Turns (num_turns)", Some(&n.to_string())));
+    }
+    if !e.mcp_servers.is_empty() {
+        f.push(Fact::text(
+            "MCP servers",
+            e.mcp_servers
+                .iter()
+                .map(|m| said(m))
+                .collect::<Vec<_>>()
+                .join(", "),
+        ));
+    }
+    f
+}
+
+/// The prompt as sent is the prompt hashed, byte for byte: Claude Code sends
+/// the `-p` text as the last text block of the first user message, unchanged.
+fn check_prompt(c: &mut AgentCheck, s: &Session, output_turn: Option<usize>, x: &Context) {
+    let prompt_name = x
+        .expected
+        .prompt_path
+        .map_or("the inline prompt".to_string(), |p| format!("`{p}`"));
+    let Some(sent) = output_turn.and_then(|t| s.turns[t].prompt.as_deref()) else {
+        c.problems
+            .push("the project record holds no user prompt: the agent may not have run".into());
+        return;
+    };
+    let sent_sha = sha256_hex(sent.as_bytes());
+    let committed = sha256_hex(x.expected.prompt_bytes);
+    if sent_sha != committed {
+        c.problems.push(format!(
+            "the prompt the agent received (sha256 {}) is not {prompt_name} (sha256 {}): was the hash taken before a template was rendered, or the agent given another prompt?",
+            short(&sent_sha),
+            short(&committed)
+        ));
+    }
+    if let Ok(bytes) = crate::workspace::read_contained(
+        &x.home.join(record::PROMPT_FILE),
+        &[&std::fs::canonicalize(x.home).unwrap_or_else(|_| x.home.to_path_buf())],
+        16 << 20,
+    ) {
+        if bytes != x.expected.prompt_bytes {
+            c.problems.push(format!(
+                "`{}` in agent-home (the prompt claude-code-action wrote, sha256 {}) is not {prompt_name} (sha256 {})",
+                record::PROMPT_FILE,
+                short(&sha256_hex(&bytes)),
+                short(&committed)
+            ));
+        }
+    }
+    c.prompt_sent_sha = Some(sent_sha);
+}
+
+/// Where the agent's workspace root was on its machine: its cwd less the
+/// working directory.
+fn agent_root(cwd: &str, workdir: &str) -> Option<String> {
+    let cwd = cwd.trim_end_matches('/');
+    if workdir == "." || workdir.is_empty() {
+        return Some(cwd.to_string());
+    }
+    cwd.strip_suffix(workdir.trim_end_matches('/'))
+        .and_then(|r| r.strip_suffix('/'))
+        .map(str::to_string)
+}
+
+/// A path of the record as the receipt names it: relative to the workspace,
+/// `~/.claude/...` for the user's files; `None` when it is neither.
+fn receipt_name(path: &str, kind: Scope, root: Option<&str>) -> Option<String> {
+    if kind == Scope::User {
+        return path
+            .rfind("/.claude/")
+            .map(|i| format!("~/.claude/{}", &path[i + "/.claude/".len()..]));
+    }
+    let rest = path.strip_prefix(&format!("{}/", root?))?;
+    (!rest.split('/').any(|p| p == ".." || p.is_empty())).then(|| rest.to_string())
+}
+
+/// The CLAUDE.md chain as sent is the chain computed from the checkout: file
+/// by file (each named when it differs, is missing, or was not sent), and as
+/// the one block the receipt's `agents_sha` hashes.
+fn check_chain(c: &mut AgentCheck, s: &Session, e: Option<&Execution>, x: &Context) {
+    let workdir = x.expected.workdir;
+    let cwd = s.cwd.as_deref().or(e.and_then(|e| e.cwd.as_deref()));
+    let root = cwd.and_then(|cwd| agent_root(cwd, workdir));
+    if cwd.is_some() && root.is_none() {
+        c.problems.push(format!(
+            "the agent ran in `{}`, which does not end with the working directory `{workdir}`: give this step the agent's working-directory",
+            said(cwd.unwrap_or(""))
+        ));
+    }
+    let Some(files) = &s.instructions else {
+        if s.instruction_block.is_some() {
+            c.unverified.push((
+                "the instruction files one by one".into(),
+                "the project record has the instruction block but no `instructions` attachment naming its files".into(),
+            ));
+        }
+        if let Some(want) = x.expected.agents_sha {
+            c.problems.push(format!(
+                "the checkout's CLAUDE.md chain (sha256 {}) has files, but the project record shows no instructions sent (no `instructions` attachment)",
+                short(want)
+            ));
+        }
+        return;
+    };
+    // As the agent's machine named the files, then as the receipt does.
+    let mut sent: Vec<(String, Entry)> = Vec::new();
+    for f in files {
+        let Some(scope) = Scope::from_record(&f.kind) else {
+            c.problems.push(format!(
+                "the agent was sent `{}` as `{}` instructions, a kind this version of prompt-receipt does not know: the chain cannot be checked",
+                said(&f.path),
+                said(&f.kind)
+            ));
+            return;
+        };
+        match receipt_name(&f.path, scope, root.as_deref()) {
+            Some(name) => sent.push((
+                f.path.clone(),
+                Entry {
+                    shown: name,
+                    scope,
+                    text: f.content.clone(),
+                },
+            )),
+            None => {
+                c.problems.push(format!(
+                    "the agent was sent `{}` as instructions, a file outside the checkout that the receipt cannot read",
+                    said(&f.path)
+                ));
+                return;
+            }
+        }
+    }
+    // The record's own copy of the block, when it keeps request parts, must be
+    // its file list put together: else the format is not the one measured.
+    let absolute = format!(
+        "{HEADER}{}{TRAILER}",
+        sent.iter()
+            .map(|(p, e)| format!("Contents of {p} ({}):\n\n{}", e.scope.label(), e.text))
+            .collect::<Vec<_>>()
+            .join("\n\n")
+    );
+    match &s.instruction_block {
+        Some(block) if *block != absolute => c.problems.push(format!(
+            "the instruction block of the first request (sha256 {}) is not the files the record lists put together (sha256 {}): this Claude Code sends its CLAUDE.md files in a form prompt-receipt does not know",
+            short(&sha256_hex(block.as_bytes())),
+            short(&sha256_hex(absolute.as_bytes()))
+        )),
+        Some(_) => {}
+        None => c.unverified.push((
+            "the instruction block as sent".into(),
+            "the project record keeps no request parts (`api-request-blob`): the block is put together from its `instructions` attachment".into(),
+        )),
+    }
+    let checkout = match chain::entries(x.workdir, x.ws, Some(x.home)) {
+        Ok((entries, _)) => entries,
+        Err(err) => {
+            c.problems.push(format!(
+                "the checkout's CLAUDE.md chain cannot be read: {}",
+                err.message()
+            ));
+            return;
+        }
+    };
+    let before = c.problems.len();
+    for (_, e) in &sent {
+        match checkout.iter().find(|o| o.shown == e.shown) {
+            None => c.problems.push(if e.shown == HOME_FILE {
+                format!(
+                    "the agent was sent `{HOME_FILE}`, and agent-home has none: upload the agent's `~/.claude/CLAUDE.md` with its record"
+                )
+            } else if x.ws.root().join(&e.shown).is_file() {
+                format!(
+                    "the agent was sent `{}`, which the checkout has but its CLAUDE.md chain no longer reaches (an import or a file of the walk changed after the run)",
+                    said(&e.shown)
+                )
+            } else {
+                format!(
+                    "the agent was sent `{}`, which the checkout does not have: the record is of another checkout, or the file was made before the agent ran",
+                    said(&e.shown)
+                )
+            }),
+            Some(o) if o.text != e.text => c.problems.push(format!(
+                "`{}` as the agent read it (sha256 {}) is not the checkout's (sha256 {}): the file changed after the run, or the record is of another checkout",
+                said(&e.shown),
+                short(&sha256_hex(e.text.as_bytes())),
+                short(&sha256_hex(o.text.as_bytes()))
+            )),
+            Some(_) => {}
+        }
+    }
+    for o in &checkout {
+        if !sent.iter().any(|(_, e)| e.shown == o.shown) {
+            c.problems.push(format!(
+                "the checkout's `{}` is part of the CLAUDE.md chain, but the agent was not sent it: it was added after the run, or the record is of another checkout",
+                said(&o.shown)
+            ));
+        }
+    }
+    let entries: Vec<Entry> = sent.into_iter().map(|(_, e)| e).collect();
+    let sent_sha = chain::block(&entries).map(|b| sha256_hex(b.as_bytes()));
+    if c.problems.len() == before && sent_sha.as_deref() != x.expected.agents_sha {
+        let describe =
+            |s: Option<&str>| s.map_or("none".to_string(), |s| format!("sha256 {}", short(s)));
+        c.problems.push(format!(
+            "the CLAUDE.md instructions the agent received ({}) differ from the chain computed from the checkout ({})",
+            describe(sent_sha.as_deref()),
+            describe(x.expected.agents_sha)
+        ));
+    }
+}
+
+/// What the step claims ran (CLI version, model) is what the record says ran.
+fn check_claims(
+    c: &mut AgentCheck,
+    s: &Session,
+    e: Option<&Execution>,
+    output_turn: Option<usize>,
+    x: &Context,
+) {
+    let claimed_version = x.settings.cli_version.as_deref().or(x.expected.cli_version);
+    let ran_version = e
+        .and_then(|e| e.version.as_deref())
+        .or(s.version.as_deref());
+    if claimed_version.is_none() {
+        c.notes.push(format!(
+            "claude-version was not given: the record says Claude Code `{}` ran, and nothing holds it to the version the agent job pinned; pass the agent job's exact Claude Code version to this step too",
+            said(ran_version.unwrap_or("unknown"))
+        ));
+    }
+    match (claimed_version, ran_version) {
+        (Some(claimed), None) => c.unverified.push((
+            "the CLI version".into(),
+            format!("claude-version is `{claimed}`, but the record names no Claude Code version (`claude_code_version`, `version`)"),
+        )),
+        (Some(claimed), Some(ran)) if claimed != ran => c.problems.push(format!(
+            "claude-version is `{claimed}` but the record was written by Claude Code `{}`",
+            said(ran)
+        )),
+        _ => {}
+    }
+    let claimed_model = x.expected.model.or(x.args.model.as_deref());
+    let ran_model = output_turn
+        .and_then(|t| s.turns[t].model.as_deref())
+        .or(e.and_then(|e| e.model.as_deref()));
+    match (claimed_model, ran_model) {
+        (Some(claimed), None) => c.unverified.push((
+            "the model".into(),
+            format!("model is `{claimed}`, but the record names no model (`message.model`, `init.model`)"),
+        )),
+        (Some(claimed), Some(ran)) if claimed != ran => c.problems.push(format!(
+            "model is `{claimed}` but the session ran `{}`",
+            said(ran)
+        )),
+        _ => {}
+    }
+    if let (Some(given), Some(claimed)) = (x.args.model.as_deref(), x.expected.model) {
+        if given != claimed {
+            c.problems.push(format!(
+                "model is `{claimed}` but claude-args gives `--model {given}`"
+            ));
+        }
+    }
+}
+
+/// The review the gate read is the record's `structured_output`.
+fn check_output(
+    c: &mut AgentCheck,
+    s: &Session,
+    e: Option<&Execution>,
+    output_turn: Option<usize>,
+    x: &Context,
+) {
+    let in_result = e
+        .and_then(|e| e.result.as_ref())
+        .map(|r| &r["structured_output"])
+        .filter(|v| !v.is_null());
+    let in_record = output_turn.and_then(|t| s.turns[t].structured_output.as_ref());
+    if let (Some(a), Some(b)) = (in_result, in_record) {
+        if a != b {
+            c.problems.push(format!(
+                "the execution file's `structured_output` (sha256 {}) is not the project record's (sha256 {}): the two files are of different runs",
+                short(&sha256_hex(a.to_string().as_bytes())),
+                short(&sha256_hex(b.to_string().as_bytes()))
+            ));
+        }
+    }
+    let Some(output) = x.expected.output else {
+        return;
+    };
+    let Some(structured) = in_result.or(in_record) else {
+        c.problems.push(
+            "the record holds no `structured_output`: give claude-code-action `--json-schema` in claude_args, and write `structured_output` to the review file".into(),
+        );
+        return;
+    };
+    match serde_json::from_slice::<Value>(output) {
+        Ok(review) if review == *structured => {}
+        _ => c.problems.push(format!(
+            "`{}` is not the record's `structured_output` (sha256 {} vs {} of its compact JSON): something rewrote the review after the agent",
+            x.expected.output_path,
+            short(&sha256_hex(output)),
+            short(&sha256_hex(structured.to_string().as_bytes()))
+        )),
+    }
+}
+
+/// The schema the model was given (the `StructuredOutput` tool's, and
+/// `--json-schema` in claude-args) is the receipt's output schema.
+fn check_schema(c: &mut AgentCheck, s: &Session, x: &Context) {
+    let receipt: Option<Value> = x
+        .expected
+        .schema
+        .and_then(|bytes| serde_json::from_slice(bytes).ok());
+    let Some(receipt) = receipt else {
+        return;
+    };
+    // Claude Code's validator refuses a schema that names draft 2020-12 in
+    // `$schema` (measured), so a workflow gives it the schema without it.
+    let bare = |v: &Value| {
+        let mut v = v.clone();
+        if let Some(o) = v.as_object_mut() {
+            o.remove("$schema");
+        }
+        v
+    };
+    let same = |v: &Value| *v == receipt || bare(v) == bare(&receipt);
+    let mut dialect_noted = false;
+    let mut note_dialect = |c: &mut AgentCheck, v: &Value| {
+        if *v != receipt && !dialect_noted {
+            dialect_noted = true;
+            c.notes.push(
+                "Claude Code was given the output schema without its `$schema` (its validator refuses draft 2020-12's): it checked the review by its own default dialect, the gate by the schema's".into(),
+            );
+        }
+    };
+    match x.args.json_schema.as_deref() {
+        Some(given) => match serde_json::from_str::<Value>(given) {
+            Ok(v) if same(&v) => note_dialect(c, &v),
+            Ok(v) => c.problems.push(format!(
+                "claude-args gives `--json-schema` (sha256 {}), which is not the receipt's output schema (sha256 {}): the review was shaped by one schema and judged by another",
+                short(&sha256_hex(v.to_string().as_bytes())),
+                short(&sha256_hex(receipt.to_string().as_bytes()))
+            )),
+            Err(err) => c.problems.push(format!(
+                "`--json-schema` in claude-args is not JSON ({err}): give it the schema file's text"
+            )),
+        },
+        None if x.settings.args.is_some() => c.problems.push(
+            "claude-args has no `--json-schema`: Claude Code was not asked for a review of the receipt's schema".into(),
+        ),
+        None => {}
+    }
+    match &s.structured_schema {
+        Some(given) if same(given) => note_dialect(c, given),
+        Some(given) => c.problems.push(format!(
+            "the model's StructuredOutput tool took a schema (sha256 {}) that is not the receipt's output schema (sha256 {})",
+            short(&sha256_hex(given.to_string().as_bytes())),
+            short(&sha256_hex(receipt.to_string().as_bytes()))
+        )),
+        None => c.unverified.push((
+            "the schema the model was given".into(),
+            "the project record keeps no request tools (`api-request-shape`): which schema the StructuredOutput tool had is not shown".into(),
+        )),
+    }
+}
+
+/// `--append-system-prompt` in claude-args is what ends the system prompt the
+/// record kept (Claude Code appends it to its preset, after a blank line).
+fn check_system(c: &mut AgentCheck, s: &Session, x: &Context) {
+    let Some(append) = x.args.append_system_prompt.as_deref() else {
+        return;
+    };
+    match &s.system {
+        Some(blocks) if blocks.iter().any(|b| b.ends_with(append)) => {}
+        Some(_) => c.problems.push(format!(
+            "claude-args gives `--append-system-prompt` (sha256 {}), but the system prompt of the first request does not end with it: the agent ran with other instructions",
+            short(&sha256_hex(append.as_bytes()))
+        )),
+        None => c.unverified.push((
+            "the appended system prompt".into(),
+            "claude-args gives `--append-system-prompt`, but the project record keeps no request parts (`api-request-shape`): the system prompt is not shown".into(),
+        )),
+    }
+}
+
+/// The circuit breaker: the run used no more tokens than allowed. `input`
+/// counts cache reads and writes (Anthropic's `input_tokens` does not).
+fn check_budget(
+    c: &mut AgentCheck,
+    s: &Session,
+    e: Option<&Execution>,
+    x: &Context,
+) -> Option<Tokens> {
+    let tokens = e
+        .and_then(|e| e.result.as_ref())
+        .and_then(|r| record::tokens_of(&r["usage"]))
+        .or(s.tokens.clone());
+    match (x.expected.max_total_tokens, &tokens) {
+        (Some(max), None) => c.unverified.push((
+            "the token count".into(),
+            format!("max-total-tokens is {max}, but the record has no usage (`result.usage`, `message.usage`): the budget could not be checked"),
+        )),
+        (Some(max), Some(t)) if t.total > max => c.problems.push(format!(
+            "the session used {} tokens ({} input of which {} cache reads and {} cache writes, {} output), over max-total-tokens {max}",
+            t.total, t.input, t.cached_input, t.cache_write_input, t.output
+        )),
+        _ => {}
+    }
+    tokens
+}
+
+/// The record belongs to this commit: the git status Claude Code gave the
+/// model starts with the commit it ran on (abbreviated).
+fn check_commit(c: &mut AgentCheck, s: &Session, x: &Context) {
+    match s.git_head.as_deref() {
+        Some(head) if x.expected.git_sha.starts_with(head) => {}
+        Some(head) => c.problems.push(format!(
+            "the session started on commit {head}, but the checkout is {}: the record is from another run; download the artifact of this run, and check out the commit the agent job checked out",
+            x.expected.git_sha
+        )),
+        None => c.unverified.push((
+            "the record's commit".into(),
+            "the project record names no commit (the git status Claude Code gives the model): nothing ties it to this checkout".into(),
+        )),
+    }
+}
+
+/// A run that ended in an error produced no review to trust.
+fn check_result(c: &mut AgentCheck, e: Option<&Execution>) {
+    let Some(e) = e else { return };
+    let Some(r) = &e.result else {
+        c.problems.push(format!(
+            "`{}` has no `result` message: the run did not finish",
+            record::EXECUTION_FILE
+        ));
+        return;
+    };
+    let subtype = r["subtype"].as_str().unwrap_or("");
+    if r["is_error"] == true || subtype != "success" {
+        c.problems.push(format!(
+            "Claude Code ended with `{}`{}: the review is not the answer of a finished run",
+            said(if subtype.is_empty() {
+                "no subtype"
+            } else {
+                subtype
+            }),
+            if r["is_error"] == true {
+                " (is_error)"
+            } else {
+                ""
+            }
+        ));
+    }
+    if e.compactions > 0 {
+        c.notes.push(format!(
+            "the execution file shows {} compaction{} (`compact_boundary`)",
+            e.compactions,
+            if e.compactions == 1 { "" } else { "s" }
+        ));
+    }
+}
+
+/// The agent must not change what it was given: a file tool that wrote an
+/// input or an instruction file is a problem, naming it.
+fn check_edits(c: &mut AgentCheck, s: &Session, x: &Context) {
+    let root = s
+        .cwd
+        .as_deref()
+        .and_then(|cwd| agent_root(cwd, x.expected.workdir));
+    let cwd = s.cwd.as_deref().unwrap_or("");
+    for t in &s.tool_uses {
+        if t.name == "Bash" {
+            // The record does not say what a command changed: one that can
+            // write and names an input is a problem (Codex's heuristic).
+            let Some(command) = t.input["command"].as_str() else {
+                continue;
+            };
+            if !crate::agent::codex::check::WRITES
+                .iter()
+                .any(|w| command.contains(w))
+            {
+                continue;
+            }
+            for input in x.expected.inputs {
+                if crate::agent::codex::check::mentions(command, input, cwd, x.expected.workdir) {
+                    let what = format!(
+                        "the agent ran a command that can write `{input}`: `{}`; the receipt cannot vouch that the agent left it as recorded",
+                        said(command)
+                    );
+                    if t.failed {
+                        c.notes.push(format!("{what} (its result was an error)"));
+                    } else {
+                        c.problems.push(what);
+                    }
+                }
+            }
+            continue;
+        }
+        if !matches!(
+            t.name.as_str(),
+            "Write" | "Edit" | "MultiEdit" | "NotebookEdit"
+        ) {
+            continue;
+        }
+        let Some(path) = t.input["file_path"]
+            .as_str()
+            .or(t.input["notebook_path"].as_str())
+        else {
+            continue;
+        };
+        let Some(rel) = receipt_name(path, Scope::Project, root.as_deref()) else {
+            continue;
+        };
+        let file = rel.rsplit('/').next().unwrap_or("");
+        let instruction = matches!(file, "CLAUDE.md" | "CLAUDE.local.md" | "AGENTS.md")
+            || rel.starts_with(".claude/")
+            || rel.contains("/.claude/");
+        if instruction || x.expected.inputs.contains(&rel) {
+            let what = format!(
+                "the agent called `{}` on `{}` during its run",
+                said(&t.name),
+                said(&rel)
+            );
+            if t.failed {
+                c.notes.push(format!(
+                    "{what}, and its result was an error (refused or failed): the file was not changed by it"
+                ));
+            } else {
+                c.problems.push(format!(
+                    "{what}: what the receipt recorded is not what the agent left; fix the prompt or the permissions so the agent cannot change its own instructions"
+                ));
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::agent::turns::SingleTurn;
+    use std::fs;
+
+    struct Home {
+        _dir: tempfile::TempDir,
+        home: std::path::PathBuf,
+        ws: Workspace,
+    }
+
+    fn home() -> Home {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("repo");
+        fs::create_dir_all(root.join(".git")).unwrap();
+        let home = dir.path().join("home");
+        fs::create_dir_all(home.join(".claude/projects/-repo")).unwrap();
+        let ws = Workspace::open(&root).unwrap();
+        Home {
+            _dir: dir,
+            home,
+            ws,
+        }
+    }
+
+    fn record(h: &Home, name: &str, prompt: &str, model: &str) {
+        let lines = [
+            serde_json::json!({"type": "user", "message": {"role": "user", "content": prompt}, "sessionId": name, "cwd": h.ws.root().display().to_string(), "version": "2.1.300"}),
+            serde_json::json!({"type": "assistant", "message": {"id": "m", "model": model, "content": [{"type": "tool_use", "name": "StructuredOutput", "input": {"ok": true}}], "usage": {"input_tokens": 1, "output_tokens": 1}}}),
+        ];
+        let text: Vec<String> = lines.iter().map(|l| l.to_string()).collect();
+        fs::write(
+            h.home.join(format!(".claude/projects/-repo/{name}.jsonl")),
+            text.join("\n"),
+        )
+        .unwrap();
+    }
+
+    fn run(h: &Home, model: Option<&str>) -> AgentCheck {
+        let opts = SessionOptions {
+            home: h.home.clone(),
+            session_id: None,
+            max_total_tokens: None,
+            single_turn: SingleTurn::Warn,
+            agent: crate::agent::AgentOptions::Claude(Settings {
+                cli_version: None,
+                args: None,
+            }),
+        };
+        let settings = match &opts.agent {
+            crate::agent::AgentOptions::Claude(s) => s.clone(),
+            _ => unreachable!(),
+        };
+        let expected = Expected {
+            prompt_path: Some("p.md"),
+            prompt_bytes: b"Review",
+            agents_sha: None,
+            cli_version: None,
+            model,
+            output_path: "r.json",
+            output: Some(b"{\"ok\": true}"),
+            max_total_tokens: None,
+            git_sha: "c0ffee",
+            workdir: ".",
+            inputs: &[],
+            changed_skills: &[],
+            single_turn: SingleTurn::Warn,
+            schema: Some(b"{}"),
+        };
+        read_and_check(&opts, &settings, h.ws.root(), &h.ws, &expected)
+    }
+
+    #[test]
+    fn a_missing_record_or_an_unchoosable_one_is_a_problem_naming_the_files() {
+        let h = home();
+        let c = run(&h, None);
+        assert!(
+            c.problems[0].contains("holds no Claude Code project record"),
+            "{:?}",
+            c.problems
+        );
+        assert!(c.problems[0].contains("agent-home"));
+        record(&h, "aaa", "Other", "m");
+        record(&h, "bbb", "Another", "m");
+        let c = run(&h, None);
+        assert!(
+            c.problems[0].contains("`aaa.jsonl`, `bbb.jsonl`")
+                && c.problems[0].contains("none has this checkout's prompt"),
+            "{:?}",
+            c.problems
+        );
+        record(&h, "ccc", "Review", "m");
+        let c = run(&h, None);
+        assert!(
+            c.problems.is_empty() || !c.problems[0].contains("project records"),
+            "{:?}",
+            c.problems
+        );
+        assert!(
+            c.notes
+                .iter()
+                .any(|n| n.contains("the one with this checkout's prompt was used"))
+        );
+        assert_eq!(c.transcript.unwrap().session_id.as_deref(), Some("ccc"));
+    }
+
+    #[test]
+    fn an_error_result_and_a_model_from_the_record_are_said_on_one_line() {
+        let h = home();
+        record(&h, "s", "Review", "evil`\n::error::x");
+        fs::write(
+            h.home.join(record::EXECUTION_FILE),
+            serde_json::json!([
+                {"type": "system", "subtype": "init", "session_id": "s", "claude_code_version": "2.1.300"},
+                {"type": "result", "subtype": "error_max_turns", "is_error": true, "structured_output": {"ok": true}}
+            ])
+            .to_string(),
+        )
+        .unwrap();
+        let c = run(&h, Some("claude-sonnet-4-5"));
+        let all = c.problems.join("\n");
+        assert!(
+            all.contains("Claude Code ended with `error_max_turns` (is_error)"),
+            "{all}"
+        );
+        let model = c
+            .problems
+            .iter()
+            .find(|p| p.starts_with("model is"))
+            .unwrap();
+        assert!(!model.contains('\n'), "{model}");
+        assert!(c.unverified.iter().any(|(w, _)| w == "the record's commit"));
+    }
+
+    #[test]
+    fn record_paths_are_named_as_the_receipt_names_them() {
+        let root = Some("/home/runner/work/r/r");
+        assert_eq!(
+            receipt_name("/home/runner/work/r/r/sub/CLAUDE.md", Scope::Project, root).as_deref(),
+            Some("sub/CLAUDE.md")
+        );
+        assert_eq!(
+            receipt_name("/home/runner/.claude/CLAUDE.md", Scope::User, root).as_deref(),
+            Some(HOME_FILE)
+        );
+        assert_eq!(receipt_name("/etc/CLAUDE.md", Scope::Project, root), None);
+        assert_eq!(
+            receipt_name("/home/runner/work/r/r/../x/CLAUDE.md", Scope::Project, root),
+            None
+        );
+        assert_eq!(agent_root("/w/r/sub", "sub").as_deref(), Some("/w/r"));
+        assert_eq!(agent_root("/w/r", ".").as_deref(), Some("/w/r"));
+        assert_eq!(agent_root("/w/r", "sub"), None);
+    }
+}

@@ -1,0 +1,154 @@
+//! Claude Code, as anthropics/claude-code-action runs it.
+//!
+//! - inputs: `agent-home` (the record, laid out as [`record`] says),
+//!   `claude-args` (the action's `claude_args`: `--json-schema`, `--model`,
+//!   `--append-system-prompt`), `claude-version`, `model` ([`Settings`]);
+//! - its chain: `~/.claude/CLAUDE.md`, then from the git root down to the
+//!   working directory each folder's `CLAUDE.md` (or, when there is none
+//!   anywhere, `AGENTS.md`), `.claude/CLAUDE.md`, `.claude/rules/**/*.md` and
+//!   `CLAUDE.local.md`, with `@path` imports ([`chain`]);
+//! - its record: the execution file the action writes and the session's
+//!   project record under `~/.claude/projects` ([`record`]);
+//! - the check of the record against the checkout ([`check`]).
+
+pub mod chain;
+pub mod check;
+pub mod record;
+
+pub use check::read_and_check;
+
+/// What only Claude Code's check takes.
+#[derive(Clone, Debug)]
+pub struct Settings {
+    /// `claude-version`: the Claude Code release the agent job pinned.
+    pub cli_version: Option<String>,
+    /// `claude-args`, as given to claude-code-action (`claude_args`).
+    pub args: Option<String>,
+}
+
+/// What `claude-args` says, read as claude-code-action reads `claude_args`
+/// (shell words).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Args {
+    pub json_schema: Option<String>,
+    pub model: Option<String>,
+    pub append_system_prompt: Option<String>,
+    pub system_prompt: Option<String>,
+    /// `--resume` or `--continue`: the run goes on from an earlier session.
+    pub resumes: bool,
+}
+
+impl Args {
+    /// Reads `claude-args`; a clear one-line error when it cannot be split.
+    pub fn parse(given: &str) -> Result<Args, String> {
+        let words = shlex::split(given).ok_or_else(|| {
+            "input `claude-args` has an unclosed quote; give it as claude-code-action's `claude_args`".to_string()
+        })?;
+        let mut args = Args::default();
+        let mut it = words.into_iter().peekable();
+        while let Some(word) = it.next() {
+            let (flag, inline) = match word.split_once('=') {
+                Some((f, v)) if f.starts_with("--") => (f.to_string(), Some(v.to_string())),
+                _ => (word.clone(), None),
+            };
+            let slot = match flag.as_str() {
+                "--json-schema" => &mut args.json_schema,
+                "--model" => &mut args.model,
+                "--append-system-prompt" => &mut args.append_system_prompt,
+                "--system-prompt" => &mut args.system_prompt,
+                "--resume" | "-r" | "--continue" | "-c" => {
+                    args.resumes = true;
+                    continue;
+                }
+                _ => continue,
+            };
+            let value = match inline {
+                Some(v) => v,
+                None => match it.next() {
+                    Some(v) => v,
+                    None => {
+                        return Err(format!(
+                            "input `claude-args` ends with `{flag}` and no value; give it a value"
+                        ));
+                    }
+                },
+            };
+            *slot = Some(value);
+        }
+        Ok(args)
+    }
+}
+
+/// The settings files that can define hooks, whose output reaches the model:
+/// the repository's `.claude/settings.json` and `.claude/settings.local.json`
+/// (at the root and in the working directory) and the user's
+/// `~/.claude/settings.json` from the agent home. Each is listed when it has
+/// `hooks`, or cannot be read as JSON (then nobody can say it has none).
+pub fn hook_configs(
+    workdir: &std::path::Path,
+    ws: &crate::workspace::Workspace,
+    home: Option<&std::path::Path>,
+) -> Vec<crate::agent::turns::HookConfig> {
+    let mut out = Vec::new();
+    let has_hooks = |bytes: &[u8]| match serde_json::from_slice::<serde_json::Value>(bytes) {
+        Ok(v) => v.get("hooks").is_some_and(|h| !h.is_null()),
+        Err(_) => true,
+    };
+    if let Some(home) = home {
+        let real = std::fs::canonicalize(home).unwrap_or_else(|_| home.to_path_buf());
+        for name in ["settings.json", "settings.local.json"] {
+            let path = home.join(".claude").join(name);
+            if let Ok(bytes) = crate::workspace::read_contained(&path, &[&real], 1 << 20) {
+                if has_hooks(&bytes) {
+                    out.push(crate::agent::turns::HookConfig {
+                        path: format!("~/.claude/{name}"),
+                        sha256: crate::digest::sha256_hex(&bytes),
+                    });
+                }
+            }
+        }
+    }
+    let root = std::fs::canonicalize(ws.root()).unwrap_or_else(|_| ws.root().to_path_buf());
+    let mut dirs = vec![ws.root().to_path_buf()];
+    if workdir != ws.root() {
+        dirs.push(workdir.to_path_buf());
+    }
+    for dir in dirs {
+        for name in [".claude/settings.json", ".claude/settings.local.json"] {
+            let path = dir.join(name);
+            if let Ok(bytes) = crate::workspace::read_contained(&path, &[&root], 1 << 20) {
+                if has_hooks(&bytes) {
+                    out.push(crate::agent::turns::HookConfig {
+                        path: ws.relative(&path),
+                        sha256: crate::digest::sha256_hex(&bytes),
+                    });
+                }
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn claude_args_are_read_as_shell_words() {
+        let a = Args::parse(
+            "--max-turns 5 --model claude-sonnet-4-5 --json-schema '{\"type\": \"object\"}' --append-system-prompt=\"Be brief.\"",
+        )
+        .unwrap();
+        assert_eq!(a.model.as_deref(), Some("claude-sonnet-4-5"));
+        assert_eq!(a.json_schema.as_deref(), Some("{\"type\": \"object\"}"));
+        assert_eq!(a.append_system_prompt.as_deref(), Some("Be brief."));
+        assert!(!a.resumes);
+        assert!(Args::parse("--model").unwrap_err().contains("`--model`"));
+        assert!(
+            Args::parse("--model 'x")
+                .unwrap_err()
+                .contains("unclosed quote")
+        );
+        assert!(Args::parse("--resume abc").unwrap().resumes);
+    }
+}

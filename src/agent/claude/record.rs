@@ -1,0 +1,639 @@
+//! Claude Code's record of a run, as the agent job uploads it.
+//!
+//! The agent home (input `agent-home`) mirrors the agent's `$HOME`, plus what
+//! claude-code-action writes under `$RUNNER_TEMP`:
+//!
+//! - `claude-execution-output.json`: the action's `execution_file`, a JSON
+//!   array of the SDK messages (`system`/`init`, `assistant`, `user`,
+//!   `result`, `system`/`compact_boundary`);
+//! - `.claude/projects/<cwd, each non-alphanumeric character as ->/<session id>.jsonl`:
+//!   the session's project record, which holds the prompt, the instruction
+//!   files as sent (`attachment` `instructions`), the hooks' added text
+//!   (`attachment` `hook_additional_context`), compactions, and the request
+//!   parts (`api-request-blob`, `api-request-shape`);
+//! - optionally `.claude/CLAUDE.md` and `.claude/settings.json` (the user's).
+//!
+//! The project record's format is Claude Code's own and changes between
+//! releases: what cannot be found is said, never assumed.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use crate::agent::Tokens;
+use crate::agent::turns::{Item, ItemKind};
+use crate::digest::sha256_hex;
+
+pub const EXECUTION_FILE: &str = "claude-execution-output.json";
+pub const PROMPT_FILE: &str = "claude-prompt.txt";
+
+const MAX_RECORD_BYTES: u64 = 256 * 1024 * 1024;
+const MAX_EXECUTION_BYTES: u64 = 64 * 1024 * 1024;
+/// A longer line is not parsed (a parsed line takes several times its size).
+const MAX_LINE_BYTES: usize = 32 * 1024 * 1024;
+/// The most project records looked at to find this run's.
+pub const MAX_CANDIDATES: usize = 64;
+
+/// The execution file's facts.
+#[derive(Clone, Debug, Default)]
+pub struct Execution {
+    pub path: PathBuf,
+    pub sha256: String,
+    pub session_id: Option<String>,
+    pub cwd: Option<String>,
+    pub model: Option<String>,
+    pub version: Option<String>,
+    pub permission_mode: Option<String>,
+    pub tools: Vec<String>,
+    pub mcp_servers: Vec<String>,
+    /// The `result` message, when the stream reached it.
+    pub result: Option<Value>,
+    pub compactions: usize,
+}
+
+/// One turn as the project record has it.
+#[derive(Clone, Debug, Default)]
+pub struct RecordTurn {
+    pub prompt: Option<String>,
+    pub model: Option<String>,
+    pub items: Vec<Item>,
+    pub structured_output: Option<Value>,
+}
+
+/// A file the record says was sent (`attachment` `instructions`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SentFile {
+    pub path: String,
+    pub kind: String,
+    pub content: String,
+}
+
+/// A tool the agent called that can write a file.
+#[derive(Clone, Debug)]
+pub struct ToolUse {
+    pub id: Option<String>,
+    pub name: String,
+    pub input: Value,
+    /// Its result was an error (refused by the permissions, or failed): it
+    /// changed nothing the record can tell.
+    pub failed: bool,
+}
+
+/// The project record's facts.
+#[derive(Clone, Debug, Default)]
+pub struct Session {
+    pub path: PathBuf,
+    pub sha256: String,
+    pub session_id: Option<String>,
+    pub cwd: Option<String>,
+    pub version: Option<String>,
+    pub permission_mode: Option<String>,
+    pub turns: Vec<RecordTurn>,
+    /// The first `instructions` attachment: what the first request held.
+    pub instructions: Option<Vec<SentFile>>,
+    /// The instruction block exactly as the first request held it
+    /// (`api-request-blob`), when the record keeps request parts.
+    pub instruction_block: Option<String>,
+    /// The `StructuredOutput` tool's `input_schema` the model was given.
+    pub structured_schema: Option<Value>,
+    /// SHA-256 of what the first request held before the prompt: the first
+    /// user message's blocks before the prompt's, each `{"text", "type"}`,
+    /// as compact JSON (the record's `api-request-blob`).
+    pub context_sha: Option<String>,
+    /// The system prompt's text blocks of the first request (`api-request-shape`).
+    pub system: Option<Vec<String>>,
+    /// The commit `git log` showed at the start (`gitStatus`, abbreviated).
+    pub git_head: Option<String>,
+    /// Summed over the record's responses (each message id once).
+    pub tokens: Option<Tokens>,
+    pub tool_uses: Vec<ToolUse>,
+    /// The agent job cut the record down (its last line says how).
+    pub redaction: Option<crate::agent::redaction::Redaction>,
+    pub warnings: Vec<String>,
+}
+
+/// Reads a JSON file of the agent home, contained in it.
+fn read(path: &Path, home: &Path, max: u64) -> Result<Vec<u8>, String> {
+    let real_home = fs::canonicalize(home).unwrap_or_else(|_| home.to_path_buf());
+    crate::workspace::read_contained(path, &[&real_home], max)
+        .map_err(|why| why.why(&path.display().to_string()))
+}
+
+/// The execution file, if the agent home has one.
+pub fn execution(home: &Path) -> Result<Option<Execution>, String> {
+    let path = home.join(EXECUTION_FILE);
+    if fs::symlink_metadata(&path).is_err() {
+        return Ok(None);
+    }
+    let bytes = read(&path, home, MAX_EXECUTION_BYTES)?;
+    let value: Value = serde_json::from_slice(&bytes).map_err(|e| {
+        format!("`{EXECUTION_FILE}` in agent-home is not JSON ({e}): upload the action's execution_file as it wrote it")
+    })?;
+    let Value::Array(messages) = value else {
+        return Err(format!(
+            "`{EXECUTION_FILE}` in agent-home is not a JSON array of SDK messages: upload the action's execution_file as it wrote it"
+        ));
+    };
+    let mut e = Execution {
+        sha256: sha256_hex(&bytes),
+        path,
+        ..Execution::default()
+    };
+    for m in &messages {
+        match (m["type"].as_str(), m["subtype"].as_str()) {
+            (Some("system"), Some("init")) if e.session_id.is_none() => {
+                e.session_id = str_of(&m["session_id"]);
+                e.cwd = str_of(&m["cwd"]);
+                e.model = str_of(&m["model"]);
+                e.version = str_of(&m["claude_code_version"]);
+                e.permission_mode = str_of(&m["permissionMode"]);
+                e.tools = strings(&m["tools"]);
+                e.mcp_servers = m["mcp_servers"]
+                    .as_array()
+                    .map(|a| a.iter().filter_map(|s| str_of(&s["name"])).collect())
+                    .unwrap_or_default();
+            }
+            (Some("system"), Some("compact_boundary")) => e.compactions += 1,
+            (Some("result"), _) => e.result = Some(m.clone()),
+            _ => {}
+        }
+    }
+    Ok(Some(e))
+}
+
+fn str_of(v: &Value) -> Option<String> {
+    v.as_str().map(str::to_string)
+}
+
+fn strings(v: &Value) -> Vec<String> {
+    v.as_array()
+        .map(|a| a.iter().filter_map(str_of).collect())
+        .unwrap_or_default()
+}
+
+/// Every project record in the agent home.
+pub fn candidates(home: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for projects in [home.join(".claude/projects"), home.join("projects")] {
+        let Ok(dirs) = fs::read_dir(&projects) else {
+            continue;
+        };
+        let mut dirs: Vec<PathBuf> = dirs.flatten().map(|e| e.path()).collect();
+        dirs.sort();
+        for dir in dirs {
+            let Ok(files) = fs::read_dir(&dir) else {
+                continue;
+            };
+            let mut files: Vec<PathBuf> = files
+                .flatten()
+                .map(|e| e.path())
+                .filter(|p| p.extension().is_some_and(|x| x == "jsonl") && p.is_file())
+                .collect();
+            files.sort();
+            out.extend(files);
+        }
+    }
+    out
+}
+
+/// Anthropic's usage, normalized: `input` counts cache reads and writes.
+pub fn tokens_of(usage: &Value) -> Option<Tokens> {
+    let n = |k: &str| usage[k].as_u64();
+    let input = n("input_tokens")?;
+    let read = n("cache_read_input_tokens").unwrap_or(0);
+    let write = n("cache_creation_input_tokens").unwrap_or(0);
+    let output = n("output_tokens").unwrap_or(0);
+    let input = input + read + write;
+    Some(Tokens {
+        input,
+        cached_input: read,
+        cache_write_input: write,
+        output,
+        reasoning: usage["output_tokens_details"]["thinking_tokens"]
+            .as_u64()
+            .unwrap_or(0),
+        total: input + output,
+    })
+}
+
+fn add(a: &mut Tokens, b: &Tokens) {
+    a.input += b.input;
+    a.cached_input += b.cached_input;
+    a.cache_write_input += b.cache_write_input;
+    a.output += b.output;
+    a.reasoning += b.reasoning;
+    a.total += b.total;
+}
+
+/// The text of a user message: a string, or its text blocks when it has
+/// nothing else (a tool result is not a prompt).
+fn user_text(content: &Value) -> Option<String> {
+    match content {
+        Value::String(s) => Some(s.clone()),
+        Value::Array(blocks) if !blocks.is_empty() => {
+            if blocks.iter().all(|b| b["type"] == "text") {
+                blocks.last().and_then(|b| str_of(&b["text"]))
+            } else {
+                None
+            }
+        }
+        _ => None,
+    }
+}
+
+/// A user line that is Claude Code's own, not a prompt: a slash command and
+/// its output, a meta message.
+fn harness_text(line: &Value, text: &str) -> bool {
+    line["isMeta"] == true
+        || line["isCompactSummary"] == true
+        || text.starts_with("<command-name>")
+        || text.starts_with("<local-command-")
+        || text.starts_with("<command-message>")
+}
+
+/// Reads a project record.
+pub fn read_session(path: &Path, home: &Path) -> Result<Session, String> {
+    let bytes = read(path, home, MAX_RECORD_BYTES)?;
+    let mut s = Session {
+        path: path.to_path_buf(),
+        sha256: sha256_hex(&bytes),
+        ..Session::default()
+    };
+    let text = String::from_utf8_lossy(&bytes);
+    let mut pending: Vec<Item> = Vec::new();
+    let mut compaction_pending = false;
+    let mut blobs: Vec<Value> = Vec::new();
+    let mut seen_ids: Vec<String> = Vec::new();
+    let mut tokens: Option<Tokens> = None;
+    let mut bad = 0usize;
+    // The text of each compaction summary and harness message, by its hash:
+    // the request may hold it with a line end added (see below).
+    let mut item_texts: std::collections::HashMap<String, String> = Default::default();
+    let mut failed_ids: Vec<String> = Vec::new();
+    for (n, line) in text.lines().enumerate() {
+        if line.trim().is_empty() {
+            continue;
+        }
+        if line.len() > MAX_LINE_BYTES {
+            s.warnings.push(format!(
+                "line {} of the project record holds more than {} MiB and was skipped",
+                n + 1,
+                MAX_LINE_BYTES >> 20
+            ));
+            continue;
+        }
+        let Ok(v) = serde_json::from_str::<Value>(line) else {
+            bad += 1;
+            if bad == 1 {
+                s.warnings.push(format!(
+                    "line {} of the project record is not JSON and was skipped",
+                    n + 1
+                ));
+            }
+            continue;
+        };
+        if s.session_id.is_none() {
+            s.session_id = str_of(&v["sessionId"]);
+        }
+        if s.cwd.is_none() {
+            s.cwd = str_of(&v["cwd"]);
+        }
+        if let Some(ver) = v["version"].as_str() {
+            s.version = Some(ver.to_string());
+        }
+        match v["type"].as_str().unwrap_or("") {
+            "user" => {
+                let content = &v["message"]["content"];
+                for b in content.as_array().into_iter().flatten() {
+                    if b["type"] == "tool_result" && b["is_error"] == true {
+                        if let Some(id) = b["tool_use_id"].as_str() {
+                            failed_ids.push(id.to_string());
+                        }
+                    }
+                }
+                if v["isCompactSummary"] == true {
+                    // A redacted record keeps the line and drops its text.
+                    let item = match user_text(content) {
+                        Some(summary) => {
+                            item_texts.insert(sha256_hex(summary.as_bytes()), summary.clone());
+                            Item {
+                                kind: ItemKind::CompactionSummary,
+                                sha256: Some(sha256_hex(summary.as_bytes())),
+                                bytes: summary.len(),
+                            }
+                        }
+                        None => Item {
+                            kind: ItemKind::CompactionSummary,
+                            sha256: None,
+                            bytes: 0,
+                        },
+                    };
+                    pending.push(item);
+                    compaction_pending = false;
+                    continue;
+                }
+                let Some(prompt) = user_text(content) else {
+                    continue;
+                };
+                if harness_text(&v, &prompt) {
+                    // Text Claude Code adds as the user's ("[structured-output-enforce]
+                    // You MUST call the StructuredOutput tool", a slash command and
+                    // its output): model-visible, named.
+                    item_texts.insert(sha256_hex(prompt.as_bytes()), prompt.clone());
+                    let item = Item {
+                        kind: ItemKind::User,
+                        sha256: Some(sha256_hex(prompt.as_bytes())),
+                        bytes: prompt.len(),
+                    };
+                    match s.turns.last_mut() {
+                        Some(turn) if pending.is_empty() => turn.items.push(item),
+                        _ => pending.push(item),
+                    }
+                    continue;
+                }
+                if s.permission_mode.is_none() {
+                    s.permission_mode = str_of(&v["permissionMode"]);
+                }
+                let mut turn = RecordTurn {
+                    prompt: Some(prompt),
+                    ..RecordTurn::default()
+                };
+                turn.items.append(&mut pending);
+                s.turns.push(turn);
+            }
+            "system" if v["subtype"] == "compact_boundary" => {
+                if compaction_pending {
+                    pending.push(Item {
+                        kind: ItemKind::CompactionSummary,
+                        sha256: None,
+                        bytes: 0,
+                    });
+                }
+                compaction_pending = true;
+            }
+            "attachment" => {
+                let a = &v["attachment"];
+                match a["type"].as_str().unwrap_or("") {
+                    "instructions" if s.instructions.is_none() => {
+                        s.instructions = a["files"].as_array().map(|files| {
+                            files
+                                .iter()
+                                .map(|f| SentFile {
+                                    path: str_of(&f["path"]).unwrap_or_default(),
+                                    kind: str_of(&f["type"]).unwrap_or_default(),
+                                    content: str_of(&f["content"]).unwrap_or_default(),
+                                })
+                                .collect()
+                        });
+                    }
+                    "hook_additional_context" => {
+                        let texts: Vec<String> = match &a["content"] {
+                            Value::Array(a) => a.iter().filter_map(str_of).collect(),
+                            Value::String(t) => vec![t.clone()],
+                            _ => vec![],
+                        };
+                        let event = str_of(&a["hookEvent"]).or_else(|| str_of(&a["hookName"]));
+                        for t in texts {
+                            let item = |before_prompt| Item {
+                                kind: ItemKind::Hook {
+                                    event: event.clone(),
+                                    before_prompt,
+                                },
+                                sha256: Some(sha256_hex(t.as_bytes())),
+                                bytes: t.len(),
+                            };
+                            // Before the turn's prompt is recorded, or after it.
+                            match s.turns.last_mut() {
+                                Some(turn)
+                                    if pending.is_empty()
+                                        && event.as_deref() != Some("SessionStart") =>
+                                {
+                                    turn.items.push(item(false))
+                                }
+                                _ => pending.push(item(true)),
+                            }
+                        }
+                    }
+                    "session_context" if s.git_head.is_none() => {
+                        if let Some(status) = a["context"]["gitStatus"].as_str() {
+                            s.git_head = head_of(status);
+                        }
+                    }
+                    "structured_output" => {
+                        if let Some(turn) = s.turns.last_mut() {
+                            turn.structured_output = Some(a["data"].clone());
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            "assistant" => {
+                let m = &v["message"];
+                if let Some(turn) = s.turns.last_mut() {
+                    if let Some(model) = m["model"].as_str().filter(|m| *m != "<synthetic>") {
+                        turn.model = Some(model.to_string());
+                    }
+                    for block in m["content"].as_array().into_iter().flatten() {
+                        if block["type"] != "tool_use" {
+                            continue;
+                        }
+                        let name = str_of(&block["name"]).unwrap_or_default();
+                        if name == "StructuredOutput" {
+                            turn.structured_output = Some(block["input"].clone());
+                        }
+                        s.tool_uses.push(ToolUse {
+                            id: str_of(&block["id"]),
+                            name,
+                            input: block["input"].clone(),
+                            failed: false,
+                        });
+                    }
+                }
+                let id = str_of(&m["id"]).unwrap_or_else(|| format!("line {n}"));
+                if !seen_ids.contains(&id) {
+                    if let Some(t) = tokens_of(&m["usage"]) {
+                        add(tokens.get_or_insert_with(Tokens::default), &t);
+                        seen_ids.push(id);
+                    }
+                }
+            }
+            "api-request-blob" => blobs.push(v["message"].clone()),
+            crate::agent::redaction::MARKER => {
+                s.redaction = Some(crate::agent::redaction::Redaction::from_payload(
+                    &v["payload"],
+                ));
+            }
+            "api-request-shape" => {
+                if s.system.is_none() {
+                    s.system = v["shape"]["system"]
+                        .as_array()
+                        .map(|blocks| blocks.iter().filter_map(|b| str_of(&b["text"])).collect());
+                }
+                for tool in v["shape"]["tools"].as_array().into_iter().flatten() {
+                    if tool["name"] == "StructuredOutput" {
+                        s.structured_schema = Some(tool["input_schema"].clone());
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    if compaction_pending {
+        pending.push(Item {
+            kind: ItemKind::CompactionSummary,
+            sha256: None,
+            bytes: 0,
+        });
+    }
+    // What came after the last prompt (a compaction with no turn after it)
+    // belongs to the last turn.
+    if let Some(turn) = s.turns.last_mut() {
+        turn.items.append(&mut pending);
+    }
+    if bad > 1 {
+        s.warnings.push(format!(
+            "{bad} lines of the project record are not JSON and were skipped"
+        ));
+    }
+    // Claude Code joins consecutive user messages into one, ending each text
+    // with a line end: the request parts the record keeps say which form
+    // reached the model, and the item names that one.
+    let sent: std::collections::HashSet<&str> = blobs
+        .iter()
+        .flat_map(|m| m["content"].as_array().into_iter().flatten())
+        .filter_map(|b| b["text"].as_str())
+        .collect();
+    for item in s.turns.iter_mut().flat_map(|t| t.items.iter_mut()) {
+        let Some(text) = item.sha256.as_ref().and_then(|h| item_texts.get(h)) else {
+            continue;
+        };
+        let with_end = format!("{text}\n");
+        if !sent.contains(text.as_str()) && sent.contains(with_end.as_str()) {
+            item.sha256 = Some(sha256_hex(with_end.as_bytes()));
+            item.bytes = with_end.len();
+        }
+    }
+    if let Some(prompt) = s.turns.first().and_then(|t| t.prompt.as_deref()) {
+        s.context_sha = blobs
+            .iter()
+            .filter(|m| m["role"] == "user")
+            .find_map(|m| context_before(m, prompt));
+    }
+    s.instruction_block = blobs.iter().find_map(|m| {
+        m["content"].as_array()?.iter().find_map(|b| {
+            b["text"]
+                .as_str()
+                .filter(|t| t.starts_with(super::chain::HEADER))
+                .map(str::to_string)
+        })
+    });
+    for t in &mut s.tool_uses {
+        t.failed = t.id.as_ref().is_some_and(|id| failed_ids.contains(id));
+    }
+    s.tokens = tokens;
+    Ok(s)
+}
+
+/// The hash of a user message's blocks before `prompt`, when its last text
+/// block is the prompt.
+pub fn context_before(message: &Value, prompt: &str) -> Option<String> {
+    let blocks = message["content"].as_array()?;
+    let (last, before) = blocks.split_last()?;
+    if last["type"] != "text" || last["text"].as_str() != Some(prompt) {
+        return None;
+    }
+    let canonical: Vec<Value> = before
+        .iter()
+        .map(|b| serde_json::json!({"text": b["text"], "type": b["type"]}))
+        .collect();
+    Some(sha256_hex(
+        serde_json::to_string(&canonical)
+            .unwrap_or_default()
+            .as_bytes(),
+    ))
+}
+
+/// The abbreviated commit at the top of `Recent commits:` in the git status
+/// Claude Code gives the model.
+fn head_of(status: &str) -> Option<String> {
+    let rest = status.split("Recent commits:\n").nth(1)?;
+    let word = rest.lines().next()?.split_whitespace().next()?;
+    (word.len() >= 7 && word.chars().all(|c| c.is_ascii_hexdigit())).then(|| word.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn anthropic_usage_is_normalized_with_the_cache_counted_in() {
+        let t = tokens_of(&serde_json::json!({
+            "input_tokens": 100, "cache_read_input_tokens": 20,
+            "cache_creation_input_tokens": 5, "output_tokens": 30,
+            "output_tokens_details": {"thinking_tokens": 4}
+        }))
+        .unwrap();
+        assert_eq!((t.input, t.cached_input, t.cache_write_input), (125, 20, 5));
+        assert_eq!((t.output, t.reasoning, t.total), (30, 4, 155));
+    }
+
+    #[test]
+    fn the_head_commit_is_read_from_the_git_status() {
+        assert_eq!(
+            head_of("Status:\n?? x\n\nRecent commits:\n4911079 x\nabc1234 y").as_deref(),
+            Some("4911079")
+        );
+        assert_eq!(head_of("Recent commits:\n(none)"), None);
+    }
+
+    #[test]
+    fn hooks_compactions_and_turns_are_read_in_order() {
+        let dir = tempfile::tempdir().unwrap();
+        let lines = [
+            r#"{"type":"attachment","attachment":{"type":"hook_additional_context","content":["START"],"hookEvent":"SessionStart"},"sessionId":"s","cwd":"/w","version":"2.1.300"}"#,
+            r#"{"type":"user","message":{"role":"user","content":"Review"},"permissionMode":"auto"}"#,
+            r#"{"type":"attachment","attachment":{"type":"hook_additional_context","content":["PROMPT"],"hookEvent":"UserPromptSubmit"}}"#,
+            r#"{"type":"assistant","message":{"id":"m1","model":"claude-opus-5-5","content":[{"type":"tool_use","name":"StructuredOutput","input":{"ok":true}}],"usage":{"input_tokens":1,"output_tokens":2}}}"#,
+            r#"{"type":"user","message":{"role":"user","content":[{"type":"tool_result","content":"ok"}]}}"#,
+            r#"{"type":"system","subtype":"compact_boundary"}"#,
+            r#"{"type":"user","isCompactSummary":true,"message":{"role":"user","content":"SUMMARY"}}"#,
+            r#"{"type":"user","message":{"role":"user","content":"<command-name>/compact</command-name>"}}"#,
+            "not json",
+            r#"{"type":"user","message":{"role":"user","content":"Again"}}"#,
+            r#"{"type":"assistant","message":{"id":"m2","model":"claude-sonnet-4-5","content":[],"usage":{"input_tokens":1,"output_tokens":2}}}"#,
+        ];
+        let path = dir.path().join("s.jsonl");
+        fs::write(&path, lines.join("\n")).unwrap();
+        let s = read_session(&path, dir.path()).unwrap();
+        assert_eq!(s.turns.len(), 2);
+        assert_eq!(s.turns[0].prompt.as_deref(), Some("Review"));
+        let kinds: Vec<&ItemKind> = s.turns[0].items.iter().map(|i| &i.kind).collect();
+        assert_eq!(
+            kinds,
+            [
+                &ItemKind::Hook {
+                    event: Some("SessionStart".into()),
+                    before_prompt: true
+                },
+                &ItemKind::Hook {
+                    event: Some("UserPromptSubmit".into()),
+                    before_prompt: false
+                }
+            ]
+        );
+        assert_eq!(
+            s.turns[0].structured_output,
+            Some(serde_json::json!({"ok": true}))
+        );
+        assert_eq!(s.turns[1].items[0].kind, ItemKind::CompactionSummary);
+        assert_eq!(
+            s.turns[1].items[0].sha256.as_deref(),
+            Some(sha256_hex(b"SUMMARY").as_str())
+        );
+        assert_eq!(s.turns[1].model.as_deref(), Some("claude-sonnet-4-5"));
+        assert_eq!(s.tokens.as_ref().unwrap().total, 6);
+        assert_eq!(s.version.as_deref(), Some("2.1.300"));
+        assert!(s.warnings[0].contains("line 9"));
+    }
+}
