@@ -11,6 +11,11 @@ Chromium takes a screenshot of each and measures every table: a table wider
 than its box (scrolled, columns off the page) fails the run.
 
     python3 scripts/render-reports.py [out-dir]      # default: target/render
+    python3 scripts/render-reports.py --markdown FILE.md...   # render given summaries
+
+The second form renders job summaries kept by the tests
+(`PROMPT_RECEIPT_KEEP_SUMMARIES=DIR cargo test --test claude` keeps each one),
+into target/render/pages, the same way.
 
 Needs: cargo, git, cmark-gfm, chromium and fonts-noto-color-emoji (Debian
 packages), npm (for github-markdown-css, installed into the output folder). Exit code 1 when a
@@ -29,7 +34,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-OUT = Path(sys.argv[1]).resolve() if len(sys.argv) > 1 else ROOT / "target" / "render"
+MARKDOWN = sys.argv[2:] if sys.argv[1:2] == ["--markdown"] else None
+OUT = Path(sys.argv[1]).resolve() if len(sys.argv) > 1 and MARKDOWN is None else ROOT / "target" / "render"
 WIDTH = 1012
 EXAMPLE = ROOT / "examples" / "agent-review"
 PROMPT = ".github/codex/prompts/review.md"
@@ -334,7 +340,30 @@ def look(html_file, png):
     return measured
 
 
+def render_given(files):
+    """Each given job summary, rendered light and dark, looked at and measured."""
+    styles = css()
+    pages = OUT / "pages"
+    pages.mkdir(parents=True, exist_ok=True)
+    failures = []
+    for f in map(Path, files):
+        for theme in ("light", "dark"):
+            stem = f"{f.stem}.summary.{theme}"
+            out = pages / f"{stem}.html"
+            out.write_text(page("", gfm(f.read_text()), theme, styles))
+            m = look(out, pages / f"{stem}.png")
+            wide = [t for t in m["tables"] if t["overflow"]]
+            state = "OVERFLOW" if wide or m["page"]["width"] > WIDTH else "fits"
+            print(f"{stem:64} {len(m['tables']):3} tables, page {m['page']['width']}x{m['page']['height']}: {state}")
+            if state != "fits":
+                failures.append(stem)
+    print(f"pages and screenshots: {pages}")
+    sys.exit(1 if failures else 0)
+
+
 def main():
+    if MARKDOWN is not None:
+        return render_given(MARKDOWN)
     binary = build()
     styles = css()
     server = ThreadingHTTPServer(("127.0.0.1", 0), Checks)

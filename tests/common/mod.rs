@@ -559,9 +559,29 @@ pub struct Outcome {
     pub ws: PathBuf,
 }
 
+/// With `PROMPT_RECEIPT_KEEP_SUMMARIES=DIR`, every job summary a test's step
+/// wrote is kept as `DIR/<test>.<n>.md`, for `scripts/render-reports.py
+/// --markdown` to render as GitHub does and to look at.
+fn keep_summary(summary: &Path) {
+    let Some(dir) = std::env::var_os("PROMPT_RECEIPT_KEEP_SUMMARIES") else {
+        return;
+    };
+    let dir = PathBuf::from(dir);
+    let _ = fs::create_dir_all(&dir);
+    let test = std::thread::current()
+        .name()
+        .unwrap_or("test")
+        .replace("::", "-");
+    let n = (0..)
+        .find(|n| !dir.join(format!("{test}.{n}.md")).exists())
+        .unwrap_or(0);
+    let _ = fs::copy(summary, dir.join(format!("{test}.{n}.md")));
+}
+
 impl Outcome {
     /// What a finished step left: its exit code, its log, and the step files.
     fn read(out: std::process::Output, output: &Path, summary: &Path, ws: PathBuf) -> Outcome {
+        keep_summary(summary);
         Outcome {
             code: out.status.code().unwrap_or(-1),
             stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
