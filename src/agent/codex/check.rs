@@ -12,7 +12,7 @@ use super::chain::body_of_block;
 use super::session::{self, Session};
 use super::skills::{self, InCheckout};
 use crate::agent::check::{Context, SessionRecord, TranscriptRecord};
-use crate::agent::turns::{self, ItemKind, SingleTurn};
+use crate::agent::turns::{self, SingleTurn};
 use crate::agent::{AgentCheck, Fact, SessionOptions, Skill};
 use crate::digest::{UTF8_BOM, sha256_hex};
 use crate::workspace::Workspace;
@@ -305,88 +305,13 @@ fn check_agents(c: &mut AgentCheck, session: &Session, expected: &Expected) {
 /// turn's model is the one stated, and more than one turn, a compaction or a
 /// model switch is said as `single-turn` decides.
 fn check_turns(c: &mut AgentCheck, session: &Session, expected: &Expected) {
-    let turns = &session.turns;
-    let of_turn = |t: usize| {
-        if turns.len() > 1 {
-            format!(" of turn {}", t + 1)
-        } else {
-            String::new()
-        }
-    };
-    for (t, turn) in turns.iter().enumerate() {
-        let others = turn.items.iter().filter(|i| !i.kind.is_hook()).count();
-        let mut nth = 0;
-        for item in &turn.items {
-            let (bytes, sha) = (
-                item.bytes,
-                item.sha256.as_deref().map_or("not recorded".into(), short),
-            );
-            match &item.kind {
-                ItemKind::CompactionSummary => {}
-                ItemKind::Hook {
-                    event,
-                    before_prompt,
-                } => {
-                    let place = if *before_prompt { "before" } else { "after" };
-                    let hook = turns::hook_name(event.as_deref());
-                    c.unverified.push((
-                        format!("what the {hook} said {place} the prompt{}", of_turn(t)),
-                        format!(
-                            "a {hook} added a message {place} the prompt{} ({bytes} bytes, sha256 {sha}): the hooks' configuration is in the receipt (`hooks`), what they printed is not, and it can change the review",
-                            of_turn(t)
-                        ),
-                    ));
-                }
-                kind => {
-                    nth += 1;
-                    let role = match kind {
-                        ItemKind::User => "user",
-                        ItemKind::System => "system",
-                        _ => "developer",
-                    };
-                    let place = if turn.prompt_sha.is_some() {
-                        "after"
-                    } else {
-                        "before"
-                    };
-                    c.unverified.push((
-                        format!("what the {role} message {place} the prompt{} says", of_turn(t)),
-                        format!(
-                            "the model received a {role} message {place} the prompt{} ({nth} of {others}, {bytes} bytes, sha256 {sha}) that no file of the receipt covers: it can change the review, and nothing here says who wrote it",
-                            of_turn(t)
-                        ),
-                    ));
-                }
-            }
-        }
-    }
-    if let Some(claimed) = expected.model {
-        for (t, turn) in turns.iter().enumerate() {
-            let Some(ran) = turn.model.as_deref() else {
-                continue;
-            };
-            if ran != claimed && Some(t) != session.output_turn.or(turns.len().checked_sub(1)) {
-                c.problems.push(format!(
-                    "model is `{}` but turn {} of {} ran `{}`",
-                    crate::escape::one_line(claimed),
-                    t + 1,
-                    turns.len(),
-                    crate::escape::one_line(&crate::markdown::clip(ran, 80))
-                ));
-            }
-        }
-    }
-    let said = turns::beyond_one_turn(turns);
-    match expected.single_turn {
-        SingleTurn::Require => c.problems.extend(said.iter().map(|s| {
-            format!("{s}, and `single-turn: require` asks for one turn of one model with nothing summarised")
-        })),
-        SingleTurn::Warn => c.timeline.extend(said),
-        SingleTurn::Allow => c.notes.extend(
-            said.iter()
-                .map(|s| format!("{s} (allowed by `single-turn: allow`)")),
-        ),
-    }
+    turns::check(
+        c,
+        &session.turns,
+        session.output_turn,
+        expected.model,
+        expected.single_turn,
+    );
 }
 
 /// What the step claims ran (CLI version, model) is what the record says ran.
