@@ -177,3 +177,27 @@ pub struct Expected<'a> {
     /// the schema the agent must have been given.
     pub schema: Option<&'a [u8]>,
 }
+
+/// Shell commands that can write a file they name: a command of the agent's
+/// that names one of its inputs and holds one of these is counted as an edit
+/// (the records say what ran, not what it changed). The same for every agent.
+pub(crate) const SHELL_WRITES: &[&str] = &[
+    ">",
+    "tee ",
+    "sed -i",
+    "perl -i",
+    "mv ",
+    "cp ",
+    "rm ",
+    "truncate",
+    "dd ",
+    "ln ",
+    "touch ",
+    "install ",
+    "patch ",
+    "git checkout",
+    "git restore",
+    "git apply",
+    "git mv",
+    "git rm",
+];

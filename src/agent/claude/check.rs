@@ -826,7 +826,7 @@ fn check_edits(c: &mut AgentCheck, s: &Session, x: &Context) {
             let Some(command) = t.input["command"].as_str() else {
                 continue;
             };
-            if !crate::agent::codex::check::WRITES
+            if !crate::agent::check::SHELL_WRITES
                 .iter()
                 .any(|w| command.contains(w))
             {

@@ -537,28 +537,6 @@ fn check_commit(c: &mut AgentCheck, session: &Session, expected: &Expected) {
     }
 }
 
-/// Commands that can write a file they name.
-pub(crate) const WRITES: &[&str] = &[
-    ">",
-    "tee ",
-    "sed -i",
-    "perl -i",
-    "mv ",
-    "cp ",
-    "rm ",
-    "truncate",
-    "dd ",
-    "ln ",
-    "touch ",
-    "install ",
-    "patch ",
-    "git checkout",
-    "git restore",
-    "git apply",
-    "git mv",
-    "git rm",
-];
-
 /// The agent must not change what it was given: its patches are recorded
 /// file by file (a problem, naming the file), and a command that names an
 /// input and can write is a problem too (the record does not say what a
@@ -604,7 +582,11 @@ fn check_edits(c: &mut AgentCheck, session: &Session, expected: &Expected) {
                 .parsed
                 .iter()
                 .all(|k| matches!(k.as_str(), "read" | "list_files" | "search"));
-        if only_reads || !WRITES.iter().any(|w| command.text.contains(w)) {
+        if only_reads
+            || !crate::agent::check::SHELL_WRITES
+                .iter()
+                .any(|w| command.text.contains(w))
+        {
             continue;
         }
         for input in expected.inputs {

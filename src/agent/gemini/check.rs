@@ -701,23 +701,6 @@ fn check_jit(c: &mut AgentCheck, r: &Record, agent_root: Option<&str>) {
 
 /// Tools that write the file they name (`file_path`), and the shell.
 const WRITING_TOOLS: &[&str] = &["write_file", "replace", "edit"];
-const WRITES: &[&str] = &[
-    ">",
-    "tee ",
-    "sed -i",
-    "perl -i",
-    "mv ",
-    "cp ",
-    "rm ",
-    "truncate",
-    "dd ",
-    "ln ",
-    "touch ",
-    "patch ",
-    "git checkout",
-    "git restore",
-    "git apply",
-];
 
 fn check_edits(c: &mut AgentCheck, r: &Record, agent_root: Option<&str>, expected: &Expected) {
     let in_ws = |p: &str| -> String {
@@ -747,7 +730,10 @@ fn check_edits(c: &mut AgentCheck, r: &Record, agent_root: Option<&str>, expecte
             let Some(cmd) = call.args["command"].as_str() else {
                 continue;
             };
-            if !WRITES.iter().any(|w| cmd.contains(w)) {
+            if !crate::agent::check::SHELL_WRITES
+                .iter()
+                .any(|w| cmd.contains(w))
+            {
                 continue;
             }
             for input in expected.inputs {
