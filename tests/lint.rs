@@ -707,3 +707,49 @@ jobs:
         &[(13, Level::Warning, "receipt-beside-agent", "job of its own")],
     );
 }
+
+/// The two-job layout: the receipt job has no agent step of its own, and the
+/// agent it reads is the one of the job it needs (through another job too).
+#[test]
+fn the_receipt_job_is_told_the_agent_of_the_job_it_needs() {
+    let text = |receipt_agent: &str| {
+        format!(
+            "\
+on: pull_request
+jobs:
+  agent:
+    runs-on: ubuntu-latest
+    steps:
+      - uses: actions/checkout@v4
+        with:
+          fetch-depth: 0
+          persist-credentials: false
+      - uses: google-github-actions/run-gemini-cli@v0
+        with:
+          prompt: hi
+  relay:
+    needs: agent
+    runs-on: ubuntu-latest
+    steps:
+      - run: echo relay
+  receipt:
+    needs: [relay]
+    runs-on: ubuntu-latest
+    steps:
+      - uses: owner/prompt-receipt@v1
+        with:
+          prompt-file: p.md
+{receipt_agent}"
+        )
+    };
+    expect(
+        &text(""),
+        &[(
+            22,
+            Level::Failure,
+            "receipt-agent",
+            "the job it needs runs `google-github-actions/run-gemini-cli` (line 10): set `agent: gemini`",
+        )],
+    );
+    expect(&text("          agent: gemini\n"), &[]);
+}

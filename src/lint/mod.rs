@@ -100,6 +100,28 @@ fn local_action(ws: &Workspace, path: &str) -> Option<LocalAction> {
 
 /// Lints one workflow's text. `file` names it in the results; `local` says
 /// what a `uses: ./path` action is, when the repository can tell.
+/// Every step of the jobs `job` needs, directly or through others: in the
+/// two-job layout the agent runs in a job the receipt job needs.
+fn upstream_steps<'w, 'a>(
+    workflow: &'w workflow::Workflow<'a>,
+    job: &workflow::Job<'a>,
+) -> Vec<&'w workflow::Step<'a>> {
+    let mut seen: Vec<&str> = Vec::new();
+    let mut todo: Vec<&str> = job.needs.iter().map(String::as_str).collect();
+    let mut steps = Vec::new();
+    while let Some(id) = todo.pop() {
+        if seen.contains(&id) || id == job.id {
+            continue;
+        }
+        seen.push(id);
+        if let Some(j) = workflow.jobs.iter().find(|j| j.id == id) {
+            steps.extend(j.steps.iter());
+            todo.extend(j.needs.iter().map(String::as_str));
+        }
+    }
+    steps
+}
+
 pub fn lint(file: &str, text: &str, local: &dyn Fn(&str) -> Option<LocalAction>) -> Vec<Lint> {
     // YAML counts a lone CR as a line break, and YAML 1.1 (GitHub's parser)
     // also NEL, LS and PS; so do we, or lines would disagree with the editor.
@@ -120,7 +142,8 @@ pub fn lint(file: &str, text: &str, local: &dyn Fn(&str) -> Option<LocalAction>)
     let workflow = workflow::Workflow::of(&doc);
     let mut out = Vec::new();
     for job in &workflow.jobs {
-        for finding in rules::check(job, local) {
+        let upstream = upstream_steps(&workflow, job);
+        for finding in rules::check(job, &upstream, local) {
             out.push(Lint {
                 level: finding.level,
                 rule: finding.rule,

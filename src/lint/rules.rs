@@ -57,7 +57,7 @@ pub const RULES: &[Rule] = &[
     Rule {
         name: "receipt-agent",
         level: Level::Failure,
-        catches: "a prompt-receipt step whose `agent` is not the agent action of its job: `claude` for anthropics/claude-code-action, `gemini` for google-github-actions/run-gemini-cli, `codex` (the default) for openai/codex-action",
+        catches: "a prompt-receipt step whose `agent` is not the agent action of its job (or of the jobs a receipt job needs): `claude` for anthropics/claude-code-action, `gemini` for google-github-actions/run-gemini-cli, `codex` (the default) for openai/codex-action",
     },
     Rule {
         name: "receipt-beside-agent",
@@ -116,7 +116,11 @@ fn agent_of(step: &Step) -> Option<&'static str> {
 }
 
 /// Every finding in one job, in the order of its steps.
-pub fn check(job: &Job, local: &dyn Fn(&str) -> Option<LocalAction>) -> Vec<Finding> {
+pub fn check(
+    job: &Job,
+    upstream: &[&Step],
+    local: &dyn Fn(&str) -> Option<LocalAction>,
+) -> Vec<Finding> {
     let steps = &job.steps;
     let agents: Vec<usize> = (0..steps.len())
         .filter(|&i| steps[i].is(CODEX_ACTION))
@@ -133,7 +137,11 @@ pub fn check(job: &Job, local: &dyn Fn(&str) -> Option<LocalAction>) -> Vec<Find
     checkouts(steps, &any_agent, &mut out);
     for (i, step) in steps.iter().enumerate() {
         if kind_of(step, local).receipt {
-            receipt_and_agent(step, steps, &any_agent, i, &mut out);
+            if any_agent.is_empty() {
+                receipt_after_agent_job(step, upstream, &mut out);
+            } else {
+                receipt_and_agent(step, steps, &any_agent, i, &mut out);
+            }
         }
     }
     for (i, step) in steps.iter().enumerate() {
@@ -394,6 +402,41 @@ fn receipt_and_agent(
                 "this prompt-receipt step runs in the job of `{}` (line {}), after it: the agent could have rewritten the prompt, its instructions and its record before the receipt read them; run the receipt in a job of its own that `needs:` this one and downloads the record, as the README's two-job workflow does",
                 steps[a].action(),
                 steps[a].mark.line
+            ),
+        ));
+    }
+}
+
+/// The receipt job of the two-job layout: its agent ran in a job it needs.
+/// Said only when every agent step upstream is of one kind.
+fn receipt_after_agent_job(step: &Step, upstream: &[&Step], out: &mut Vec<Finding>) {
+    let agents: Vec<&Step> = upstream
+        .iter()
+        .copied()
+        .filter(|s| agent_of(s).is_some())
+        .collect();
+    let Some(first) = agents.first() else {
+        return;
+    };
+    let ran = agent_of(first).unwrap_or("codex");
+    if agents.iter().any(|s| agent_of(s) != Some(ran)) {
+        return;
+    }
+    let input = step.input("agent");
+    let told = match &input {
+        Input::Absent => Some("codex"),
+        given => given.literal().map(str::trim),
+    };
+    if let Some(told) = told.filter(|t| *t != ran) {
+        out.push(finding(
+            "receipt-agent",
+            Level::Failure,
+            step.line_of("agent"),
+            format!(
+                "this prompt-receipt step reads the record of `{}`, but the job it needs runs `{}` (line {}): set `agent: {ran}`",
+                crate::escape::one_line(told),
+                first.action(),
+                first.mark.line
             ),
         ));
     }

@@ -59,6 +59,8 @@ pub struct Workflow<'a> {
 
 pub struct Job<'a> {
     pub id: String,
+    /// The jobs it `needs:` (a name, or a list of names).
+    pub needs: Vec<String>,
     pub steps: Vec<Step<'a>>,
 }
 
@@ -104,8 +106,20 @@ impl<'a> Workflow<'a> {
                                 ],
                             })
                             .collect();
+                        let needs = match job.get("needs") {
+                            Some(n) if n.text().is_some() => {
+                                n.text().into_iter().map(str::to_string).collect()
+                            }
+                            Some(n) => n
+                                .items()
+                                .iter()
+                                .filter_map(|i| i.text().map(str::to_string))
+                                .collect(),
+                            None => Vec::new(),
+                        };
                         Job {
                             id: id.text().unwrap_or("").to_string(),
+                            needs,
                             steps,
                         }
                     })
