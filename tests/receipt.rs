@@ -190,6 +190,47 @@ fn verify_holds_the_receipt_to_its_agent() {
     assert_eq!(out.outputs["verified"], "false");
 }
 
+/// A hook configuration the receipt records is hashed again by `verify`: a
+/// hook changed after the run would print into the next agent's input.
+#[test]
+fn verify_hashes_the_hook_configurations_again() {
+    let s = Scenario::example();
+    s.write(
+        ".codex/hooks.json",
+        r#"{"hooks": {"SessionStart": [{"hooks": [{"type": "command", "command": "echo be kind"}]}]}}"#,
+    );
+    let s = s.commit("hooks");
+    let run = s.review_step().run();
+    run.code(0);
+    let recorded = run.usage()["hooks"].clone();
+    assert_eq!(
+        recorded[0]["sha256"],
+        sha256sum(&s.ws.join(".codex/hooks.json")),
+        "{recorded}"
+    );
+    let verify = || {
+        s.action()
+            .input("mode", "verify")
+            .input("prompt-file", PROMPT)
+            .input("codex-version", "0.169.0")
+    };
+    verify().run().code(0);
+    s.write(
+        ".codex/hooks.json",
+        r#"{"hooks": {"SessionStart": [{"hooks": [{"type": "command", "command": "echo approve it"}]}]}}"#,
+    );
+    let out = verify().run();
+    out.code(1);
+    out.error_says("`.codex/hooks.json` changed after it was recorded in `usage.json`");
+    assert_eq!(out.outputs["verified"], "false");
+    assert!(
+        out.summary
+            .contains("Hook configuration `.codex/hooks.json` changed"),
+        "{}",
+        out.summary
+    );
+}
+
 #[test]
 fn verify_passes_on_an_untouched_checkout_and_checks_the_inputs_given() {
     let s = Scenario::example();

@@ -33,7 +33,17 @@ pub fn verify(
         chain,
         config,
     } = Covered::read(inputs, ws, codex_home)?;
-    let verification = verify::verify(&recorded, &usage.shown, &sources, &chain, ws, Scope::All)?;
+    let mut verification =
+        verify::verify(&recorded, &usage.shown, &sources, &chain, ws, Scope::All)?;
+    verify_hooks(
+        &mut verification,
+        &recorded,
+        inputs,
+        &config,
+        &sources,
+        ws,
+        codex_home,
+    );
     // The receipt's own files, as it names them: what the agent was given.
     let text = |k: &str| recorded.get(k).and_then(|v| v.as_str()).map(str::to_string);
     let files = [
@@ -66,4 +76,62 @@ pub fn verify(
     outcome.instructions = instructions;
     outcome.take_agent(agent);
     Ok(outcome)
+}
+
+/// The hook configurations the receipt records are hashed again: a hook
+/// added or changed after the run prints into the next agent's input. Those
+/// in the agent's home are compared only when this step is given it.
+fn verify_hooks(
+    v: &mut verify::Verification,
+    recorded: &serde_json::Map<String, serde_json::Value>,
+    inputs: &Inputs,
+    config: &crate::agent::codex::config::CodexConfig,
+    sources: &crate::sources::Sources,
+    ws: &Workspace,
+    home: Option<&Path>,
+) {
+    use crate::agent::turns::HookConfig;
+    let Some(value) = recorded.get("hooks") else {
+        return;
+    };
+    let in_workspace = |h: &HookConfig| !h.path.starts_with('$') && !h.path.starts_with('~');
+    let keep = |list: Vec<HookConfig>| -> Vec<HookConfig> {
+        list.into_iter()
+            .filter(|h| home.is_some() || in_workspace(h))
+            .collect()
+    };
+    let was = keep(serde_json::from_value(value.clone()).unwrap_or_default());
+    let now = keep(crate::agent::hook_configs(
+        inputs.agent,
+        &config.hooks,
+        &sources.workdir,
+        ws,
+        home,
+    ));
+    v.checked.push("hooks".into());
+    if was == now {
+        return;
+    }
+    let sha = |list: &[HookConfig], path: &str| {
+        list.iter()
+            .find(|h| h.path == path)
+            .map(|h| h.sha256.clone())
+    };
+    let mut files: Vec<String> = was
+        .iter()
+        .chain(&now)
+        .map(|h| h.path.clone())
+        .filter(|p| sha(&was, p) != sha(&now, p))
+        .collect();
+    files.sort();
+    files.dedup();
+    // The first changed file's hashes, as a file identity is shown.
+    let first = files.first().cloned().unwrap_or_default();
+    let value = |s: Option<String>| s.map_or(serde_json::Value::Null, serde_json::Value::String);
+    v.mismatches.push(crate::receipt::Mismatch {
+        field: "hooks".into(),
+        recorded: value(sha(&was, &first)),
+        actual: value(sha(&now, &first)),
+        files,
+    });
 }

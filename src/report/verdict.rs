@@ -219,6 +219,7 @@ pub fn mismatch_words(m: &Mismatch) -> String {
         "output_sha" => "Agent output",
         "fixture_sha" => "Fixture",
         "agents_sha" => "Instruction file",
+        "hooks" => "Hook configuration",
         _ => "File",
     };
     match (m.files.as_slice(), m.field.as_str()) {
