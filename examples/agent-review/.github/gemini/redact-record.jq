@@ -18,11 +18,12 @@
 #                      parts (the file text the agent read)
 #   gemini messages    id, timestamp, model, tokens, and the tool calls (name,
 #                      args, id, status; write_file/replace/edit without the
-#                      text they wrote: file_path stays). The text of the last
-#                      answer (the review, uploaded anyway) stays as written
+#                      text they wrote: file_path stays; a shell command stays
+#                      as written). The text of the last answer (the review,
+#                      uploaded anyway) stays
 #   tool results       only the GEMINI.md blocks Gemini CLI appended when a
 #                      tool touched a folder ("--- Context from: … ---")
-#   error, warning     as written
+#   error, warning     their text
 #   $set               lastUpdated, and messages redacted as above
 #   $rewindTo          as written
 # Cut, each to a placeholder `<prompt_receipt_cut kind="…" n="…" bytes="…"/>`
@@ -38,6 +39,9 @@ def writes: ["write_file", "replace", "edit"];
 def texts: if type == "string" then [.] elif type == "array" then [.[] | objects | .text | strings] else [] end;
 def text_only: type == "array" and all(.[]; type == "object" and (.text | type) == "string");
 def clean: with_entries(select(.value != null));
+# A content as the receipt reads it: a string, or its text parts only.
+def text_parts: if type == "string" then . elif type == "array" then [.[] | objects | select((.text | type) == "string") | {text}] else null end;
+def no_text: if type == "string" then "" elif type == "array" then [] else null end;
 def count($field): .cut[$field] += 1;
 
 # State -> [state, placeholder]: one placeholder per distinct text.
@@ -78,7 +82,7 @@ def call:
 def message($answer; $users; $in_set):
   .[0] as $s | .[1] as $m
   | ($m.type | tostring) as $t
-  | if $t == "user" then
+  | if $t == "user" or ($in_set and $t != "gemini") then
       if ($m.content | type) == "array" and ($m.content | text_only | not) then
         [ ($s | count("user.content.parts")),
           ({id: $m.id, timestamp: $m.timestamp, type: $m.type, content: []} | clean) ]
@@ -88,12 +92,13 @@ def message($answer; $users; $in_set):
              and ($users[$text] | not) then
             ($s | cutmark("summary"; $text) | .[0] |= count("user.content.summary")) as [$s2, $p]
             | [$s2, ({id: $m.id, timestamp: $m.timestamp, type: $m.type, content: [{text: $p}]} | clean)]
-          else [$s, ({id: $m.id, timestamp: $m.timestamp, type: $m.type, content: $m.content} | clean)]
+          else [$s, ({id: $m.id, timestamp: $m.timestamp, type: $m.type, content: ($m.content | text_parts)} | clean)]
           end
       end
     elif $t == "gemini" then
       ($m.content | texts | join("")) as $text
-      | (if $text == "" or $text == $answer then [$s, $m.content]
+      | (if $text == "" then [$s, ($m.content | no_text)]
+         elif $text == $answer then [$s, ($m.content | text_parts)]
          else ($s | cutmark("model"; $text) | .[0] |= count("gemini.content")) end) as [$s2, $content]
       | ($s2 | if $m.thoughts != null then count("gemini.thoughts") else . end) as $s3
       | (reduce ($m.toolCalls // [] | arrays | .[]) as $c ([$s3, []];
@@ -102,7 +107,7 @@ def message($answer; $users; $in_set):
                 tokens: $m.tokens, content: $content,
                 toolCalls: (if ($m.toolCalls | type) == "array" then $calls else null end)} | clean)]
     elif $t == "error" or $t == "warning" then
-      [$s, ({id: $m.id, timestamp: $m.timestamp, type: $m.type, content: $m.content} | clean)]
+      [$s, ({id: $m.id, timestamp: $m.timestamp, type: $m.type, content: ($m.content | text_parts)} | clean)]
     else [$s, null]
     end;
 
