@@ -6,6 +6,8 @@
 //! instruction messages, the settings, the tool calls, the token counts) and
 //! ends the record with a marker line saying what it dropped. The receipt
 //! says which kind of record it verified: `raw` (no marker) or `redacted`.
+//! The Claude Code and Gemini CLI examples' `redact-record.jq` write the same
+//! marker.
 //!
 //! The marker is written by the agent job, like the rest of the record: it is
 //! reported, never trusted to widen what passes. A record without it is

@@ -93,8 +93,8 @@ pub fn read_and_check(
         path: shown,
         session_id: record.session_id.clone(),
         sha256: record.sha256.clone(),
-        record: "raw".into(),
-        redaction: None,
+        record: crate::agent::redaction::kind(record.redaction.as_ref()).into(),
+        redaction: record.redaction.clone(),
     });
     c
 }
@@ -557,31 +557,42 @@ pub fn check(
     }
     c.notes.extend(r.warnings.iter().cloned());
 
-    // The neutral result.
+    // The neutral result. A text a redacted record cut has no hash.
+    let context_cut = |t: &record::RecordTurn| t.context.iter().any(|(_, x)| r.is_cut(x));
     c.turns = r
         .turns
         .iter()
         .map(|t| Turn {
             model: t.model.clone(),
             prompt_sha: Some(sha256_hex(t.prompt.as_bytes())),
-            context_sha: Some(record::context_sha(&t.context)),
+            context_sha: (!context_cut(t)).then(|| record::context_sha(&t.context)),
             items: t
                 .items
                 .iter()
-                .map(|(kind, text)| Item {
-                    kind: kind.clone(),
-                    sha256: Some(sha256_hex(text.as_bytes())),
-                    bytes: text.len(),
+                .map(|(kind, text)| match r.is_cut(text) {
+                    true => Item {
+                        kind: kind.clone(),
+                        sha256: None,
+                        bytes: record::cut_bytes(text).unwrap_or(0),
+                    },
+                    false => Item {
+                        kind: kind.clone(),
+                        sha256: Some(sha256_hex(text.as_bytes())),
+                        bytes: text.len(),
+                    },
                 })
                 .collect(),
         })
         .collect();
     c.output_turn = out_turn;
     check_turns(&mut c, expected.single_turn);
-    c.context = out_turn.map(|t| Context {
-        sha: record::context_sha(&r.turns[t].context),
-        ..Context::default()
-    });
+    check_cut(&mut c, r);
+    c.context = out_turn
+        .filter(|t| !context_cut(&r.turns[*t]))
+        .map(|t| Context {
+            sha: record::context_sha(&r.turns[t].context),
+            ..Context::default()
+        });
     let router = stdout.map(|s| {
         s.models
             .iter()
@@ -594,7 +605,13 @@ pub fn check(
         None => Fact::code("Router model", None),
     };
     c.facts = vec![
-        Fact::text("Record kind", "Gemini CLI's session record, as written"),
+        Fact::text(
+            "Record kind",
+            format!(
+                "Gemini CLI's session record, {}",
+                crate::agent::redaction::describe(r.redaction.as_ref())
+            ),
+        ),
         Fact::code("Gemini CLI", None),
         router,
         Fact::code("Project hash", r.project_hash.as_deref()),
@@ -696,6 +713,43 @@ fn check_jit(c: &mut AgentCheck, r: &Record, agent_root: Option<&str>) {
                 if found.len() == 1 { "" } else { "s" }
             ),
         ));
+    }
+}
+
+/// What a redacted record cut and the receipt therefore cannot hash: the
+/// model's earlier text in a later turn's context, a compression's summary.
+/// Said as not verified, never passed in silence.
+fn check_cut(c: &mut AgentCheck, r: &Record) {
+    if r.redaction.is_none() {
+        return;
+    }
+    let n = r.turns.len();
+    for (i, t) in r.turns.iter().enumerate() {
+        let of_turn = if n > 1 {
+            format!(" of turn {}", i + 1)
+        } else {
+            String::new()
+        };
+        if t.context.iter().any(|(_, x)| r.is_cut(x)) {
+            c.unverified.push((
+                format!("the context{of_turn}"),
+                format!(
+                    "the messages before the prompt{of_turn} hold text the redacted record cut (the model's earlier answers, or a summary): the receipt has no `context_sha` for it; upload the raw record to hash it"
+                ),
+            ));
+        }
+        for (kind, text) in &t.items {
+            if r.is_cut(text) {
+                c.unverified.push((
+                    format!("the text of {}{of_turn}", kind.describe()),
+                    format!(
+                        "the model received {}{of_turn} ({} bytes) whose text the redacted record cut: the receipt has no hash of it",
+                        kind.describe(),
+                        record::cut_bytes(text).unwrap_or(0)
+                    ),
+                ));
+            }
+        }
     }
 }
 

@@ -29,6 +29,17 @@ pub const MAX_RECORD_BYTES: u64 = 256 * 1024 * 1024;
 const HOOK_OPEN: &str = "<hook_context>";
 const HOOK_CLOSE: &str = "</hook_context>";
 const SESSION_CONTEXT: &str = "<session_context>";
+/// How `redact-record.jq` replaces a text it cuts:
+/// `<prompt_receipt_cut kind="model|summary" n="…" bytes="…"/>`, one `n`
+/// per distinct text, so that equal texts stay equal.
+pub const CUT_OPEN: &str = "<prompt_receipt_cut ";
+
+/// The size of the text a placeholder stands for, as the filter gives it.
+pub fn cut_bytes(placeholder: &str) -> Option<usize> {
+    let at = placeholder.find(CUT_OPEN)?;
+    let rest = placeholder[at..].split("bytes=\"").nth(1)?;
+    rest.split('"').next()?.parse().ok()
+}
 
 /// One prompt and what the model answered to it.
 #[derive(Clone, Debug, Default)]
@@ -72,6 +83,8 @@ pub struct Record {
     pub rewinds: usize,
     /// `error` and `warning` records, and lines that could not be read.
     pub warnings: Vec<String>,
+    /// The marker `redact-record.jq` ends a redacted record with.
+    pub redaction: Option<crate::agent::redaction::Redaction>,
 }
 
 impl Record {
@@ -90,6 +103,11 @@ impl Record {
         let start = sc.find("<project_context>\n")? + "<project_context>\n".len();
         let end = sc[start..].rfind("\n</project_context>")? + start;
         Some(&sc[start..end])
+    }
+
+    /// Whether this text is one a redacted record cut to a placeholder.
+    pub fn is_cut(&self, text: &str) -> bool {
+        self.redaction.is_some() && text.contains(CUT_OPEN)
     }
 
     /// The turn whose answer is the output: the last that has one.
@@ -161,6 +179,12 @@ struct Reader {
 
 impl Reader {
     fn line(&mut self, v: &Value) {
+        if v["type"] == crate::agent::redaction::MARKER {
+            self.r.redaction = Some(crate::agent::redaction::Redaction::from_payload(
+                &v["payload"],
+            ));
+            return;
+        }
         if let Some(id) = v["$rewindTo"].as_str() {
             self.r.rewinds += 1;
             if let Some(at) = self.history.iter().position(|e| e.id == id) {
@@ -577,6 +601,37 @@ mod tests {
         let kinds: Vec<&ItemKind> = r.turns[0].items.iter().map(|(k, _)| k).collect();
         assert_eq!(kinds, [&ItemKind::CompactionSummary, &ItemKind::System]);
         assert_eq!(r.turns[0].answer.as_deref(), Some("{}"));
+    }
+
+    #[test]
+    fn a_redacted_record_says_so_and_its_cut_texts_are_known() {
+        let cut = r#"<prompt_receipt_cut kind="model" n="1" bytes="42"/>"#;
+        let lines = [
+            json!({"sessionId": "s1", "projectHash": "h"}),
+            json!({"id": "u1", "type": "user", "content": [{"text": "Review"}]}),
+            json!({"id": "g1", "type": "gemini", "content": cut, "model": "m"}),
+            json!({"id": "u2", "type": "user", "content": [{"text": "Again"}]}),
+            json!({"id": "g2", "type": "gemini", "content": "{}", "model": "m"}),
+            json!({"type": "prompt_receipt_redacted", "payload": {"filter": "redact-record.jq", "version": 1, "lines_read": 6, "lines_kept": 5, "dropped": {"message:info": 1}, "cut": {"gemini.content": 1}}}),
+        ];
+        let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
+        let r = parse(Path::new("session-x.jsonl"), text.as_bytes());
+        let red = r.redaction.clone().expect("the marker");
+        assert_eq!((red.lines_dropped(), red.fields_cut()), (1, 1));
+        assert_eq!(r.turns.len(), 2, "a cut answer still ends its turn");
+        assert!(r.is_cut(&r.turns[1].context[1].1));
+        assert_eq!(cut_bytes(cut), Some(42));
+        assert!(r.warnings.is_empty(), "{:?}", r.warnings);
+        // Without the marker, the same text is only text.
+        let raw = parse(
+            Path::new("session-x.jsonl"),
+            text.lines()
+                .take(5)
+                .collect::<Vec<_>>()
+                .join("\n")
+                .as_bytes(),
+        );
+        assert!(raw.redaction.is_none() && !raw.is_cut(cut));
     }
 
     #[test]
