@@ -846,3 +846,40 @@ fn links_to_folders_and_planted_repositories_are_caught() {
     let out = s.review_step().run();
     out.code(2).error_says("runs no git on this checkout");
 }
+
+/// The attack review of the new agents: a rule that is a link to
+/// `/dev/zero` is refused at once (it was read without end), and a Claude
+/// settings file that is a link out of the checkout is not verified, never
+/// skipped in silence.
+#[test]
+fn claude_chain_and_hook_files_that_are_not_regular_files_are_refused_or_said() {
+    let s = Scenario::example();
+    s.write("CLAUDE.md", "Review carefully.\n");
+    std::fs::create_dir_all(s.ws.join(".claude/rules")).unwrap();
+    std::os::unix::fs::symlink("/dev/zero", s.ws.join(".claude/rules/z.md")).unwrap();
+    let started = std::time::Instant::now();
+    let out = s.review_step().input("agent", "claude").run();
+    out.code(2);
+    out.error_says(".claude/rules/z.md");
+    assert!(started.elapsed() < std::time::Duration::from_secs(20));
+
+    let s = Scenario::example();
+    s.write("CLAUDE.md", "Review carefully.\n");
+    let outside = s.runner_temp().join("hooks.json");
+    std::fs::write(&outside, r#"{"hooks": {"SessionStart": []}}"#).unwrap();
+    std::fs::create_dir_all(s.ws.join(".claude")).unwrap();
+    std::os::unix::fs::symlink(&outside, s.ws.join(".claude/settings.json")).unwrap();
+    let out = s.review_step().input("agent", "claude").run();
+    out.code(0);
+    assert_eq!(out.outputs["conclusion"], "neutral", "{}", out.summary);
+    assert!(
+        out.outputs["not-verified"].contains("a hook configuration"),
+        "{:?}",
+        out.outputs
+    );
+    assert!(
+        out.summary.contains(".claude/settings.json"),
+        "{}",
+        out.summary
+    );
+}

@@ -185,20 +185,24 @@ pub fn read_and_check(
 
 /// The hook configurations that can add text to this agent's input (the
 /// receipt's `hooks`): from its home (`home_hooks`, what Codex's config
-/// gives) and from the repository.
+/// gives) and from the repository; and a sentence for each that is there
+/// but cannot be read safely (a link out of the checkout, a FIFO), whose
+/// hooks nobody can see.
 pub fn hook_configs(
     kind: AgentKind,
     home_hooks: &[turns::HookConfig],
     workdir: &Path,
     ws: &Workspace,
     home: Option<&Path>,
-) -> Vec<turns::HookConfig> {
-    match kind {
-        AgentKind::Codex => codex::hook_configs(home_hooks, workdir, ws),
-        AgentKind::Claude => claude::hook_configs(workdir, ws, home),
+) -> (Vec<turns::HookConfig>, Vec<String>) {
+    let mut unread = Vec::new();
+    let configs = match kind {
+        AgentKind::Codex => codex::hook_configs(home_hooks, workdir, ws, &mut unread),
+        AgentKind::Claude => claude::hook_configs(workdir, ws, home, &mut unread),
         // `.gemini/settings.json`, where Gemini CLI's hooks are, is a file of its chain.
         AgentKind::Gemini => Vec::new(),
-    }
+    };
+    (configs, unread)
 }
 
 /// Where the folder holding the agent's record is, inside the container.

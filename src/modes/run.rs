@@ -106,7 +106,7 @@ pub fn run(
     receipt.gate_schema = gate.record.clone();
     receipt.base = instructions.as_ref().map(|c| c.record());
     let decision = policy.decide(&review);
-    let hooks = agent::hook_configs(
+    let (hooks, hooks_unread) = agent::hook_configs(
         inputs.agent,
         &config.hooks,
         &sources.workdir,
@@ -146,6 +146,14 @@ pub fn run(
     outcome.decision = Some(decision);
     outcome.caveats = caveats;
     outcome.unverified.extend(missing_before);
+    outcome
+        .unverified
+        .extend(hooks_unread.into_iter().map(|why| {
+            crate::outcome::Unverified::new(
+                "a hook configuration",
+                format!("{why}: the hooks it may hold can add text to the agent's input, and the receipt cannot see them"),
+            )
+        }));
     outcome.take_agent(agent);
     outcome.instructions = instructions;
     if inputs.lint_workflows {

@@ -101,13 +101,8 @@ fn verify_hooks(
             .collect()
     };
     let was = keep(serde_json::from_value(value.clone()).unwrap_or_default());
-    let now = keep(crate::agent::hook_configs(
-        inputs.agent,
-        &config.hooks,
-        &sources.workdir,
-        ws,
-        home,
-    ));
+    let now =
+        keep(crate::agent::hook_configs(inputs.agent, &config.hooks, &sources.workdir, ws, home).0);
     v.checked.push("hooks".into());
     if was == now {
         return;

@@ -147,13 +147,16 @@ fn walk(cwd: &Path, root: &Path) -> Vec<PathBuf> {
 
 /// `.claude/rules/` of a folder: its `.md` files by name, then each
 /// subfolder's, recursively.
+/// The most rule files read from one `.claude/rules/`.
+const MAX_RULES: usize = 512;
+
 fn rules(dir: &Path, out: &mut Vec<PathBuf>, depth: usize) {
     let Ok(read) = fs::read_dir(dir) else {
         return;
     };
     let mut files = Vec::new();
     let mut dirs = Vec::new();
-    for e in read.flatten() {
+    for e in read.flatten().take(4 * MAX_RULES) {
         let Ok(kind) = e.file_type() else { continue };
         let path = e.path();
         if kind.is_dir() {
@@ -258,7 +261,9 @@ impl Walker<'_> {
         let Ok(real) = fs::canonicalize(path) else {
             return Ok(());
         };
-        if self.seen.contains(&real) || !real.is_file() {
+        // A folder of that name is not read; a device or a FIFO would be by
+        // Claude Code, and cannot be vouched for: refused below.
+        if self.seen.contains(&real) || real.is_dir() {
             return Ok(());
         }
         let shown = self.ws.relative(path);
@@ -346,10 +351,23 @@ pub fn entries(
         w.add(&dir.join(".claude/CLAUDE.md"), Scope::Project, 0)?;
         let mut found = Vec::new();
         rules(&dir.join(".claude/rules"), &mut found, 0);
+        if found.len() > MAX_RULES {
+            // The chain computed stops here; the record's then differs, named.
+            w.chain.warnings.push(format!(
+                "`{}` holds {} rules; the receipt reads the first {MAX_RULES}",
+                crate::escape::one_line(&ws.relative(&dir.join(".claude/rules"))),
+                found.len()
+            ));
+            found.truncate(MAX_RULES);
+        }
         for rule in found {
-            let is_conditional = fs::read(&rule)
-                .map(|b| conditional(&String::from_utf8_lossy(&b)))
-                .unwrap_or(false);
+            // Read as every chain file is (a regular file inside the
+            // workspace, bounded): a rule that is a link to `/dev/zero` or out
+            // of the checkout is refused by `add` below, never read here.
+            let is_conditional =
+                crate::workspace::read_contained(&rule, &[&w.root], MAX_FILE_BYTES)
+                    .map(|b| conditional(&String::from_utf8_lossy(&b)))
+                    .unwrap_or(false);
             if is_conditional {
                 w.chain.warnings.push(format!(
                     "`{}` applies only to the paths its front matter names: Claude Code sends it when the agent reads such a file, so only the record shows whether it was sent",

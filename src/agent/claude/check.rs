@@ -252,6 +252,12 @@ fn check(c: &mut AgentCheck, r: Record, x: &Context) {
         ));
     }
     c.notes.extend(s.warnings.iter().cloned());
+    if s.unread_lines > 0 {
+        c.unverified.push((
+            "the whole record".into(),
+            format!("{} line(s) of the project record are not JSON: what they held (a prompt, a hook, a compaction) is not known", s.unread_lines),
+        ));
+    }
     c.transcript = Some(TranscriptRecord {
         path: shown,
         session_id: s.session_id.clone(),

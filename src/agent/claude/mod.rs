@@ -88,8 +88,21 @@ pub fn hook_configs(
     workdir: &std::path::Path,
     ws: &crate::workspace::Workspace,
     home: Option<&std::path::Path>,
+    unread: &mut Vec<String>,
 ) -> Vec<crate::agent::turns::HookConfig> {
     let mut out = Vec::new();
+    // A settings file that is there but not a regular file inside its root
+    // (a link out of the checkout, a FIFO) may hold hooks nobody can see.
+    let mut read = |path: &std::path::Path, root: &std::path::Path, shown: &str| {
+        match crate::workspace::read_contained(path, &[root], 1 << 20) {
+            Ok(bytes) => Some(bytes),
+            Err(crate::workspace::Unread::Missing) => None,
+            Err(why) => {
+                unread.push(why.why(shown));
+                None
+            }
+        }
+    };
     let has_hooks = |bytes: &[u8]| match serde_json::from_slice::<serde_json::Value>(bytes) {
         Ok(v) => v.get("hooks").is_some_and(|h| !h.is_null()),
         Err(_) => true,
@@ -98,7 +111,7 @@ pub fn hook_configs(
         let real = std::fs::canonicalize(home).unwrap_or_else(|_| home.to_path_buf());
         for name in ["settings.json", "settings.local.json"] {
             let path = home.join(".claude").join(name);
-            if let Ok(bytes) = crate::workspace::read_contained(&path, &[&real], 1 << 20) {
+            if let Some(bytes) = read(&path, &real, &format!("~/.claude/{name}")) {
                 if has_hooks(&bytes) {
                     out.push(crate::agent::turns::HookConfig {
                         path: format!("~/.claude/{name}"),
@@ -116,7 +129,7 @@ pub fn hook_configs(
     for dir in dirs {
         for name in [".claude/settings.json", ".claude/settings.local.json"] {
             let path = dir.join(name);
-            if let Ok(bytes) = crate::workspace::read_contained(&path, &[&root], 1 << 20) {
+            if let Some(bytes) = read(&path, &root, &ws.relative(&path)) {
                 if has_hooks(&bytes) {
                     out.push(crate::agent::turns::HookConfig {
                         path: ws.relative(&path),

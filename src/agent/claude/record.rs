@@ -32,6 +32,9 @@ const MAX_RECORD_BYTES: u64 = 256 * 1024 * 1024;
 const MAX_EXECUTION_BYTES: u64 = 64 * 1024 * 1024;
 /// A longer line is not parsed (a parsed line takes several times its size).
 const MAX_LINE_BYTES: usize = 32 * 1024 * 1024;
+/// The most lines read from one record: far more than a review writes, and
+/// a bound on the work a hostile one can ask for.
+const MAX_LINES: usize = 200_000;
 /// The most project records looked at to find this run's.
 pub const MAX_CANDIDATES: usize = 64;
 
@@ -83,6 +86,8 @@ pub struct ToolUse {
 /// The project record's facts.
 #[derive(Clone, Debug, Default)]
 pub struct Session {
+    /// Lines that are not JSON: what they held (a prompt, a hook) is unknown.
+    pub unread_lines: usize,
     pub path: PathBuf,
     pub sha256: String,
     pub session_id: Option<String>,
@@ -204,7 +209,8 @@ pub fn tokens_of(usage: &Value) -> Option<Tokens> {
     let read = n("cache_read_input_tokens").unwrap_or(0);
     let write = n("cache_creation_input_tokens").unwrap_or(0);
     let output = n("output_tokens").unwrap_or(0);
-    let input = input + read + write;
+    // Saturating: a count near u64::MAX is over any budget, never wrapped under it.
+    let input = input.saturating_add(read).saturating_add(write);
     Some(Tokens {
         input,
         cached_input: read,
@@ -213,17 +219,17 @@ pub fn tokens_of(usage: &Value) -> Option<Tokens> {
         reasoning: usage["output_tokens_details"]["thinking_tokens"]
             .as_u64()
             .unwrap_or(0),
-        total: input + output,
+        total: input.saturating_add(output),
     })
 }
 
 fn add(a: &mut Tokens, b: &Tokens) {
-    a.input += b.input;
-    a.cached_input += b.cached_input;
-    a.cache_write_input += b.cache_write_input;
-    a.output += b.output;
-    a.reasoning += b.reasoning;
-    a.total += b.total;
+    a.input = a.input.saturating_add(b.input);
+    a.cached_input = a.cached_input.saturating_add(b.cached_input);
+    a.cache_write_input = a.cache_write_input.saturating_add(b.cache_write_input);
+    a.output = a.output.saturating_add(b.output);
+    a.reasoning = a.reasoning.saturating_add(b.reasoning);
+    a.total = a.total.saturating_add(b.total);
 }
 
 /// The text of a user message: a string, or its text blocks when it has
@@ -264,7 +270,7 @@ pub fn read_session(path: &Path, home: &Path) -> Result<Session, String> {
     let mut pending: Vec<Item> = Vec::new();
     let mut compaction_pending = false;
     let mut blobs: Vec<Value> = Vec::new();
-    let mut seen_ids: Vec<String> = Vec::new();
+    let mut seen_ids: std::collections::HashSet<String> = Default::default();
     let mut tokens: Option<Tokens> = None;
     let mut bad = 0usize;
     // The text of each compaction summary and harness message, by its hash:
@@ -272,6 +278,11 @@ pub fn read_session(path: &Path, home: &Path) -> Result<Session, String> {
     let mut item_texts: std::collections::HashMap<String, String> = Default::default();
     let mut failed_ids: Vec<String> = Vec::new();
     for (n, line) in text.lines().enumerate() {
+        if n >= MAX_LINES {
+            return Err(format!(
+                "the project record has more than {MAX_LINES} lines, more than a review's; the receipt reads none of it: upload only this run's record"
+            ));
+        }
         if line.trim().is_empty() {
             continue;
         }
@@ -285,6 +296,7 @@ pub fn read_session(path: &Path, home: &Path) -> Result<Session, String> {
         }
         let Ok(v) = serde_json::from_str::<Value>(line) else {
             bad += 1;
+            s.unread_lines += 1;
             if bad == 1 {
                 s.warnings.push(format!(
                     "line {} of the project record is not JSON and was skipped",
@@ -454,7 +466,7 @@ pub fn read_session(path: &Path, home: &Path) -> Result<Session, String> {
                 if !seen_ids.contains(&id) {
                     if let Some(t) = tokens_of(&m["usage"]) {
                         add(tokens.get_or_insert_with(Tokens::default), &t);
-                        seen_ids.push(id);
+                        seen_ids.insert(id);
                     }
                 }
             }
@@ -565,6 +577,18 @@ fn head_of(status: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn counts_near_the_top_saturate_over_any_budget_never_wrap_under_it() {
+        let t = tokens_of(&serde_json::json!({
+            "input_tokens": u64::MAX, "cache_read_input_tokens": 2, "output_tokens": 1
+        }))
+        .unwrap();
+        assert_eq!((t.input, t.total), (u64::MAX, u64::MAX));
+        let mut sum = t.clone();
+        add(&mut sum, &t);
+        assert_eq!(sum.total, u64::MAX);
+    }
 
     #[test]
     fn anthropic_usage_is_normalized_with_the_cache_counted_in() {

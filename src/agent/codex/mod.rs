@@ -33,7 +33,12 @@ pub const BASE_GLOBS: &[(&str, &str)] = &[
 /// The hook configurations: codex-home's (read with its config), then the
 /// repository's `.codex/hooks.json` at the root and in the working directory
 /// (Codex loads them for a trusted project).
-pub fn hook_configs(home: &[HookConfig], workdir: &Path, ws: &Workspace) -> Vec<HookConfig> {
+pub fn hook_configs(
+    home: &[HookConfig],
+    workdir: &Path,
+    ws: &Workspace,
+    unread: &mut Vec<String>,
+) -> Vec<HookConfig> {
     let mut all = home.to_vec();
     let mut dirs = vec![ws.root().to_path_buf()];
     if workdir != ws.root() {
@@ -42,11 +47,14 @@ pub fn hook_configs(home: &[HookConfig], workdir: &Path, ws: &Workspace) -> Vec<
     let root = std::fs::canonicalize(ws.root()).unwrap_or_else(|_| ws.root().to_path_buf());
     for dir in dirs {
         let path = dir.join(".codex/hooks.json");
-        if let Ok(bytes) = crate::workspace::read_contained(&path, &[&root], 1 << 20) {
-            all.push(HookConfig {
+        match crate::workspace::read_contained(&path, &[&root], 1 << 20) {
+            Ok(bytes) => all.push(HookConfig {
                 path: ws.relative(&path),
                 sha256: crate::digest::sha256_hex(&bytes),
-            });
+            }),
+            Err(crate::workspace::Unread::Missing) => {}
+            // A link out of the checkout, a FIFO: hooks nobody can see.
+            Err(why) => unread.push(why.why(&ws.relative(&path))),
         }
     }
     all

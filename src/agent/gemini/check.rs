@@ -556,6 +556,19 @@ pub fn check(
         ));
     }
     c.notes.extend(r.warnings.iter().cloned());
+    if r.unread_lines > 0 {
+        c.unverified.push((
+            "the whole record".into(),
+            format!("{} line(s) of the session record are not JSON: what they held (a prompt, a hook, an answer) is not known", r.unread_lines),
+        ));
+    }
+    if r.tokens_unreadable {
+        c.unverified.push((
+            "the token count".into(),
+            "a token count in the session record is not a whole number: the tokens are not known"
+                .into(),
+        ));
+    }
 
     // The neutral result. A text a redacted record cut has no hash.
     let context_cut = |t: &record::RecordTurn| t.context.iter().any(|(_, x)| r.is_cut(x));

@@ -85,6 +85,10 @@ pub struct Record {
     pub warnings: Vec<String>,
     /// The marker `redact-record.jq` ends a redacted record with.
     pub redaction: Option<crate::agent::redaction::Redaction>,
+    /// A token count that is there but not a whole number (then `tokens` is `None`).
+    pub tokens_unreadable: bool,
+    /// Lines that are not JSON: what they held (a prompt, a hook) is unknown.
+    pub unread_lines: usize,
 }
 
 impl Record {
@@ -157,14 +161,17 @@ struct Entry {
     texts: Vec<String>,
 }
 
-/// A `gemini` record as last written.
+/// A `gemini` record as last written (found by its id in `answer_at`).
 struct Answer {
-    id: String,
     turn: usize,
     tokens: Option<Value>,
     model: Option<String>,
     content: String,
 }
+
+/// The most lines read from one record: far more than a review writes, and
+/// a bound on the work a hostile one can ask for.
+const MAX_LINES: usize = 200_000;
 
 #[derive(Default)]
 struct Reader {
@@ -173,8 +180,13 @@ struct Reader {
     seen: std::collections::HashSet<String>,
     /// Each gemini record, its last version.
     answers: Vec<Answer>,
+    /// Where each answer and each answer's tool calls are, by id: a record
+    /// rewrites its lines in place, and finding each by a scan made a long
+    /// record quadratic.
+    answer_at: std::collections::HashMap<String, usize>,
     pending_summary: Vec<String>,
     tools: Vec<(String, Vec<ToolCall>)>,
+    tool_at: std::collections::HashMap<String, usize>,
 }
 
 impl Reader {
@@ -401,23 +413,28 @@ impl Reader {
                             .collect()
                     })
                     .unwrap_or_default();
-                match self.answers.iter_mut().find(|a| a.id == id) {
+                match self.answer_at.get(id).map(|&i| &mut self.answers[i]) {
                     Some(a) => {
                         a.tokens = tokens.or(a.tokens.take());
                         a.model = model.or(a.model.take());
                         a.content = content.clone();
                     }
-                    None => self.answers.push(Answer {
-                        id: id.to_string(),
-                        turn,
-                        tokens,
-                        model,
-                        content: content.clone(),
-                    }),
+                    None => {
+                        self.answer_at.insert(id.to_string(), self.answers.len());
+                        self.answers.push(Answer {
+                            turn,
+                            tokens,
+                            model,
+                            content: content.clone(),
+                        })
+                    }
                 }
-                match self.tools.iter_mut().find(|t| t.0 == id) {
-                    Some(t) => t.1 = calls,
-                    None => self.tools.push((id.to_string(), calls)),
+                match self.tool_at.get(id) {
+                    Some(&i) => self.tools[i].1 = calls,
+                    None => {
+                        self.tool_at.insert(id.to_string(), self.tools.len());
+                        self.tools.push((id.to_string(), calls));
+                    }
                 }
                 // A tool call alone is no text part of the history.
                 let parts = if content.is_empty() {
@@ -425,7 +442,8 @@ impl Reader {
                 } else {
                     vec![content]
                 };
-                match self.history.iter_mut().find(|e| e.id == id) {
+                // From the end: the entry rewritten is the newest one.
+                match self.history.iter_mut().rev().find(|e| e.id == id) {
                     Some(e) => e.texts = parts,
                     None => {
                         self.seen.insert(id.to_string());
@@ -461,20 +479,42 @@ impl Reader {
                 }
             }
             if let Some(tk) = &a.tokens {
+                // A count that is there but not a whole number is no count:
+                // the tokens are then not known, never counted as 0.
+                let bad = ["input", "tool", "cached", "output", "thoughts", "total"]
+                    .iter()
+                    .any(|k| {
+                        tk.get(*k)
+                            .is_some_and(|v| !v.is_null() && v.as_u64().is_none())
+                    });
+                if bad {
+                    self.r.tokens_unreadable = true;
+                }
                 let n = |k: &str| tk[k].as_u64().unwrap_or(0);
                 let sum = total.get_or_insert_with(Tokens::default);
                 // promptTokenCount holds the cached tokens; the tool-use
                 // prompt and the thoughts are counted apart by Gemini.
-                sum.input += n("input") + n("tool");
-                sum.cached_input += n("cached");
-                sum.output += n("output") + n("thoughts");
-                sum.reasoning += n("thoughts");
+                // Saturating: a count near u64::MAX is over any budget.
+                sum.input = sum
+                    .input
+                    .saturating_add(n("input"))
+                    .saturating_add(n("tool"));
+                sum.cached_input = sum.cached_input.saturating_add(n("cached"));
+                sum.output = sum
+                    .output
+                    .saturating_add(n("output"))
+                    .saturating_add(n("thoughts"));
+                sum.reasoning = sum.reasoning.saturating_add(n("thoughts"));
             }
         }
         if let Some(t) = total.as_mut() {
-            t.total = t.input + t.output;
+            t.total = t.input.saturating_add(t.output);
         }
-        self.r.tokens = total;
+        self.r.tokens = if self.r.tokens_unreadable {
+            None
+        } else {
+            total
+        };
         self.r.tool_calls = self.tools.into_iter().flat_map(|t| t.1).collect();
         self.r
     }
@@ -522,15 +562,26 @@ pub fn parse(path: &Path, bytes: &[u8]) -> Record {
         Some(v) => reader.line(&v),
         None => {
             for (n, line) in text.lines().enumerate() {
+                if n >= MAX_LINES {
+                    // What the rest held is not known: not verified, said.
+                    reader.r.unread_lines += 1;
+                    reader.r.warnings.push(format!(
+                        "the session record has more than {MAX_LINES} lines, more than a review's; the rest was not read"
+                    ));
+                    break;
+                }
                 if line.trim().is_empty() {
                     continue;
                 }
                 match serde_json::from_str::<Value>(line) {
                     Ok(v) => reader.line(&v),
-                    Err(_) => reader.r.warnings.push(format!(
-                        "line {} of the session record is not JSON, and was skipped",
-                        n + 1
-                    )),
+                    Err(_) => {
+                        reader.r.unread_lines += 1;
+                        reader.r.warnings.push(format!(
+                            "line {} of the session record is not JSON, and was skipped",
+                            n + 1
+                        ))
+                    }
                 }
             }
         }
@@ -576,6 +627,25 @@ pub fn parse_stdout(bytes: &[u8]) -> Option<Stdout> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn token_counts_that_are_not_whole_numbers_are_not_known_and_large_ones_saturate() {
+        let record = |tokens: Value| {
+            let lines = [
+                json!({"sessionId": "s1", "projectHash": "h"}),
+                json!({"id": "u1", "type": "user", "content": [{"text": "Review"}]}),
+                json!({"id": "g1", "type": "gemini", "content": "{}", "model": "m", "tokens": tokens}),
+                json!({"id": "g2", "type": "gemini", "content": "{}", "model": "m", "tokens": {"input": u64::MAX, "output": 1}}),
+            ];
+            let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
+            parse(Path::new("session-x.jsonl"), text.as_bytes())
+        };
+        let r = record(json!({"input": "900000", "output": 9000, "total": 909000}));
+        assert!(r.tokens_unreadable && r.tokens.is_none());
+        let r = record(json!({"input": u64::MAX, "output": 5}));
+        assert!(!r.tokens_unreadable);
+        assert_eq!(r.tokens.unwrap().total, u64::MAX);
+    }
 
     #[test]
     fn messages_the_cli_writes_in_a_turn_are_items_of_it() {
