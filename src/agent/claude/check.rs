@@ -584,6 +584,29 @@ fn check_claims(
             said(ran_version.unwrap_or("unknown"))
         ));
     }
+    // One run is one Claude Code: every line of the record, and the execution
+    // file, name the same version (a forged record names another on some).
+    let mut versions = s.versions.clone();
+    versions.extend(e.and_then(|e| e.version.clone()));
+    if versions.len() > 1 {
+        c.problems.push(format!(
+            "the record names {} Claude Code versions ({}): one run is written by one; upload only this run's files",
+            versions.len(),
+            versions
+                .iter()
+                .map(|v| format!("`{}`", said(v)))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
+    }
+    if let Some(e) = e {
+        if e.inits > 1 || e.results > 1 {
+            c.problems.push(format!(
+                "`claude-execution-output.json` holds {} `init` and {} `result` messages: one run writes one of each; upload the action's execution_file as it wrote it",
+                e.inits, e.results
+            ));
+        }
+    }
     match (claimed_version, ran_version) {
         (Some(claimed), None) => c.unverified.push((
             "the CLI version".into(),
@@ -609,6 +632,15 @@ fn check_claims(
             said(ran)
         )),
         _ => {}
+    }
+    // The model the run was started with (`init`) is the model stated too.
+    if let (Some(claimed), Some(started)) = (claimed_model, e.and_then(|e| e.model.as_deref())) {
+        if claimed != started {
+            c.problems.push(format!(
+                "model is `{claimed}` but the run was started with `{}` (the execution file's `init`)",
+                said(started)
+            ));
+        }
     }
     if let (Some(given), Some(claimed)) = (x.args.model.as_deref(), x.expected.model) {
         if given != claimed {
@@ -748,10 +780,23 @@ fn check_budget(
     e: Option<&Execution>,
     x: &Context,
 ) -> Option<Tokens> {
-    let tokens = e
+    let in_result = e
         .and_then(|e| e.result.as_ref())
-        .and_then(|r| record::tokens_of(&r["usage"]))
-        .or(s.tokens.clone());
+        .and_then(|r| record::tokens_of(&r["usage"]));
+    // The execution file's total and the record's sum of its messages are
+    // two accounts of one run: the larger is counted, and a disagreement is
+    // said (a forged `result.usage` of 2 tokens hides nothing then).
+    let tokens = match (in_result, s.tokens.clone()) {
+        (Some(r), Some(m)) if m.total > r.total => {
+            c.notes.push(format!(
+                "the project record's messages count {} tokens, the execution file's `result.usage` {}: the budget counts the larger",
+                m.total, r.total
+            ));
+            Some(m)
+        }
+        (Some(r), _) => Some(r),
+        (None, m) => m,
+    };
     match (x.expected.max_total_tokens, &tokens) {
         (Some(max), None) => c.unverified.push((
             "the token count".into(),
@@ -996,6 +1041,39 @@ mod tests {
                 .any(|n| n.contains("the one with this checkout's prompt was used"))
         );
         assert_eq!(c.transcript.unwrap().session_id.as_deref(), Some("ccc"));
+    }
+
+    /// The attack review: a forged execution file that names another version
+    /// or model than the record, or holds two runs, is a problem.
+    #[test]
+    fn one_run_is_one_version_one_start_model_and_one_result() {
+        let h = home();
+        record(&h, "s", "Review", "m");
+        fs::write(
+            h.home.join(record::EXECUTION_FILE),
+            serde_json::json!([
+                {"type": "system", "subtype": "init", "session_id": "s", "model": "claude-haiku-evil", "claude_code_version": "2.1.332"},
+                {"type": "result", "subtype": "error_during_execution", "is_error": true},
+                {"type": "system", "subtype": "init", "session_id": "s", "model": "m", "claude_code_version": "2.1.300"},
+                {"type": "result", "subtype": "success", "is_error": false, "structured_output": {"ok": true}}
+            ])
+            .to_string(),
+        )
+        .unwrap();
+        let c = run(&h, Some("m"));
+        let all = c.problems.join("\n");
+        assert!(
+            all.contains("2 Claude Code versions (`2.1.300`, `2.1.332`)"),
+            "{all}"
+        );
+        assert!(
+            all.contains("holds 2 `init` and 2 `result` messages"),
+            "{all}"
+        );
+        assert!(
+            all.contains("the run was started with `claude-haiku-evil`"),
+            "{all}"
+        );
     }
 
     #[test]

@@ -53,6 +53,9 @@ pub struct Execution {
     /// The `result` message, when the stream reached it.
     pub result: Option<Value>,
     pub compactions: usize,
+    /// How many `init` and `result` messages it holds: one run writes one of each.
+    pub inits: usize,
+    pub results: usize,
 }
 
 /// One turn as the project record has it.
@@ -93,6 +96,8 @@ pub struct Session {
     pub session_id: Option<String>,
     pub cwd: Option<String>,
     pub version: Option<String>,
+    /// Every Claude Code version a line names: one run, one version.
+    pub versions: std::collections::BTreeSet<String>,
     pub permission_mode: Option<String>,
     pub turns: Vec<RecordTurn>,
     /// The first `instructions` attachment: what the first request held.
@@ -146,6 +151,11 @@ pub fn execution(home: &Path) -> Result<Option<Execution>, String> {
         ..Execution::default()
     };
     for m in &messages {
+        match (m["type"].as_str(), m["subtype"].as_str()) {
+            (Some("system"), Some("init")) => e.inits += 1,
+            (Some("result"), _) => e.results += 1,
+            _ => {}
+        }
         match (m["type"].as_str(), m["subtype"].as_str()) {
             (Some("system"), Some("init")) if e.session_id.is_none() => {
                 e.session_id = str_of(&m["session_id"]);
@@ -313,6 +323,9 @@ pub fn read_session(path: &Path, home: &Path) -> Result<Session, String> {
         }
         if let Some(ver) = v["version"].as_str() {
             s.version = Some(ver.to_string());
+            if s.versions.len() < 16 {
+                s.versions.insert(ver.to_string());
+            }
         }
         match v["type"].as_str().unwrap_or("") {
             "user" => {
