@@ -309,6 +309,14 @@ fn check(c: &mut AgentCheck, r: Record, x: &Context) {
             .and_then(|e| e.permission_mode.clone())
             .or(s.permission_mode.clone()),
     });
+    // A first request whose last block is not the prompt held something
+    // after it that no check covers.
+    if s.request_kept && s.context_sha.is_none() && !s.turns.is_empty() {
+        c.unverified.push((
+            "the first request".into(),
+            "the project record keeps the first request's parts, and no user message of it ends with the prompt: what it held besides the prompt is not known".into(),
+        ));
+    }
     // The receipt's `context_sha` is of the request whose answer is the
     // review: known here for the first turn only.
     c.context = s

@@ -111,6 +111,8 @@ pub struct Session {
     /// user message's blocks before the prompt's, each `{"text", "type"}`,
     /// as compact JSON (the record's `api-request-blob`).
     pub context_sha: Option<String>,
+    /// The record keeps the request's parts (`api-request-blob`).
+    pub request_kept: bool,
     /// The system prompt's text blocks of the first request (`api-request-shape`).
     pub system: Option<Vec<String>>,
     /// The commit `git log` showed at the start (`gitStatus`, abbreviated).
@@ -539,6 +541,7 @@ pub fn read_session(path: &Path, home: &Path) -> Result<Session, String> {
             item.bytes = with_end.len();
         }
     }
+    s.request_kept = !blobs.is_empty();
     if let Some(prompt) = s.turns.first().and_then(|t| t.prompt.as_deref()) {
         s.context_sha = blobs
             .iter()
