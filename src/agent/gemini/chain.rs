@@ -129,6 +129,31 @@ pub fn file_names(cwd: &Path, ws: &Workspace, home: Option<&Path>) -> Vec<String
     names
 }
 
+/// The `context.fileName` entries of the workspace settings that are paths
+/// (`../x`, `.git/config`): left out of the chain, and said.
+fn dropped_names(cwd: &Path, ws: &Workspace) -> Vec<String> {
+    let Ok(bytes) = crate::workspace::read_contained(&cwd.join(SETTINGS), &[ws.root()], 1 << 20)
+    else {
+        return Vec::new();
+    };
+    let Ok(v) = serde_json::from_slice::<serde_json::Value>(&bytes) else {
+        return Vec::new();
+    };
+    let names: Vec<String> = match &v["context"]["fileName"] {
+        serde_json::Value::String(s) => vec![s.clone()],
+        serde_json::Value::Array(a) => a
+            .iter()
+            .filter_map(|n| n.as_str().map(str::to_string))
+            .collect(),
+        _ => Vec::new(),
+    };
+    names
+        .into_iter()
+        .filter(|n| n.contains('/'))
+        .take(16)
+        .collect()
+}
+
 /// The folders Gemini CLI looks in, from `cwd` up to the git root.
 fn search_dirs(cwd: &Path) -> Vec<PathBuf> {
     let root = cwd.ancestors().find(|d| d.join(".git").exists());
@@ -214,6 +239,13 @@ pub fn blocks(
     chain: &mut Chain,
 ) -> Result<Vec<Block>, Error> {
     let names = file_names(cwd, ws, opts.home.as_deref());
+    for n in dropped_names(cwd, ws) {
+        chain.warnings.push(format!(
+            "`{}` names the context file `{}`, a path rather than a file name: the receipt does not follow it, and what Gemini CLI made of it is not known",
+            SETTINGS,
+            crate::escape::one_line(&n)
+        ));
+    }
     let mut found: Vec<(String, PathBuf)> = Vec::new();
     for dir in search_dirs(cwd) {
         for n in &names {
