@@ -34,33 +34,17 @@ fn installed_at(version: &str) -> PathBuf {
     repo_root().join(install_prefix(version) + "/node_modules/.bin/claude")
 }
 
-/// True when a Claude Code release the test runs is not installed: the test
-/// is then skipped, saying how to install it (under `.ci/run` it fails).
+/// True when a release the test runs is not installed: the test is then
+/// skipped, saying how to install it (under `.ci/run` it fails).
+#[track_caller]
 pub fn missing(versions: &[&str]) -> bool {
-    let absent: Vec<&str> = versions
-        .iter()
-        .copied()
-        .filter(|v| !installed_at(v).exists())
-        .collect();
-    if absent.is_empty() {
-        return false;
-    }
-    let install: Vec<String> = absent
-        .iter()
-        .map(|v| {
-            format!(
-                "npm install --prefix {} @anthropic-ai/claude-code@{v}",
-                install_prefix(v)
-            )
-        })
-        .collect();
-    super::skip_without_tool(&format!(
-        "Claude Code is not installed at {}: in the repository, run `{}` (bash .ci/run does), then `cargo test --locked --test {}`",
-        absent.join(", "),
-        install.join(" && "),
-        env!("CARGO_CRATE_NAME")
-    ));
-    true
+    super::npm_cli_missing(
+        "Claude Code",
+        "@anthropic-ai/claude-code",
+        install_prefix,
+        installed_at,
+        versions,
+    )
 }
 
 /// A Messages API that records each request body and answers it.

@@ -37,40 +37,17 @@ fn installed_at(version: &str) -> PathBuf {
     }
 }
 
-/// True when a Codex CLI the test runs is not installed: the test is then
-/// skipped, saying which and the commands that install them and run it (under
-/// `.ci/run`, which installs them, it fails instead). Start the test with
-/// `if missing(&[...]) { return; }`.
+/// True when a release the test runs is not installed: the test is then
+/// skipped, saying how to install it (under `.ci/run` it fails).
+#[track_caller]
 pub fn missing(versions: &[&str]) -> bool {
-    let absent: Vec<&str> = versions
-        .iter()
-        .copied()
-        .filter(|v| !installed_at(v).exists())
-        .collect();
-    if absent.is_empty() {
-        return false;
-    }
-    let install: Vec<String> = absent
-        .iter()
-        .map(|v| {
-            format!(
-                "npm install --prefix {} @openai/codex@{v}",
-                install_prefix(v)
-            )
-        })
-        .collect();
-    super::skip_without_tool(&format!(
-        "the Codex CLI is not installed at {} {}: in the repository, run `{}` (bash .ci/run does), then `cargo test --locked --test {}`",
-        if absent.len() == 1 {
-            "version"
-        } else {
-            "versions"
-        },
-        absent.join(", "),
-        install.join(" && "),
-        env!("CARGO_CRATE_NAME")
-    ));
-    true
+    super::npm_cli_missing(
+        "the Codex CLI",
+        "@openai/codex",
+        install_prefix,
+        installed_at,
+        versions,
+    )
 }
 
 /// The Codex CLI installed by `.ci/run` (or `PROMPT_RECEIPT_CODEX`).

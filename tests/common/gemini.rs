@@ -32,33 +32,17 @@ fn installed_at(version: &str) -> PathBuf {
     repo_root().join(install_prefix(version) + "/node_modules/.bin/gemini")
 }
 
-/// True when a Gemini CLI the test runs is not installed: the test is then
-/// skipped, saying how to install it (under `.ci/run` it fails instead).
+/// True when a release the test runs is not installed: the test is then
+/// skipped, saying how to install it (under `.ci/run` it fails).
+#[track_caller]
 pub fn missing(versions: &[&str]) -> bool {
-    let absent: Vec<&str> = versions
-        .iter()
-        .copied()
-        .filter(|v| !installed_at(v).exists())
-        .collect();
-    if absent.is_empty() {
-        return false;
-    }
-    let install: Vec<String> = absent
-        .iter()
-        .map(|v| {
-            format!(
-                "npm install --prefix {} @google/gemini-cli@{v}",
-                install_prefix(v)
-            )
-        })
-        .collect();
-    super::skip_without_tool(&format!(
-        "Gemini CLI is not installed at {}: in the repository, run `{}` (bash .ci/run does), then `cargo test --locked --test {}`",
-        absent.join(", "),
-        install.join(" && "),
-        env!("CARGO_CRATE_NAME")
-    ));
-    true
+    super::npm_cli_missing(
+        "Gemini CLI",
+        "@google/gemini-cli",
+        install_prefix,
+        installed_at,
+        versions,
+    )
 }
 
 /// One request as the fake received it.

@@ -75,6 +75,46 @@ pub fn skip_without_tool(why: &str) {
     skipped(why);
 }
 
+/// True when a release of an agent CLI the test runs is not installed where
+/// `.ci/run` puts it (`binary(version)`, installed by
+/// `npm install --prefix prefix(version) package@version`): the test is then
+/// skipped, saying which and the commands that install them and run it (under
+/// `.ci/run`, which installs them, it fails instead). Start the test with
+/// `if missing(&[...]) { return; }`.
+#[track_caller]
+pub fn npm_cli_missing(
+    name: &str,
+    package: &str,
+    prefix: fn(&str) -> String,
+    binary: fn(&str) -> PathBuf,
+    versions: &[&str],
+) -> bool {
+    let absent: Vec<&str> = versions
+        .iter()
+        .copied()
+        .filter(|v| !binary(v).exists())
+        .collect();
+    if absent.is_empty() {
+        return false;
+    }
+    let install: Vec<String> = absent
+        .iter()
+        .map(|v| format!("npm install --prefix {} {package}@{v}", prefix(v)))
+        .collect();
+    skip_without_tool(&format!(
+        "{name} is not installed at {} {}: in the repository, run `{}` (bash .ci/run does), then `cargo test --locked --test {}`",
+        if absent.len() == 1 {
+            "version"
+        } else {
+            "versions"
+        },
+        absent.join(", "),
+        install.join(" && "),
+        env!("CARGO_CRATE_NAME")
+    ));
+    true
+}
+
 /// Says loudly, on stderr, that the running test was skipped and why. Written
 /// to the stream itself, not through `eprintln!`, which the test harness
 /// captures and shows only for a failed test.
