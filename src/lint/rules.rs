@@ -375,24 +375,7 @@ fn receipt_and_agent(
         return;
     };
     let ran = agent_of(&steps[a]).unwrap_or("codex");
-    let input = step.input("agent");
-    let told = match &input {
-        Input::Absent => Some("codex"),
-        given => given.literal().map(str::trim),
-    };
-    if let Some(told) = told.filter(|t| *t != ran) {
-        out.push(finding(
-            "receipt-agent",
-            Level::Failure,
-            step.line_of("agent"),
-            format!(
-                "this prompt-receipt step reads the record of `{}`, but its job runs `{}` (line {}): set `agent: {ran}`",
-                crate::escape::one_line(told),
-                steps[a].action(),
-                steps[a].mark.line
-            ),
-        ));
-    }
+    wrong_agent(step, &steps[a], ran, "its job", out);
     if before.is_some() && ran != "codex" {
         out.push(finding(
             "receipt-beside-agent",
@@ -422,6 +405,12 @@ fn receipt_after_agent_job(step: &Step, upstream: &[&Step], out: &mut Vec<Findin
     if agents.iter().any(|s| agent_of(s) != Some(ran)) {
         return;
     }
+    wrong_agent(step, first, ran, "the job it needs", out);
+}
+
+/// `receipt-agent`: the receipt step is told (or defaults to) another agent
+/// than `agent_step` runs; an expression decides at run time and is silent.
+fn wrong_agent(step: &Step, agent_step: &Step, ran: &str, whose: &str, out: &mut Vec<Finding>) {
     let input = step.input("agent");
     let told = match &input {
         Input::Absent => Some("codex"),
@@ -433,10 +422,10 @@ fn receipt_after_agent_job(step: &Step, upstream: &[&Step], out: &mut Vec<Findin
             Level::Failure,
             step.line_of("agent"),
             format!(
-                "this prompt-receipt step reads the record of `{}`, but the job it needs runs `{}` (line {}): set `agent: {ran}`",
+                "this prompt-receipt step reads the record of `{}`, but {whose} runs `{}` (line {}): set `agent: {ran}`",
                 crate::escape::one_line(told),
-                first.action(),
-                first.mark.line
+                agent_step.action(),
+                agent_step.mark.line
             ),
         ));
     }
