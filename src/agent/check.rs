@@ -201,3 +201,71 @@ pub(crate) const SHELL_WRITES: &[&str] = &[
     "git mv",
     "git rm",
 ];
+
+/// Whether a command names `input` (workspace-relative) as a whole path: as
+/// the workspace names it, relative to the agent's cwd, or absolute.
+fn mentions(command: &str, input: &str, cwd: &str, workdir: &str) -> bool {
+    let mut spellings = vec![input.to_string()];
+    let in_workdir = if workdir == "." || workdir.is_empty() {
+        Some(input)
+    } else {
+        input.strip_prefix(&format!("{}/", workdir.trim_end_matches('/')))
+    };
+    if let Some(rel) = in_workdir {
+        spellings.push(rel.to_string());
+        spellings.push(format!("./{rel}"));
+        if !cwd.is_empty() {
+            spellings.push(format!("{}/{rel}", cwd.trim_end_matches('/')));
+        }
+    }
+    let boundary = |c: Option<char>| {
+        c.is_none_or(|c| {
+            c.is_whitespace()
+                || matches!(
+                    c,
+                    '\'' | '"' | '>' | '<' | '=' | ';' | '|' | '&' | '(' | ')'
+                )
+        })
+    };
+    spellings.iter().any(|s| {
+        command.match_indices(s.as_str()).any(|(at, _)| {
+            boundary(command[..at].chars().next_back())
+                && boundary(command[at + s.len()..].chars().next())
+        })
+    })
+}
+
+/// The inputs one shell command of the agent's could have written: it holds
+/// a writing command and names the input as a whole path. Every agent's
+/// edit check asks this of each command its record holds.
+pub(crate) fn inputs_a_command_can_write<'a>(
+    command: &str,
+    inputs: &'a [String],
+    cwd: &str,
+    workdir: &str,
+) -> Vec<&'a String> {
+    if !SHELL_WRITES.iter().any(|w| command.contains(w)) {
+        return Vec::new();
+    }
+    inputs
+        .iter()
+        .filter(|input| mentions(command, input, cwd, workdir))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_command_writes_an_input_it_names_as_a_whole_path_in_any_spelling() {
+        let inputs = ["src/p.md".to_string(), "AGENTS.md".to_string()];
+        let can = |cmd: &str| inputs_a_command_can_write(cmd, &inputs, "/w/r/src", "src");
+        assert_eq!(can("sed -i s/a/b/ ./p.md"), [&inputs[0]]);
+        assert_eq!(can("echo x > /w/r/src/p.md"), [&inputs[0]]);
+        assert_eq!(can("tee AGENTS.md"), [&inputs[1]]);
+        // A reading command, and a longer name that holds an input's.
+        assert!(can("cat src/p.md AGENTS.md").is_empty());
+        assert!(can("echo x > AGENTS.mdx").is_empty());
+    }
+}

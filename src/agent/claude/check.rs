@@ -885,23 +885,20 @@ fn check_edits(c: &mut AgentCheck, s: &Session, x: &Context) {
             let Some(command) = t.input["command"].as_str() else {
                 continue;
             };
-            if !crate::agent::check::SHELL_WRITES
-                .iter()
-                .any(|w| command.contains(w))
-            {
-                continue;
-            }
-            for input in x.expected.inputs {
-                if crate::agent::codex::check::mentions(command, input, cwd, x.expected.workdir) {
-                    let what = format!(
-                        "the agent ran a command that can write `{input}`: `{}`; the receipt cannot vouch that the agent left it as recorded",
-                        said(command)
-                    );
-                    if t.failed {
-                        c.notes.push(format!("{what} (its result was an error)"));
-                    } else {
-                        c.problems.push(what);
-                    }
+            for input in crate::agent::check::inputs_a_command_can_write(
+                command,
+                x.expected.inputs,
+                cwd,
+                x.expected.workdir,
+            ) {
+                let what = format!(
+                    "the agent ran a command that can write `{input}`: `{}`; the receipt cannot vouch that the agent left it as recorded",
+                    said(command)
+                );
+                if t.failed {
+                    c.notes.push(format!("{what} (its result was an error)"));
+                } else {
+                    c.problems.push(what);
                 }
             }
             continue;

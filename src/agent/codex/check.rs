@@ -582,20 +582,19 @@ fn check_edits(c: &mut AgentCheck, session: &Session, expected: &Expected) {
                 .parsed
                 .iter()
                 .all(|k| matches!(k.as_str(), "read" | "list_files" | "search"));
-        if only_reads
-            || !crate::agent::check::SHELL_WRITES
-                .iter()
-                .any(|w| command.text.contains(w))
-        {
+        if only_reads {
             continue;
         }
-        for input in expected.inputs {
-            if mentions(&command.text, input, cwd, expected.workdir) {
-                c.problems.push(format!(
-                    "the agent ran a command that can write `{input}`: `{}`; the receipt cannot vouch that the agent left it as recorded",
-                    crate::escape::one_line(&crate::markdown::clip(&command.text, 200))
-                ));
-            }
+        for input in crate::agent::check::inputs_a_command_can_write(
+            &command.text,
+            expected.inputs,
+            cwd,
+            expected.workdir,
+        ) {
+            c.problems.push(format!(
+                "the agent ran a command that can write `{input}`: `{}`; the receipt cannot vouch that the agent left it as recorded",
+                crate::escape::one_line(&crate::markdown::clip(&command.text, 200))
+            ));
         }
     }
 }
@@ -631,39 +630,6 @@ fn workspace_path(path: &str, cwd: &str, workdir: &str) -> Option<String> {
         }
     }
     Some(parts.join("/"))
-}
-
-/// Whether a command names `input` (workspace-relative) as a whole path: as
-/// the workspace names it, relative to the agent's cwd, or absolute.
-pub(crate) fn mentions(command: &str, input: &str, cwd: &str, workdir: &str) -> bool {
-    let mut spellings = vec![input.to_string()];
-    let in_workdir = if workdir == "." || workdir.is_empty() {
-        Some(input)
-    } else {
-        input.strip_prefix(&format!("{}/", workdir.trim_end_matches('/')))
-    };
-    if let Some(rel) = in_workdir {
-        spellings.push(rel.to_string());
-        spellings.push(format!("./{rel}"));
-        if !cwd.is_empty() {
-            spellings.push(format!("{}/{rel}", cwd.trim_end_matches('/')));
-        }
-    }
-    let boundary = |c: Option<char>| {
-        c.is_none_or(|c| {
-            c.is_whitespace()
-                || matches!(
-                    c,
-                    '\'' | '"' | '>' | '<' | '=' | ';' | '|' | '&' | '(' | ')'
-                )
-        })
-    };
-    spellings.iter().any(|s| {
-        command.match_indices(s.as_str()).any(|(at, _)| {
-            boundary(command[..at].chars().next_back())
-                && boundary(command[at + s.len()..].chars().next())
-        })
-    })
 }
 
 /// The review the gate read is the agent's last message.

@@ -797,19 +797,19 @@ fn check_edits(c: &mut AgentCheck, r: &Record, agent_root: Option<&str>, expecte
             let Some(cmd) = call.args["command"].as_str() else {
                 continue;
             };
-            if !crate::agent::check::SHELL_WRITES
-                .iter()
-                .any(|w| cmd.contains(w))
-            {
-                continue;
-            }
-            for input in expected.inputs {
-                if cmd.contains(input.as_str()) {
-                    c.problems.push(format!(
-                        "the agent ran a command that can write `{input}`: `{}`; the receipt cannot vouch that the agent left it as recorded",
-                        crate::escape::one_line(&crate::markdown::clip(cmd, 200))
-                    ));
-                }
+            // As Codex's and Claude's: the input named as a whole path, in
+            // any of its spellings (relative to the cwd, `./`, absolute).
+            let cwd = r.cwd().unwrap_or_default();
+            for input in crate::agent::check::inputs_a_command_can_write(
+                cmd,
+                expected.inputs,
+                &cwd,
+                expected.workdir,
+            ) {
+                c.problems.push(format!(
+                    "the agent ran a command that can write `{input}`: `{}`; the receipt cannot vouch that the agent left it as recorded",
+                    crate::escape::one_line(&crate::markdown::clip(cmd, 200))
+                ));
             }
         }
     }
