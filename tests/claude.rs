@@ -432,6 +432,62 @@ async fn settings_hooks_are_named_with_the_hashes_sent_and_never_success_in_sile
     }
 }
 
+/// A session resumed on another model (`--resume ID --model OTHER`): each
+/// turn names the model its request asked for, `models` lists both, and the
+/// stated model cannot pass for the whole session.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_session_resumed_on_another_model_names_each_turns_model() {
+    const OTHER: &str = "claude-opus-5-5";
+    if claude::missing(VERSIONS) {
+        return;
+    }
+    for &version in VERSIONS {
+        let run = Run::new(version, CHAIN, review()).await;
+        run.agent("Look at the diff first.", &[]).await;
+        let first: Vec<Value> = serde_json::from_slice(
+            &std::fs::read(run.home.join("claude-execution-output.json")).unwrap(),
+        )
+        .unwrap();
+        let session = first
+            .iter()
+            .find_map(|m| m["session_id"].as_str())
+            .unwrap()
+            .to_string();
+        run.agent(&run.prompt(), &["--resume", &session, "--model", OTHER])
+            .await;
+        let requests = run.server.requests();
+        assert_eq!(requests.len(), 2, "{version}");
+        // What each request asked for is what the receipt names.
+        let asked: Vec<&str> = requests
+            .iter()
+            .map(|r| r["model"].as_str().unwrap())
+            .collect();
+        assert_eq!(asked, [MODEL, OTHER], "{version}");
+        let out = run.receipt(&[]);
+        out.code(1);
+        let usage = out.usage();
+        assert_eq!(usage["models"], json!(asked), "{version}: {usage}");
+        let turns = usage["turns"].as_array().unwrap();
+        assert_eq!(
+            (turns[0]["model"].as_str(), turns[1]["model"].as_str()),
+            (Some(MODEL), Some(OTHER)),
+            "{version}"
+        );
+        assert!(
+            out.errors().join("\n").contains(OTHER),
+            "{version}: the stated model is not the one the output turn ran: {:?}",
+            out.errors()
+        );
+        // The evidence's timeline names each turn's model, the output's last.
+        assert!(
+            out.summary.contains(&format!("| 1 | `{MODEL}` |"))
+                && out.summary.contains(&format!("| 2 (the output) | `{OTHER}` |")),
+            "{version}: {}",
+            out.summary
+        );
+    }
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn a_resumed_session_is_two_turns_with_the_hashes_sent() {
     if claude::missing(VERSIONS) {
