@@ -481,7 +481,9 @@ async fn a_session_resumed_on_another_model_names_each_turns_model() {
         // The evidence's timeline names each turn's model, the output's last.
         assert!(
             out.summary.contains(&format!("| 1 | `{MODEL}` |"))
-                && out.summary.contains(&format!("| 2 (the output) | `{OTHER}` |")),
+                && out
+                    .summary
+                    .contains(&format!("| 2 (the output) | `{OTHER}` |")),
             "{version}: {}",
             out.summary
         );
