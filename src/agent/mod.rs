@@ -17,6 +17,7 @@ pub mod check;
 pub mod claude;
 pub mod codex;
 pub mod gemini;
+pub mod reach;
 pub mod redaction;
 pub mod turns;
 
@@ -82,6 +83,17 @@ impl AgentKind {
             AgentKind::Codex => codex::BASE_GLOBS,
             AgentKind::Claude => claude::chain::BASE_GLOBS,
             AgentKind::Gemini => gemini::BASE_GLOBS,
+        }
+    }
+
+    /// What its runtime runs or loads from the repository besides its chain
+    /// (hook scripts, MCP servers, `.env`, files settings name), found from
+    /// the checkout's configuration and, when given, the agent's home.
+    pub fn reach(self, workdir: &Path, ws: &Workspace, home: Option<&Path>) -> reach::Reach {
+        match self {
+            AgentKind::Codex => codex::reach::reach(workdir, ws, home),
+            AgentKind::Claude => claude::reach::reach(workdir, ws, home),
+            AgentKind::Gemini => gemini::reach::reach(workdir, ws, home),
         }
     }
 

@@ -15,6 +15,7 @@ use std::sync::mpsc::{Receiver, Sender};
 
 use crate::agent::chain::Options as ChainOptions;
 use crate::agent::codex::config::CodexConfig;
+use crate::agent::reach::Reach;
 use crate::error::Error;
 use crate::event::Origin;
 use crate::inputs::{Inputs, Mode};
@@ -49,6 +50,8 @@ struct Covered {
     sources: Sources,
     config: CodexConfig,
     chain: ChainOptions,
+    /// What the agent's runtime runs or loads besides its chain.
+    reach: Reach,
 }
 
 impl Covered {
@@ -56,12 +59,35 @@ impl Covered {
         let sources = inputs.sources(ws)?;
         let config = inputs.codex_config(codex_home)?;
         let chain = inputs.chain_options(codex_home, &config);
+        let reach = inputs.agent.reach(&sources.workdir, ws, codex_home);
         Ok(Self {
             sources,
             config,
             chain,
+            reach,
         })
     }
+}
+
+/// The runtime's files the checkout has, for the receipt (`runtime`): a
+/// place the runtime would load from but that is empty is compared with the
+/// base, not listed.
+fn runtime_record(reach: &Reach) -> Option<Vec<crate::agent::reach::RuntimeFile>> {
+    let files: Vec<_> = reach
+        .files
+        .iter()
+        .filter(|f| f.sha256.is_some() || f.path.ends_with('/'))
+        .cloned()
+        .collect();
+    (!files.is_empty()).then_some(files)
+}
+
+/// What the receipt cannot see through of the runtime's reach, as not verified.
+fn reach_unseen(reach: &Reach) -> impl Iterator<Item = crate::outcome::Unverified> + '_ {
+    reach
+        .unseen
+        .iter()
+        .map(|(what, why)| crate::outcome::Unverified::new(what.clone(), why.clone()))
 }
 
 /// The receipt's files, each named by what it is to the agent.
@@ -110,6 +136,7 @@ fn compare_with_base(
     files: &Named,
     sources: &Sources,
     chain: &ChainOptions,
+    reach: &Reach,
     origin: &Origin,
 ) -> Option<instructions::Check> {
     let policy = inputs.instructions_changed;
@@ -125,6 +152,14 @@ fn compare_with_base(
     if let Some(workflow) = &origin.workflow_path {
         subjects.push(Subject::file("workflow", workflow));
     }
+    // What the runtime runs or loads (a hook's script, an MCP server, `.env`),
+    // before the agent's globs, so that each is named by what it does.
+    subjects.extend(
+        reach
+            .files
+            .iter()
+            .map(|f| Subject::runtime(&f.kind, &f.path)),
+    );
     subjects.extend(
         crate::agent::chain::candidate_paths(&sources.workdir, ws, chain)
             .iter()

@@ -37,9 +37,18 @@ pub fn run(
         sources,
         config,
         chain,
+        reach,
     } = Covered::read(inputs, ws, codex_home)?;
     let policy = inputs.gate_policy();
-    let instructions = compare_with_base(inputs, ws, &named(&sources), &sources, &chain, origin);
+    let instructions = compare_with_base(
+        inputs,
+        ws,
+        &named(&sources),
+        &sources,
+        &chain,
+        &reach,
+        origin,
+    );
     let gate = Judge::choose(
         inputs.gate_schema,
         &sources.schema,
@@ -114,6 +123,7 @@ pub fn run(
         codex_home,
     );
     receipt.hooks = (!hooks.is_empty()).then_some(hooks);
+    receipt.runtime = super::runtime_record(&reach);
     let agent = match inputs.session_options(codex_home, &config) {
         Some(opts) => {
             let check = check_agent(
@@ -146,6 +156,7 @@ pub fn run(
     outcome.decision = Some(decision);
     outcome.caveats = caveats;
     outcome.unverified.extend(missing_before);
+    outcome.unverified.extend(super::reach_unseen(&reach));
     outcome
         .unverified
         .extend(hooks_unread.into_iter().map(|why| {

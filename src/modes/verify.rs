@@ -32,6 +32,7 @@ pub fn verify(
         sources,
         chain,
         config,
+        reach,
     } = Covered::read(inputs, ws, codex_home)?;
     let mut verification =
         verify::verify(&recorded, &usage.shown, &sources, &chain, ws, Scope::All)?;
@@ -44,6 +45,7 @@ pub fn verify(
         ws,
         codex_home,
     );
+    verify_runtime(&mut verification, &recorded, &reach);
     // The receipt's own files, as it names them: what the agent was given.
     let text = |k: &str| recorded.get(k).and_then(|v| v.as_str()).map(str::to_string);
     let files = [
@@ -52,7 +54,7 @@ pub fn verify(
         ("tools", text("tools_path")),
         ("output schema", text("schema_path")),
     ];
-    let instructions = compare_with_base(inputs, ws, &files, &sources, &chain, origin);
+    let instructions = compare_with_base(inputs, ws, &files, &sources, &chain, &reach, origin);
     // With codex-home, the record is read and checked as `run` checks it:
     // files that match say nothing of what the agent received.
     let agent = match inputs.session_options(codex_home, &config) {
@@ -74,8 +76,49 @@ pub fn verify(
     let mut outcome = Outcome::empty(Mode::Verify, usage.shown, recorded);
     outcome.verification = Some(verification);
     outcome.instructions = instructions;
+    outcome.unverified.extend(super::reach_unseen(&reach));
     outcome.take_agent(agent);
     Ok(outcome)
+}
+
+/// The runtime's files the receipt lists are hashed again: a hook's script
+/// or an MCP server changed after the run runs in the next one. A file the
+/// runtime reaches now that the receipt does not list is a change too.
+fn verify_runtime(
+    v: &mut verify::Verification,
+    recorded: &serde_json::Map<String, serde_json::Value>,
+    reach: &crate::agent::reach::Reach,
+) {
+    use crate::agent::reach::RuntimeFile;
+    let Some(value) = recorded.get("runtime") else {
+        return;
+    };
+    let was: Vec<RuntimeFile> = serde_json::from_value(value.clone()).unwrap_or_default();
+    let now = super::runtime_record(reach).unwrap_or_default();
+    v.checked.push("runtime".into());
+    let sha = |list: &[RuntimeFile], path: &str| {
+        list.iter()
+            .find(|f| f.path == path)
+            .and_then(|f| f.sha256.clone())
+    };
+    let mut files: Vec<String> = was
+        .iter()
+        .chain(&now)
+        .map(|f| f.path.clone())
+        .filter(|p| sha(&was, p) != sha(&now, p))
+        .collect();
+    files.sort();
+    files.dedup();
+    let Some(first) = files.first().cloned() else {
+        return;
+    };
+    let value = |s: Option<String>| s.map_or(serde_json::Value::Null, serde_json::Value::String);
+    v.mismatches.push(crate::receipt::Mismatch {
+        field: "runtime".into(),
+        recorded: value(sha(&was, &first)),
+        actual: value(sha(&now, &first)),
+        files,
+    });
 }
 
 /// The hook configurations the receipt records are hashed again: a hook

@@ -177,6 +177,7 @@ pub fn collect(
         turns: None,
         models: None,
         hooks: None,
+        runtime: None,
         skills: None,
         base: None,
         gate_schema: None,

@@ -55,25 +55,52 @@ pub struct Base {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Subject {
     /// What it is to the agent, in the user's words: `prompt`, `AGENTS.md`, ...
-    pub kind: &'static str,
+    pub kind: String,
     /// A git pathspec, relative to the workspace (`:(literal)` or `:(glob)`).
     pub pathspec: String,
+    /// Something the agent's runtime runs or loads (a hook's script, an MCP
+    /// server, `.env`), not an instruction it reads: the title says so.
+    pub runs: bool,
 }
 
 impl Subject {
-    pub fn file(kind: &'static str, path: &str) -> Subject {
+    pub fn file(kind: &str, path: &str) -> Subject {
         Subject {
-            kind,
+            kind: kind.to_string(),
             pathspec: format!(":(literal){path}"),
+            runs: false,
         }
     }
 
-    pub fn glob(kind: &'static str, glob: &str) -> Subject {
+    pub fn glob(kind: &str, glob: &str) -> Subject {
         Subject {
-            kind,
+            kind: kind.to_string(),
             pathspec: format!(":(glob){glob}"),
+            runs: false,
         }
     }
+
+    /// A file (or, ending with `/`, a folder) the agent's runtime runs or loads.
+    pub fn runtime(kind: &str, path: &str) -> Subject {
+        let mut s = match path.strip_suffix('/') {
+            Some(folder) => Subject::glob(kind, &format!("{}/**", glob_escape(folder))),
+            None => Subject::file(kind, path),
+        };
+        s.runs = true;
+        s
+    }
+}
+
+/// A literal path as a glob pathspec: its wildcard characters escaped.
+fn glob_escape(path: &str) -> String {
+    let mut out = String::with_capacity(path.len());
+    for c in path.chars() {
+        if matches!(c, '*' | '?' | '[' | ']' | '\\') {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out
 }
 
 /// One instruction file that differs between the base and the commit reviewed.
@@ -89,6 +116,10 @@ pub struct Change {
     /// whose version is newer, so the agent ran older instructions.
     #[serde(skip_serializing_if = "std::ops::Not::not", default)]
     pub behind_base: bool,
+    /// Something the agent's runtime runs or loads (a hook's script, an MCP
+    /// server, `.env`), not an instruction file.
+    #[serde(skip_serializing_if = "std::ops::Not::not", default)]
+    pub runs: bool,
     /// A bounded unified diff, when both sides are text.
     #[serde(skip)]
     pub diff: Option<String>,
@@ -152,11 +183,27 @@ impl Check {
         }
     }
 
-    /// The file names, for a title: `review.md, AGENTS.md`.
+    /// The instruction files' names, for a title: `review.md, AGENTS.md`.
     pub fn names(&self) -> Vec<String> {
         let mut names: Vec<String> = Vec::new();
-        for c in &self.changes {
+        for c in self.changes.iter().filter(|c| !c.runs) {
             let name = c.path.rsplit('/').next().unwrap_or(&c.path).to_string();
+            if !names.contains(&name) {
+                names.push(name);
+            }
+        }
+        names
+    }
+}
+
+impl Check {
+    /// What the runtime runs or loads that changed, for a title:
+    /// `` `scripts/guard.sh` (PreToolUse hook) ``, whole paths (a script's name
+    /// alone says little).
+    pub fn runtime_names(&self) -> Vec<String> {
+        let mut names: Vec<String> = Vec::new();
+        for c in self.changes.iter().filter(|c| c.runs) {
+            let name = format!("`{}` ({})", c.path, c.kind);
             if !names.contains(&name) {
                 names.push(name);
             }
@@ -261,10 +308,9 @@ pub fn check(dir: &Path, base: &Base, subjects: &[Subject], policy: Policy) -> C
         }
     }
     for path in paths.into_iter().take(MAX_LISTED) {
-        let kind = subjects
-            .iter()
-            .find(|s| matches(&s.pathspec, &path))
-            .map_or("link", |s| s.kind);
+        let subject = subjects.iter().find(|s| matches(&s.pathspec, &path));
+        let kind = subject.map_or("link", |s| s.kind.as_str());
+        let runs = subject.is_some_and(|s| s.runs);
         let base_bytes = git::show(dir, &base_commit, &path);
         let head_bytes = git::show(dir, &head, &path);
         let diff = (out.changes.len() < MAX_DIFFS)
@@ -275,6 +321,7 @@ pub fn check(dir: &Path, base: &Base, subjects: &[Subject], policy: Policy) -> C
             base_sha: base_bytes.as_deref().map(sha256_hex),
             head_sha: head_bytes.as_deref().map(sha256_hex),
             behind_base: !made.contains(&path) && !made_links.contains(&path),
+            runs,
             path,
             diff,
         });
@@ -291,6 +338,11 @@ fn matches(pathspec: &str, path: &str) -> bool {
     let Some(glob) = pathspec.strip_prefix(":(glob)") else {
         return false;
     };
+    if !glob.starts_with("**/") {
+        // A folder of the runtime's, from the root: `server/**`.
+        let folder = glob.trim_end_matches("/**").replace('\\', "");
+        return path.starts_with(&format!("{folder}/"));
+    }
     let inner = glob
         .trim_start_matches("**/")
         .trim_end_matches("/**")
@@ -359,5 +411,9 @@ mod tests {
         assert!(matches(hooks, "svc/.codex/hooks.json"));
         assert!(!matches(hooks, ".codex/config.toml"));
         assert!(!matches(hooks, "x.codex/hooks.json"));
+        let server = Subject::runtime("MCP server", "mcp/ser[v]er/");
+        assert_eq!(server.pathspec, ":(glob)mcp/ser\\[v\\]er/**");
+        assert!(matches(&server.pathspec, "mcp/ser[v]er/index.js"));
+        assert!(!matches(&server.pathspec, "x/mcp/ser[v]er/index.js"));
     }
 }

@@ -116,6 +116,10 @@ pub struct Receipt {
     /// The hook configurations that can add text to the model's input.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub hooks: Option<Vec<crate::agent::turns::HookConfig>>,
+    /// What the agent's runtime runs or loads from the repository besides
+    /// its chain (hook scripts, MCP servers, `.env`, files settings name).
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub runtime: Option<Vec<crate::agent::reach::RuntimeFile>>,
     /// The skills Codex listed to the model.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub skills: Option<Vec<crate::agent::Skill>>,
@@ -213,6 +217,7 @@ pub const OWNED_KEYS: &[&str] = &[
     "turns",
     "models",
     "hooks",
+    "runtime",
     "skills",
     "safety_strategy",
     "base",
@@ -325,6 +330,7 @@ mod tests {
             turns: Some(vec![]),
             models: Some(vec![]),
             hooks: Some(vec![]),
+            runtime: Some(vec![]),
             skills: Some(vec![]),
             safety_strategy: Some("drop-sudo".into()),
             base: Some(instructions::BaseRecord {

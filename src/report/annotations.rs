@@ -134,14 +134,23 @@ pub fn collect(result: &Outcome, per_level: usize) -> Annotations {
             out.add(level, line.is_some(), || Annotation {
                 path: Some(ch.path.clone()),
                 line,
-                title: Some("The agent's instructions changed".into()),
+                title: Some(if ch.runs {
+                    "What the agent runs changed".into()
+                } else {
+                    "The agent's instructions changed".into()
+                }),
                 ..note(
                     level,
                     format!(
-                        "this pull request {} `{}` ({}), which reached the agent; its base has {} (`instructions-changed: {}`)",
+                        "this pull request {} `{}` ({}), which {}; its base has {} (`instructions-changed: {}`)",
                         ch.what(),
                         ch.path,
                         ch.kind,
+                        if ch.runs {
+                            "the agent's runtime runs or loads: it can change what the model sees and what the review says"
+                        } else {
+                            "reached the agent"
+                        },
                         match &ch.base_sha {
                             Some(s) => format!("another version (sha256 {}…)", &s[..12.min(s.len())]),
                             None => "no such file".to_string(),

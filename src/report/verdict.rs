@@ -112,20 +112,38 @@ fn words(result: &Outcome) -> String {
     }
     let mut parts = Vec::new();
     if let Some(c) = result.instructions_changed() {
-        let names = c.names();
-        let mut listed: Vec<String> = names.iter().take(4).map(|n| format!("`{n}`")).collect();
-        if names.len() > 4 {
-            listed.push(format!("{} more", names.len() - 4));
-        }
         let allowed = if c.policy == Policy::Allow {
             " (allowed by `instructions-changed: allow`)"
         } else {
             ""
         };
-        parts.push(format!(
-            "This pull request changes the agent's instructions: {}{allowed}",
+        let listed = |names: Vec<String>, quote: bool| {
+            let mut listed: Vec<String> = names
+                .iter()
+                .take(4)
+                .map(|n| if quote { format!("`{n}`") } else { n.clone() })
+                .collect();
+            if names.len() > 4 {
+                listed.push(format!("{} more", names.len() - 4));
+            }
             listed.join(", ")
-        ));
+        };
+        // What the runtime runs first: a rewritten hook script can change
+        // the answer itself, whatever the instructions say.
+        let runs = c.runtime_names();
+        if !runs.is_empty() {
+            parts.push(format!(
+                "This pull request changes what the agent runs: {}{allowed}",
+                listed(runs, false)
+            ));
+        }
+        let names = c.names();
+        if !names.is_empty() {
+            parts.push(format!(
+                "This pull request changes the agent's instructions: {}{allowed}",
+                listed(names, true)
+            ));
+        }
     }
     parts.extend(result.timeline.iter().cloned());
     let missing: Vec<String> = result.not_verified().map(|u| u.what).collect();
@@ -220,6 +238,7 @@ pub fn mismatch_words(m: &Mismatch) -> String {
         "fixture_sha" => "Fixture",
         "agents_sha" => "Instruction file",
         "hooks" => "Hook configuration",
+        "runtime" => "File the agent runs",
         _ => "File",
     };
     match (m.files.as_slice(), m.field.as_str()) {

@@ -12,6 +12,7 @@
 pub mod chain;
 pub mod check;
 pub mod config;
+pub mod reach;
 pub mod session;
 pub mod skills;
 

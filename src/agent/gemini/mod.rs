@@ -12,6 +12,7 @@
 
 pub mod chain;
 pub mod check;
+pub mod reach;
 pub mod record;
 
 pub use check::read_and_check;

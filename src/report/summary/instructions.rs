@@ -33,7 +33,17 @@ fn not_verified(md: &mut String, result: &Outcome) {
 }
 
 fn changed(md: &mut String, c: &Check, room: &mut usize) {
-    md.push_str("### This pull request changes the agent's instructions\n\n");
+    if c.changes.iter().any(|ch| ch.runs) {
+        md.push_str("### This pull request changes what the agent runs or reads\n\n");
+        md.push_str(
+            "Files marked *runs* are not instructions the agent reads but files its runtime runs or \
+             loads (a hook's script, an MCP server, `.env`, a file a setting names): they can \
+             change what the model is sent, where it is sent, and the answer after the model gave \
+             it, and no record shows it.\n\n",
+        );
+    } else {
+        md.push_str("### This pull request changes the agent's instructions\n\n");
+    }
     let base = c
         .commit
         .as_deref()
@@ -61,7 +71,11 @@ fn changed(md: &mut String, c: &Check, room: &mut usize) {
     for ch in &c.changes {
         let row = [
             code(&shorten_middle(&ch.path, super::MAX_PATH_CHARS)),
-            cell(&ch.kind),
+            if ch.runs {
+                format!("{} (*runs*)", cell(&ch.kind))
+            } else {
+                cell(&ch.kind)
+            },
             ch.what().to_string(),
             sha(&ch.base_sha),
             sha(&ch.head_sha),
