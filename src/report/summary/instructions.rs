@@ -57,10 +57,14 @@ fn changed(md: &mut String, c: &Check, room: &mut usize) {
         }
         Policy::Allow => "`instructions-changed: allow` lets it pass; it is said here all the same",
     };
+    let followed = if c.changes.iter().any(|ch| ch.runs) {
+        "its runtime ran files the pull request wrote, which can rewrite the answer itself"
+    } else {
+        "it followed instructions the pull request wrote"
+    };
     md.push_str(&format!(
         "The agent ran with these files as this pull request has them, not as its base {base} has \
-         them. Its record matches them, so the review is genuine, but it followed instructions the \
-         pull request wrote. {}.\n\n",
+         them. Its record matches them, so the review is genuine, but {followed}. {}.\n\n",
         prose(what)
     ));
     let mut table = Table::new(&["File", "What it is", "Change", "Base", "Pull request"]);
