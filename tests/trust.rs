@@ -894,7 +894,9 @@ fn heading(out: &Outcome) -> String {
 /// what runs is not. Each agent's layout, each named by what it does.
 #[test]
 fn a_pull_request_that_changes_only_what_a_hook_or_server_runs_is_named_and_fails_under_fail() {
-    let cases: &[(&str, &[(&str, &str)], &str, &str)] = &[
+    // (agent, the base's configuration, the script it runs, what it is)
+    type Case<'a> = (&'a str, &'a [(&'a str, &'a str)], &'a str, &'a str);
+    let cases: &[Case] = &[
         (
             "claude",
             &[(
@@ -968,7 +970,11 @@ fn a_pull_request_that_changes_only_what_a_hook_or_server_runs_is_named_and_fail
         let s = s.commit("the script only");
         let out = against(&s, &base).input("agent", agent).run();
         out.code(0);
-        assert_ne!(out.outputs["conclusion"], "success", "{agent}: {}", out.summary);
+        assert_ne!(
+            out.outputs["conclusion"], "success",
+            "{agent}: {}",
+            out.summary
+        );
         assert!(
             heading(&out).contains(&format!(
                 "This pull request changes what the agent runs: `{script}` ({kind})"
@@ -978,9 +984,11 @@ fn a_pull_request_that_changes_only_what_a_hook_or_server_runs_is_named_and_fail
         );
         let changed = &out.usage()["base"]["instructions_changed"];
         assert!(
-            changed.as_array().unwrap().iter().any(|c| c["path"] == *script
-                && c["kind"] == *kind
-                && c["runs"] == true),
+            changed
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|c| c["path"] == *script && c["kind"] == *kind && c["runs"] == true),
             "{agent}: {changed}"
         );
         let failed = against(&s, &base)
@@ -1042,7 +1050,11 @@ fn a_gemini_env_file_that_swaps_the_system_prompt_and_endpoint_is_named() {
         "{}",
         out.summary
     );
-    assert!(heading(&out).contains("a file outside the checkout"), "{}", heading(&out));
+    assert!(
+        heading(&out).contains("a file outside the checkout"),
+        "{}",
+        heading(&out)
+    );
 }
 
 /// `verify` hashes again what the receipt says the runtime runs.

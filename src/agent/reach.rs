@@ -391,7 +391,14 @@ impl<'a> Finder<'a> {
 
     /// A word that names a file of the checkout (a link counts: it is what
     /// runs). `say_outside`: a path out of the checkout is said.
-    fn file_word(&mut self, word: &str, cwd: &Path, kind: &str, by: &str, say_outside: bool) -> bool {
+    fn file_word(
+        &mut self,
+        word: &str,
+        cwd: &Path,
+        kind: &str,
+        by: &str,
+        say_outside: bool,
+    ) -> bool {
         if word.is_empty() {
             return false;
         }
@@ -485,7 +492,9 @@ fn commands_in(v: &Value, out: &mut Vec<String>, depth: usize) {
                     words
                         .iter()
                         .filter_map(Value::as_str)
-                        .map(|w| shlex::try_quote(w).map_or_else(|_| w.to_string(), |q| q.into_owned()))
+                        .map(|w| {
+                            shlex::try_quote(w).map_or_else(|_| w.to_string(), |q| q.into_owned())
+                        })
                         .collect::<Vec<_>>()
                         .join(" "),
                 ),
@@ -701,7 +710,10 @@ mod tests {
         assert_eq!(
             env,
             [
-                ("GEMINI_SYSTEM_MD".to_string(), "docs/reviewer.md".to_string()),
+                (
+                    "GEMINI_SYSTEM_MD".to_string(),
+                    "docs/reviewer.md".to_string()
+                ),
                 ("GOOGLE_GEMINI_BASE_URL".into(), "http://x".into()),
                 ("A".into(), "b c".into()),
             ]

@@ -96,29 +96,41 @@ fn verify_runtime(
     let was: Vec<RuntimeFile> = serde_json::from_value(value.clone()).unwrap_or_default();
     let now = super::runtime_record(reach).unwrap_or_default();
     v.checked.push("runtime".into());
-    let sha = |list: &[RuntimeFile], path: &str| {
-        list.iter()
-            .find(|f| f.path == path)
-            .and_then(|f| f.sha256.clone())
+    let pairs = |l: &[RuntimeFile]| -> Vec<(String, Option<String>)> {
+        l.iter()
+            .map(|f| (f.path.clone(), f.sha256.clone()))
+            .collect()
+    };
+    v.mismatches
+        .extend(file_mismatch("runtime", &pairs(&was), &pairs(&now)));
+}
+
+/// The files whose hash differs between two lists of (path, sha256), as one
+/// mismatch that shows the first file's hashes, as a file identity is shown.
+fn file_mismatch(
+    field: &str,
+    was: &[(String, Option<String>)],
+    now: &[(String, Option<String>)],
+) -> Option<crate::receipt::Mismatch> {
+    let sha = |list: &[(String, Option<String>)], path: &str| {
+        list.iter().find(|f| f.0 == path).and_then(|f| f.1.clone())
     };
     let mut files: Vec<String> = was
         .iter()
-        .chain(&now)
-        .map(|f| f.path.clone())
-        .filter(|p| sha(&was, p) != sha(&now, p))
+        .chain(now)
+        .map(|f| f.0.clone())
+        .filter(|p| sha(was, p) != sha(now, p))
         .collect();
     files.sort();
     files.dedup();
-    let Some(first) = files.first().cloned() else {
-        return;
-    };
+    let first = files.first().cloned()?;
     let value = |s: Option<String>| s.map_or(serde_json::Value::Null, serde_json::Value::String);
-    v.mismatches.push(crate::receipt::Mismatch {
-        field: "runtime".into(),
-        recorded: value(sha(&was, &first)),
-        actual: value(sha(&now, &first)),
+    Some(crate::receipt::Mismatch {
+        field: field.into(),
+        recorded: value(sha(was, &first)),
+        actual: value(sha(now, &first)),
         files,
-    });
+    })
 }
 
 /// The hook configurations the receipt records are hashed again: a hook
@@ -150,26 +162,11 @@ fn verify_hooks(
     if was == now {
         return;
     }
-    let sha = |list: &[HookConfig], path: &str| {
-        list.iter()
-            .find(|h| h.path == path)
-            .map(|h| h.sha256.clone())
+    let pairs = |l: &[HookConfig]| -> Vec<(String, Option<String>)> {
+        l.iter()
+            .map(|h| (h.path.clone(), Some(h.sha256.clone())))
+            .collect()
     };
-    let mut files: Vec<String> = was
-        .iter()
-        .chain(&now)
-        .map(|h| h.path.clone())
-        .filter(|p| sha(&was, p) != sha(&now, p))
-        .collect();
-    files.sort();
-    files.dedup();
-    // The first changed file's hashes, as a file identity is shown.
-    let first = files.first().cloned().unwrap_or_default();
-    let value = |s: Option<String>| s.map_or(serde_json::Value::Null, serde_json::Value::String);
-    v.mismatches.push(crate::receipt::Mismatch {
-        field: "hooks".into(),
-        recorded: value(sha(&was, &first)),
-        actual: value(sha(&now, &first)),
-        files,
-    });
+    v.mismatches
+        .extend(file_mismatch("hooks", &pairs(&was), &pairs(&now)));
 }
