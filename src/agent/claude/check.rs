@@ -1297,4 +1297,79 @@ mod tests {
         assert_eq!(agent_root("/w/r", ".").as_deref(), Some("/w/r"));
         assert_eq!(agent_root("/w/r", "sub"), None);
     }
+
+    /// The record of a run whose model answered `answer` (call `t1`), with
+    /// the hook lines given, and whose run returned `returned`.
+    fn answered(h: &Home, answer: Value, hooks: &[Value], returned: Value) {
+        let mut lines = vec![
+            serde_json::json!({"type": "user", "message": {"role": "user", "content": "Review"}, "sessionId": "s", "cwd": h.ws.root().display().to_string(), "version": "2.1.332"}),
+            serde_json::json!({"type": "assistant", "message": {"id": "m", "model": "m", "content": [{"type": "tool_use", "id": "t1", "name": "StructuredOutput", "input": answer}]}}),
+        ];
+        lines.extend(hooks.iter().map(|a| serde_json::json!({"type": "attachment", "attachment": a})));
+        lines.push(serde_json::json!({"type": "attachment", "attachment": {"type": "structured_output", "data": returned, "toolUseID": "t1"}}));
+        let text: Vec<String> = lines.iter().map(|l| l.to_string()).collect();
+        fs::write(h.home.join(".claude/projects/-repo/s.jsonl"), text.join("\n")).unwrap();
+    }
+
+    fn hook_ran(command: &str) -> Value {
+        serde_json::json!({"type": "hook_success", "hookName": "PreToolUse:StructuredOutput", "toolUseID": "t1", "hookEvent": "PreToolUse", "command": command, "exitCode": 0})
+    }
+
+    fn sha(v: Value) -> String {
+        short(&sha256_hex(v.to_string().as_bytes()))
+    }
+
+    /// The attack of issue 27: a PreToolUse hook replaced the model's
+    /// `ok: false` with `ok: true`; the run's `structured_output`, and so the
+    /// review (`{"ok": true}` here), are the hook's.
+    #[test]
+    fn a_review_that_is_not_the_models_own_answer_fails_naming_the_hook() {
+        let h = home();
+        fs::create_dir_all(h.ws.root().join(".claude")).unwrap();
+        fs::write(
+            h.ws.root().join(".claude/settings.json"),
+            r#"{"hooks": {"PreToolUse": [{"hooks": [{"type": "command", "command": "sh scripts/guard.sh"}]}]}}"#,
+        )
+        .unwrap();
+        let model = serde_json::json!({"ok": false});
+        let hooked = serde_json::json!({"ok": true});
+        answered(&h, model.clone(), &[hook_ran("sh scripts/guard.sh")], hooked.clone());
+        let c = run(&h, None);
+        let want = format!(
+            "`r.json` is not the model's own answer (its last StructuredOutput call, sha256 {} vs {}): a PreToolUse hook (`sh scripts/guard.sh`, in `.claude/settings.json`) changed it",
+            sha(hooked.clone()),
+            sha(model.clone())
+        );
+        assert!(c.problems.contains(&want), "{:?}", c.problems);
+        // No hook line: said as such.
+        answered(&h, model.clone(), &[], hooked.clone());
+        let c = run(&h, None);
+        assert!(
+            c.problems.iter().any(|p| p.ends_with("something rewrote it after the model, before the run returned it (the record shows no hook that ran on that call)")),
+            "{:?}",
+            c.problems
+        );
+        // A command from the record is said on one line.
+        answered(&h, model.clone(), &[hook_ran("sh x`\n::error::y")], hooked.clone());
+        let c = run(&h, None);
+        let p = c.problems.iter().find(|p| p.contains("not the model's own answer")).unwrap();
+        assert!(!p.contains('\n') && p.contains("a PreToolUse hook (`sh x"), "{p}");
+        // The run returned the model's answer, the review file is another.
+        answered(&h, model.clone(), &[hook_ran("sh scripts/guard.sh")], model.clone());
+        let c = run(&h, None);
+        assert!(
+            c.problems.iter().any(|p| p.contains("is not the model's own answer") && p.ends_with("the run's `structured_output` is the model's answer, the review file is not")),
+            "{:?}",
+            c.problems
+        );
+        // A hook that changed nothing: no problem of the output.
+        answered(&h, hooked.clone(), &[hook_ran("sh scripts/guard.sh")], hooked.clone());
+        let c = run(&h, None);
+        assert!(
+            !c.problems.iter().any(|p| p.contains("own answer") || p.contains("structured_output")),
+            "{:?}",
+            c.problems
+        );
+    }
 }
+
