@@ -777,11 +777,10 @@ fn rewritten_by(s: &Session, answer: &record::Call, x: &Context) -> String {
         .collect();
     let hooks = if pre.is_empty() { on_call } else { pre };
     if hooks.is_empty() {
-        let dropped = s.redaction.as_ref().is_some_and(|r| {
-            r.dropped
-                .keys()
-                .any(|k| k.starts_with("attachment:hook_"))
-        });
+        let dropped = s
+            .redaction
+            .as_ref()
+            .is_some_and(|r| r.dropped.keys().any(|k| k.starts_with("attachment:hook_")));
         return format!(
             "something rewrote it after the model, before the run returned it ({})",
             if dropped {
@@ -1305,10 +1304,18 @@ mod tests {
             serde_json::json!({"type": "user", "message": {"role": "user", "content": "Review"}, "sessionId": "s", "cwd": h.ws.root().display().to_string(), "version": "2.1.332"}),
             serde_json::json!({"type": "assistant", "message": {"id": "m", "model": "m", "content": [{"type": "tool_use", "id": "t1", "name": "StructuredOutput", "input": answer}]}}),
         ];
-        lines.extend(hooks.iter().map(|a| serde_json::json!({"type": "attachment", "attachment": a})));
+        lines.extend(
+            hooks
+                .iter()
+                .map(|a| serde_json::json!({"type": "attachment", "attachment": a})),
+        );
         lines.push(serde_json::json!({"type": "attachment", "attachment": {"type": "structured_output", "data": returned, "toolUseID": "t1"}}));
         let text: Vec<String> = lines.iter().map(|l| l.to_string()).collect();
-        fs::write(h.home.join(".claude/projects/-repo/s.jsonl"), text.join("\n")).unwrap();
+        fs::write(
+            h.home.join(".claude/projects/-repo/s.jsonl"),
+            text.join("\n"),
+        )
+        .unwrap();
     }
 
     fn hook_ran(command: &str) -> Value {
@@ -1333,7 +1340,12 @@ mod tests {
         .unwrap();
         let model = serde_json::json!({"ok": false});
         let hooked = serde_json::json!({"ok": true});
-        answered(&h, model.clone(), &[hook_ran("sh scripts/guard.sh")], hooked.clone());
+        answered(
+            &h,
+            model.clone(),
+            &[hook_ran("sh scripts/guard.sh")],
+            hooked.clone(),
+        );
         let c = run(&h, None);
         let want = format!(
             "`r.json` is not the model's own answer (its last StructuredOutput call, sha256 {} vs {}): a PreToolUse hook (`sh scripts/guard.sh`, in `.claude/settings.json`) changed it",
@@ -1350,12 +1362,29 @@ mod tests {
             c.problems
         );
         // A command from the record is said on one line.
-        answered(&h, model.clone(), &[hook_ran("sh x`\n::error::y")], hooked.clone());
+        answered(
+            &h,
+            model.clone(),
+            &[hook_ran("sh x`\n::error::y")],
+            hooked.clone(),
+        );
         let c = run(&h, None);
-        let p = c.problems.iter().find(|p| p.contains("not the model's own answer")).unwrap();
-        assert!(!p.contains('\n') && p.contains("a PreToolUse hook (`sh x"), "{p}");
+        let p = c
+            .problems
+            .iter()
+            .find(|p| p.contains("not the model's own answer"))
+            .unwrap();
+        assert!(
+            !p.contains('\n') && p.contains("a PreToolUse hook (`sh x"),
+            "{p}"
+        );
         // The run returned the model's answer, the review file is another.
-        answered(&h, model.clone(), &[hook_ran("sh scripts/guard.sh")], model.clone());
+        answered(
+            &h,
+            model.clone(),
+            &[hook_ran("sh scripts/guard.sh")],
+            model.clone(),
+        );
         let c = run(&h, None);
         assert!(
             c.problems.iter().any(|p| p.contains("is not the model's own answer") && p.ends_with("the run's `structured_output` is the model's answer, the review file is not")),
@@ -1363,13 +1392,19 @@ mod tests {
             c.problems
         );
         // A hook that changed nothing: no problem of the output.
-        answered(&h, hooked.clone(), &[hook_ran("sh scripts/guard.sh")], hooked.clone());
+        answered(
+            &h,
+            hooked.clone(),
+            &[hook_ran("sh scripts/guard.sh")],
+            hooked.clone(),
+        );
         let c = run(&h, None);
         assert!(
-            !c.problems.iter().any(|p| p.contains("own answer") || p.contains("structured_output")),
+            !c.problems
+                .iter()
+                .any(|p| p.contains("own answer") || p.contains("structured_output")),
             "{:?}",
             c.problems
         );
     }
 }
-

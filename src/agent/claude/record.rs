@@ -748,7 +748,10 @@ mod tests {
                 input: serde_json::json!({"ok": false})
             })
         );
-        assert_eq!(turn.structured_output, Some(serde_json::json!({"ok": true})));
+        assert_eq!(
+            turn.structured_output,
+            Some(serde_json::json!({"ok": true}))
+        );
         assert_eq!(
             s.hook_runs,
             [HookRun {
