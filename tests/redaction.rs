@@ -386,8 +386,14 @@ async fn a_review_that_is_not_the_agents_last_message_fails_from_the_redacted_re
             for extra in [
                 vec![],
                 vec![("base-ref", base.as_str())],
-                vec![("base-ref", base.as_str()), ("instructions-changed", "allow")],
-                vec![("base-ref", base.as_str()), ("instructions-changed", "fail")],
+                vec![
+                    ("base-ref", base.as_str()),
+                    ("instructions-changed", "allow"),
+                ],
+                vec![
+                    ("base-ref", base.as_str()),
+                    ("instructions-changed", "fail"),
+                ],
             ] {
                 let (_s, out) =
                     receipt_job_with(&agent, version, record, &relative, approval, &extra);

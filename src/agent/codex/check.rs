@@ -794,7 +794,11 @@ mod tests {
         s.last_agent_message = Some("{} \n".into());
         let c = check(s, "x".into(), &e);
         assert!(c.problems.is_empty(), "{:?}", c.problems);
-        assert!(c.notes.iter().any(|n| n.contains("plus trailing whitespace")));
+        assert!(
+            c.notes
+                .iter()
+                .any(|n| n.contains("plus trailing whitespace"))
+        );
         let mut s = session("Review", "rules");
         s.last_agent_message = Some("{\"ok\": false}".into());
         let c = check(s, "x".into(), &e);
