@@ -1052,6 +1052,21 @@ async fn without_an_agent_home_the_receipt_says_what_it_cannot_vouch_for() {
     );
 }
 
+/// Every line of the agent's project records.
+fn record_lines(home: &std::path::Path) -> Vec<Value> {
+    let mut out = Vec::new();
+    for dir in std::fs::read_dir(home.join(".claude/projects")).unwrap() {
+        for f in std::fs::read_dir(dir.unwrap().path()).unwrap() {
+            let f = f.unwrap().path();
+            if f.extension().is_some_and(|x| x == "jsonl") {
+                let text = std::fs::read_to_string(&f).unwrap();
+                out.extend(text.lines().filter_map(|l| serde_json::from_str(l).ok()));
+            }
+        }
+    }
+    out
+}
+
 /// The model's answer in the hook attack of issue 27: not ok, a high finding.
 fn not_ok() -> Value {
     json!({"ok": false, "findings": [{"severity": "high", "path": "src/billing.ts", "line": 3, "title": "Unchecked refund", "message": "Refunds skip the amount check."}]})
@@ -1105,6 +1120,13 @@ async fn a_hook_that_rewrites_the_models_answer_fails_naming_it_raw_and_redacted
             not_ok(),
             "{version}: the control's run returned the model's answer"
         );
+        assert!(
+            record_lines(&run.home)
+                .iter()
+                .any(|l| l["attachment"]["type"] == "hook_success"
+                    && l["attachment"]["command"] == "sh scripts/guard.sh"),
+            "{version}: the control's hook ran on the call"
+        );
         let control = run.receipt(&[]);
         control.code(0);
         let control_usage = control.usage();
@@ -1147,6 +1169,23 @@ async fn a_hook_that_rewrites_the_models_answer_fails_naming_it_raw_and_redacted
             approved(),
             "{version}: the hook rewrote what the run returned"
         );
+        let lines = record_lines(&run.home);
+        let calls: Vec<&Value> = lines
+            .iter()
+            .filter(|l| l["type"] == "assistant")
+            .flat_map(|l| l["message"]["content"].as_array().unwrap())
+            .filter(|b| b["name"] == "StructuredOutput")
+            .collect();
+        assert_eq!(
+            calls.len(),
+            1,
+            "{version}: the model's one call is in the record"
+        );
+        assert_eq!(
+            calls[0]["input"],
+            not_ok(),
+            "{version}: as the fake answered it"
+        );
         let review: Value = serde_json::from_slice(&run.s.read("artifacts/review.json")).unwrap();
         assert_eq!(review, approved(), "{version}: the review is the hook's");
         let problem = format!(
@@ -1186,6 +1225,13 @@ async fn a_hook_that_rewrites_the_models_answer_fails_naming_it_raw_and_redacted
         s.write("artifacts/review.json", run.s.read("artifacts/review.json"));
         let cut_home = s.runner_temp().join("cut");
         upload_redacted(&run.home, &cut_home);
+        let cut = record_lines(&cut_home);
+        assert!(
+            cut.iter()
+                .any(|l| l["attachment"]["command"] == "sh scripts/guard.sh")
+                && !cut.iter().any(|l| l["attachment"].get("stdout").is_some()),
+            "{version}: the hook run kept, what it printed not"
+        );
         let out = s
             .action()
             .input("agent", "claude")
