@@ -483,15 +483,13 @@ pub fn read_session(path: &Path, home: &Path) -> Result<Session, String> {
                             turn.structured_output = Some(a["data"].clone());
                         }
                     }
-                    kind if kind.starts_with("hook_") => {
-                        if s.hook_runs.len() < MAX_HOOK_RUNS {
-                            s.hook_runs.push(HookRun {
-                                kind: kind.to_string(),
-                                event: str_of(&a["hookEvent"]),
-                                tool_use_id: str_of(&a["toolUseID"]),
-                                command: str_of(&a["command"]),
-                            });
-                        }
+                    kind if kind.starts_with("hook_") && s.hook_runs.len() < MAX_HOOK_RUNS => {
+                        s.hook_runs.push(HookRun {
+                            kind: kind.to_string(),
+                            event: str_of(&a["hookEvent"]),
+                            tool_use_id: str_of(&a["toolUseID"]),
+                            command: str_of(&a["command"]),
+                        });
                     }
                     _ => {}
                 }
