@@ -833,3 +833,75 @@ async fn context_file_names_from_the_settings_are_the_chain() {
         }
     }
 }
+
+/// Issue 27, item 2: the review is the model's own answer. The model (the
+/// fake API) answers not ok with a high finding; the review the receipt job
+/// reads says ok (a later step rewrote it). From the raw record and the
+/// redacted one, with or without a base and under every
+/// `instructions-changed` policy, the receipt fails naming both hashes; a
+/// trailing line end added is not a rewrite.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_review_that_is_not_the_models_last_answer_fails_raw_and_redacted() {
+    if gemini::missing(VERSIONS) {
+        return;
+    }
+    const ANSWER: &str = r#"{"ok":false,"findings":[{"severity":"high","path":"src/billing.ts","line":3,"title":"Unchecked refund","message":"Refunds skip the amount check."}]}"#;
+    let short = |t: &str| sha256_hex(t.as_bytes())[..12].to_string();
+    for &version in VERSIONS {
+        let c = Case::new(version, &[ANSWER], &[]).await;
+        c.run(&["-m", "gemini-review"]).await;
+        assert_eq!(
+            c.server.requests().len(),
+            1,
+            "{version}: -m skips the router"
+        );
+        assert_eq!(
+            c.scenario.read("artifacts/review.json"),
+            ANSWER.as_bytes(),
+            "{version}: the review is what the API answered"
+        );
+        let problem = format!(
+            "`artifacts/review.json` is not the agent's last answer (sha256 {} vs {})",
+            short(REVIEW),
+            short(ANSWER)
+        );
+        let base = c.scenario.git(&["rev-parse", "HEAD~1"]);
+        let cases = |c: &Case| {
+            c.scenario.write("artifacts/review.json", REVIEW);
+            for extra in [
+                vec![],
+                vec![("base-ref", base.as_str())],
+                vec![
+                    ("base-ref", base.as_str()),
+                    ("instructions-changed", "allow"),
+                ],
+                vec![
+                    ("base-ref", base.as_str()),
+                    ("instructions-changed", "fail"),
+                ],
+            ] {
+                let out = c.receipt(&extra);
+                out.code(1);
+                out.error_says(&problem);
+                assert_eq!(
+                    out.outputs["conclusion"], "failure",
+                    "{version} {extra:?}: {}",
+                    out.summary
+                );
+            }
+            c.scenario
+                .write("artifacts/review.json", format!("{ANSWER}\n"));
+            let out = c.receipt(&[]);
+            out.code(0);
+            assert!(
+                !out.stdout.contains("is not the agent's last answer"),
+                "{version}: {}",
+                out.stdout
+            );
+        };
+        cases(&c);
+        redact_records(&c.agent_home());
+        cases(&c);
+        assert_eq!(c.receipt(&[]).usage()["transcript"]["record"], "redacted");
+    }
+}

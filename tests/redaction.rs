@@ -114,20 +114,41 @@ fn receipt_job(
     record: &Path,
     relative: &Path,
 ) -> (Scenario, Outcome) {
+    receipt_job_with(
+        agent,
+        version,
+        record,
+        relative,
+        &agent.read("artifacts/review.json"),
+        &[],
+    )
+}
+
+/// [`receipt_job`] with `review` as the downloaded review and more inputs.
+fn receipt_job_with(
+    agent: &Scenario,
+    version: &str,
+    record: &Path,
+    relative: &Path,
+    review: &[u8],
+    extra: &[(&str, &str)],
+) -> (Scenario, Outcome) {
     let s = Scenario::clone_of(agent);
-    for file in ["usage.json", "artifacts/review.json"] {
-        s.write(file, agent.read(file));
-    }
+    s.write("usage.json", agent.read("usage.json"));
+    s.write("artifacts/review.json", review);
     let to = s.runner_temp().join("codex-home/sessions").join(relative);
     fs::create_dir_all(to.parent().unwrap()).unwrap();
     fs::copy(record, &to).unwrap();
-    let out = s
+    let mut step = s
         .action()
         .input("prompt-file", PROMPT)
         .input("codex-version", version)
         .input("model", "gpt-5.5")
-        .input("codex-home", CODEX_HOME)
-        .run();
+        .input("codex-home", CODEX_HOME);
+    for (k, v) in extra {
+        step = step.input(k, v);
+    }
+    let out = step.run();
     (s, out)
 }
 
@@ -331,5 +352,74 @@ async fn an_agent_that_edits_its_prompt_is_caught_from_the_redacted_record() {
         }
         assert_eq!(said(&plain), said(&cut), "{version}: the same problems");
         assert_eq!(cut.usage()["transcript"]["record"], "redacted");
+    }
+}
+
+/// Issue 27, item 2: the review is the model's own answer. The model (the
+/// scripted API) answers not ok with a high finding; the review downloaded
+/// in the receipt job says ok (a later step, or a hook, rewrote it). From
+/// the raw record and the redacted one, with or without a base and under
+/// every `instructions-changed` policy, the receipt fails naming both
+/// hashes; a review that differs only by a trailing line end is a note.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_review_that_is_not_the_agents_last_message_fails_from_the_redacted_record() {
+    let answer = r#"{"ok":false,"findings":[{"severity":"high","path":"src/billing.ts","line":3,"title":"Unchecked refund","message":"Refunds skip the amount check."}]}"#;
+    let approval = br#"{"ok":true,"findings":[]}"#;
+    let short = |b: &[u8]| prompt_receipt::digest::sha256_hex(b)[..12].to_string();
+    for version in VERSIONS {
+        let script = vec![vec![codex::message(answer)]];
+        let (agent, raw, relative) = agent_job(version, script, "read-only").await;
+        assert_eq!(
+            agent.read("artifacts/review.json"),
+            answer.as_bytes(),
+            "{version}: Codex wrote the model's answer"
+        );
+        let filtered = agent.root.join("redacted").join(&relative);
+        redact(&agent.ws.join(FILTER), &raw, &filtered);
+        let problem = format!(
+            "`artifacts/review.json` is not the agent's last message (sha256 {} vs {})",
+            short(approval),
+            short(answer.as_bytes())
+        );
+        let base = agent.git(&["rev-parse", "HEAD~1"]);
+        for record in [&raw, &filtered] {
+            for extra in [
+                vec![],
+                vec![("base-ref", base.as_str())],
+                vec![
+                    ("base-ref", base.as_str()),
+                    ("instructions-changed", "allow"),
+                ],
+                vec![
+                    ("base-ref", base.as_str()),
+                    ("instructions-changed", "fail"),
+                ],
+            ] {
+                let (_s, out) =
+                    receipt_job_with(&agent, version, record, &relative, approval, &extra);
+                out.code(1);
+                out.error_says(&problem);
+                assert_eq!(
+                    out.outputs["conclusion"], "failure",
+                    "{version} {extra:?}: {}",
+                    out.summary
+                );
+            }
+            // A trailing line end added: the same answer, said.
+            let (_s, out) = receipt_job_with(
+                &agent,
+                version,
+                record,
+                &relative,
+                format!("{answer}\n").as_bytes(),
+                &[],
+            );
+            out.code(0);
+            assert!(
+                !out.stdout.contains("is not the agent's last message"),
+                "{version}: {}",
+                out.stdout
+            );
+        }
     }
 }

@@ -209,7 +209,7 @@ fn check(c: &mut AgentCheck, r: Record, x: &Context) {
     let output_turn = s
         .turns
         .iter()
-        .rposition(|t| t.structured_output.is_some())
+        .rposition(|t| t.answer.is_some() || t.structured_output.is_some())
         .or(s.turns.len().checked_sub(1));
     if let (Some(e), Some(ran)) = (&e, &s.session_id) {
         if let Some(id) = e.session_id.as_deref().filter(|id| id != ran) {
@@ -659,7 +659,12 @@ fn check_claims(
     }
 }
 
-/// The review the gate read is the record's `structured_output`.
+/// The review the gate read is the model's own answer: the input of the last
+/// `StructuredOutput` call the assistant sent, as a JSON value. What Claude
+/// Code returned as `structured_output` (the execution file's, the record's
+/// attachment) is that input after the `PreToolUse` hooks, which can replace
+/// it (`updatedInput`, measured): it must be the model's answer too. A
+/// difference is a problem naming what the record shows rewrote it.
 fn check_output(
     c: &mut AgentCheck,
     s: &Session,
@@ -671,34 +676,196 @@ fn check_output(
         .and_then(|e| e.result.as_ref())
         .map(|r| &r["structured_output"])
         .filter(|v| !v.is_null());
-    let in_record = output_turn.and_then(|t| s.turns[t].structured_output.as_ref());
+    let turn = output_turn.map(|t| &s.turns[t]);
+    let in_record = turn.and_then(|t| t.structured_output.as_ref());
+    let answer = turn.and_then(|t| t.answer.as_ref());
     if let (Some(a), Some(b)) = (in_result, in_record) {
         if a != b {
             c.problems.push(format!(
                 "the execution file's `structured_output` (sha256 {}) is not the project record's (sha256 {}): the two files are of different runs",
-                short(&sha256_hex(a.to_string().as_bytes())),
-                short(&sha256_hex(b.to_string().as_bytes()))
+                compact_sha(a),
+                compact_sha(b)
             ));
         }
     }
-    let Some(output) = x.expected.output else {
+    let structured = in_result.or(in_record);
+    let Some(answer) = answer else {
+        // No call of the model to hold the output against: the run's
+        // `structured_output` is all there is.
+        let Some(output) = x.expected.output else {
+            return;
+        };
+        let Some(structured) = structured else {
+            c.problems.push(
+                "the record holds no `structured_output`: give claude-code-action `--json-schema` in claude_args, and write `structured_output` to the review file".into(),
+            );
+            return;
+        };
+        c.unverified.push((
+            "the model's own answer".into(),
+            "the project record holds no `StructuredOutput` call of the model (`assistant` `tool_use`): that the run's `structured_output` is the model's answer, and no hook's, is not shown".into(),
+        ));
+        match serde_json::from_slice::<Value>(output) {
+            Ok(review) if review == *structured => {}
+            _ => c.problems.push(format!(
+                "`{}` is not the record's `structured_output` (sha256 {} vs {} of its compact JSON): something rewrote the review after the agent",
+                x.expected.output_path,
+                short(&sha256_hex(output)),
+                compact_sha(structured)
+            )),
+        }
         return;
     };
-    let Some(structured) = in_result.or(in_record) else {
-        c.problems.push(
-            "the record holds no `structured_output`: give claude-code-action `--json-schema` in claude_args, and write `structured_output` to the review file".into(),
-        );
-        return;
+    // The run returned something else than the model sent: a hook, or
+    // something else inside the run, rewrote it.
+    let rewritten = structured.filter(|v| **v != answer.input);
+    let by = match (rewritten, structured) {
+        (Some(_), _) => rewritten_by(s, answer, x),
+        (None, Some(_)) => "something rewrote it after the model: the run's `structured_output` is the model's answer, the review file is not".to_string(),
+        (None, None) => "something rewrote it after the model".to_string(),
     };
-    match serde_json::from_slice::<Value>(output) {
-        Ok(review) if review == *structured => {}
-        _ => c.problems.push(format!(
-            "`{}` is not the record's `structured_output` (sha256 {} vs {} of its compact JSON): something rewrote the review after the agent",
-            x.expected.output_path,
-            short(&sha256_hex(output)),
-            short(&sha256_hex(structured.to_string().as_bytes()))
+    let review = x
+        .expected
+        .output
+        .map(|output| (output, serde_json::from_slice::<Value>(output).ok()));
+    match (review, rewritten) {
+        (Some((output, review)), _) if review.as_ref() != Some(&answer.input) => {
+            c.problems.push(format!(
+                "`{}` is not the model's own answer (its last StructuredOutput call, sha256 {} vs {}): {by}",
+                x.expected.output_path,
+                review
+                    .as_ref()
+                    .map_or_else(|| short(&sha256_hex(output)), compact_sha),
+                compact_sha(&answer.input)
+            ));
+        }
+        (_, Some(returned)) => c.problems.push(format!(
+            "the run's `structured_output` is not the model's own answer (its last StructuredOutput call, sha256 {} vs {}){}: {by}",
+            compact_sha(returned),
+            compact_sha(&answer.input),
+            if x.expected.output.is_some() {
+                format!(", though `{}` is", x.expected.output_path)
+            } else {
+                String::new()
+            }
         )),
+        _ => {}
     }
+}
+
+/// SHA-256 of a JSON value as compact JSON, shortened.
+fn compact_sha(v: &Value) -> String {
+    short(&sha256_hex(v.to_string().as_bytes()))
+}
+
+/// What the record shows ran on the model's `StructuredOutput` call between
+/// the model and the run's result: its hooks (`hook_success` lines naming
+/// the call), each with the settings file that configures its command.
+fn rewritten_by(s: &Session, answer: &record::Call, x: &Context) -> String {
+    const SHOWN: usize = 5;
+    let on_call: Vec<&record::HookRun> = s
+        .hook_runs
+        .iter()
+        .filter(|h| answer.id.is_some() && h.tool_use_id == answer.id)
+        .collect();
+    // A PreToolUse hook is what can replace a tool's input; others that ran
+    // on the call are named when none did.
+    let pre: Vec<&record::HookRun> = on_call
+        .iter()
+        .copied()
+        .filter(|h| h.event.as_deref() == Some("PreToolUse"))
+        .collect();
+    let hooks = if pre.is_empty() { on_call } else { pre };
+    if hooks.is_empty() {
+        let dropped = s
+            .redaction
+            .as_ref()
+            .is_some_and(|r| r.dropped.keys().any(|k| k.starts_with("attachment:hook_")));
+        return format!(
+            "something rewrote it after the model, before the run returned it ({})",
+            if dropped {
+                "the redacted record dropped its hook lines: upload it through the example's redact-record.jq"
+            } else {
+                "the record shows no hook that ran on that call"
+            }
+        );
+    }
+    let mut seen: Vec<(Option<&str>, Option<&str>)> = Vec::new();
+    for h in &hooks {
+        let key = (h.event.as_deref(), h.command.as_deref());
+        if !seen.contains(&key) {
+            seen.push(key);
+        }
+    }
+    let named: Vec<String> = seen
+        .iter()
+        .take(SHOWN)
+        .map(|(event, command)| {
+            let event = event.map_or("hook".to_string(), |e| format!("{} hook", said(e)));
+            match command {
+                Some(command) => match hook_source(command, x) {
+                    Some(file) => format!("{event} (`{}`, in `{}`)", said(command), said(&file)),
+                    None => format!("{event} (`{}`)", said(command)),
+                },
+                None => event,
+            }
+        })
+        .collect();
+    let more = match seen.len().saturating_sub(SHOWN) {
+        0 => String::new(),
+        n => format!(" and {n} more"),
+    };
+    if seen.len() == 1 {
+        format!("a {}{more} changed it", named[0])
+    } else {
+        format!(
+            "one of the hooks that ran on that call changed it: {}{more}",
+            named
+                .iter()
+                .map(|n| format!("a {n}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        )
+    }
+}
+
+/// The settings file whose `hooks` give `command`: the user's
+/// (`~/.claude/settings.json` in agent-home), the repository's at its root or
+/// in the working directory. None when no readable one does.
+fn hook_source(command: &str, x: &Context) -> Option<String> {
+    let names = |v: &Value| {
+        v["hooks"].as_object().is_some_and(|events| {
+            events
+                .values()
+                .flat_map(|m| m.as_array().into_iter().flatten())
+                .flat_map(|m| m["hooks"].as_array().into_iter().flatten())
+                .any(|h| h["command"].as_str() == Some(command))
+        })
+    };
+    let read = |path: &Path, root: &Path| -> Option<Value> {
+        let bytes = crate::workspace::read_contained(path, &[root], 1 << 20).ok()?;
+        serde_json::from_slice(&bytes).ok()
+    };
+    let root = std::fs::canonicalize(x.ws.root()).unwrap_or_else(|_| x.ws.root().to_path_buf());
+    let mut dirs = vec![x.workdir.to_path_buf()];
+    if x.workdir != x.ws.root() {
+        dirs.push(x.ws.root().to_path_buf());
+    }
+    for dir in dirs {
+        for name in [".claude/settings.local.json", ".claude/settings.json"] {
+            let path = dir.join(name);
+            if read(&path, &root).is_some_and(|v| names(&v)) {
+                return Some(x.ws.relative(&path));
+            }
+        }
+    }
+    let home = std::fs::canonicalize(x.home).unwrap_or_else(|_| x.home.to_path_buf());
+    for name in ["settings.local.json", "settings.json"] {
+        if read(&x.home.join(".claude").join(name), &home).is_some_and(|v| names(&v)) {
+            return Some(format!("~/.claude/{name}"));
+        }
+    }
+    None
 }
 
 /// The schema the model was given (the `StructuredOutput` tool's, and
@@ -1128,5 +1295,116 @@ mod tests {
         assert_eq!(agent_root("/w/r/sub", "sub").as_deref(), Some("/w/r"));
         assert_eq!(agent_root("/w/r", ".").as_deref(), Some("/w/r"));
         assert_eq!(agent_root("/w/r", "sub"), None);
+    }
+
+    /// The record of a run whose model answered `answer` (call `t1`), with
+    /// the hook lines given, and whose run returned `returned`.
+    fn answered(h: &Home, answer: Value, hooks: &[Value], returned: Value) {
+        let mut lines = vec![
+            serde_json::json!({"type": "user", "message": {"role": "user", "content": "Review"}, "sessionId": "s", "cwd": h.ws.root().display().to_string(), "version": "2.1.332"}),
+            serde_json::json!({"type": "assistant", "message": {"id": "m", "model": "m", "content": [{"type": "tool_use", "id": "t1", "name": "StructuredOutput", "input": answer}]}}),
+        ];
+        lines.extend(
+            hooks
+                .iter()
+                .map(|a| serde_json::json!({"type": "attachment", "attachment": a})),
+        );
+        lines.push(serde_json::json!({"type": "attachment", "attachment": {"type": "structured_output", "data": returned, "toolUseID": "t1"}}));
+        let text: Vec<String> = lines.iter().map(|l| l.to_string()).collect();
+        fs::write(
+            h.home.join(".claude/projects/-repo/s.jsonl"),
+            text.join("\n"),
+        )
+        .unwrap();
+    }
+
+    fn hook_ran(command: &str) -> Value {
+        serde_json::json!({"type": "hook_success", "hookName": "PreToolUse:StructuredOutput", "toolUseID": "t1", "hookEvent": "PreToolUse", "command": command, "exitCode": 0})
+    }
+
+    fn sha(v: Value) -> String {
+        short(&sha256_hex(v.to_string().as_bytes()))
+    }
+
+    /// The attack of issue 27: a PreToolUse hook replaced the model's
+    /// `ok: false` with `ok: true`; the run's `structured_output`, and so the
+    /// review (`{"ok": true}` here), are the hook's.
+    #[test]
+    fn a_review_that_is_not_the_models_own_answer_fails_naming_the_hook() {
+        let h = home();
+        fs::create_dir_all(h.ws.root().join(".claude")).unwrap();
+        fs::write(
+            h.ws.root().join(".claude/settings.json"),
+            r#"{"hooks": {"PreToolUse": [{"hooks": [{"type": "command", "command": "sh scripts/guard.sh"}]}]}}"#,
+        )
+        .unwrap();
+        let model = serde_json::json!({"ok": false});
+        let hooked = serde_json::json!({"ok": true});
+        answered(
+            &h,
+            model.clone(),
+            &[hook_ran("sh scripts/guard.sh")],
+            hooked.clone(),
+        );
+        let c = run(&h, None);
+        let want = format!(
+            "`r.json` is not the model's own answer (its last StructuredOutput call, sha256 {} vs {}): a PreToolUse hook (`sh scripts/guard.sh`, in `.claude/settings.json`) changed it",
+            sha(hooked.clone()),
+            sha(model.clone())
+        );
+        assert!(c.problems.contains(&want), "{:?}", c.problems);
+        // No hook line: said as such.
+        answered(&h, model.clone(), &[], hooked.clone());
+        let c = run(&h, None);
+        assert!(
+            c.problems.iter().any(|p| p.ends_with("something rewrote it after the model, before the run returned it (the record shows no hook that ran on that call)")),
+            "{:?}",
+            c.problems
+        );
+        // A command from the record is said on one line.
+        answered(
+            &h,
+            model.clone(),
+            &[hook_ran("sh x`\n::error::y")],
+            hooked.clone(),
+        );
+        let c = run(&h, None);
+        let p = c
+            .problems
+            .iter()
+            .find(|p| p.contains("not the model's own answer"))
+            .unwrap();
+        assert!(
+            !p.contains('\n') && p.contains("a PreToolUse hook (`sh x"),
+            "{p}"
+        );
+        // The run returned the model's answer, the review file is another.
+        answered(
+            &h,
+            model.clone(),
+            &[hook_ran("sh scripts/guard.sh")],
+            model.clone(),
+        );
+        let c = run(&h, None);
+        assert!(
+            c.problems.iter().any(|p| p.contains("is not the model's own answer") && p.ends_with("the run's `structured_output` is the model's answer, the review file is not")),
+            "{:?}",
+            c.problems
+        );
+        // A hook that changed nothing: no problem of the output.
+        answered(
+            &h,
+            hooked.clone(),
+            &[hook_ran("sh scripts/guard.sh")],
+            hooked.clone(),
+        );
+        let c = run(&h, None);
+        assert!(
+            !c.problems
+                .iter()
+                .any(|p| p.contains("own answer") || p.contains("structured_output")),
+            "{:?}",
+            c.problems
+        );
     }
 }

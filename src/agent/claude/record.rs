@@ -37,6 +37,8 @@ const MAX_LINE_BYTES: usize = 32 * 1024 * 1024;
 const MAX_LINES: usize = 200_000;
 /// The most project records looked at to find this run's.
 pub const MAX_CANDIDATES: usize = 64;
+/// The most hook runs kept from one record (each names its command).
+const MAX_HOOK_RUNS: usize = 10_000;
 
 /// The execution file's facts.
 #[derive(Clone, Debug, Default)]
@@ -64,7 +66,34 @@ pub struct RecordTurn {
     pub prompt: Option<String>,
     pub model: Option<String>,
     pub items: Vec<Item>,
+    /// The model's own answer: the last `StructuredOutput` call the
+    /// assistant sent in this turn, as the model wrote it (before any hook).
+    pub answer: Option<Call>,
+    /// What Claude Code returned as the structured output (`attachment`
+    /// `structured_output`): the tool's input after the `PreToolUse` hooks.
     pub structured_output: Option<Value>,
+}
+
+/// A tool call as the model sent it (`assistant` `tool_use`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Call {
+    pub id: Option<String>,
+    pub input: Value,
+}
+
+/// A hook that ran, as the record shows it (`attachment` `hook_success`,
+/// `hook_non_blocking_error`, ...: measured with 2.1.300 and 2.1.332, a hook
+/// that prints nothing leaves no line).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct HookRun {
+    /// The attachment's type (`hook_success`).
+    pub kind: String,
+    /// `PreToolUse`, `PostToolUse`, ...
+    pub event: Option<String>,
+    /// The tool call it ran on (`toolUseID`).
+    pub tool_use_id: Option<String>,
+    /// The command as the settings give it.
+    pub command: Option<String>,
 }
 
 /// A file the record says was sent (`attachment` `instructions`).
@@ -120,6 +149,8 @@ pub struct Session {
     /// Summed over the record's responses (each message id once).
     pub tokens: Option<Tokens>,
     pub tool_uses: Vec<ToolUse>,
+    /// Every hook run the record shows, in order.
+    pub hook_runs: Vec<HookRun>,
     /// The agent job cut the record down (its last line says how).
     pub redaction: Option<crate::agent::redaction::Redaction>,
     pub warnings: Vec<String>,
@@ -452,6 +483,14 @@ pub fn read_session(path: &Path, home: &Path) -> Result<Session, String> {
                             turn.structured_output = Some(a["data"].clone());
                         }
                     }
+                    kind if kind.starts_with("hook_") && s.hook_runs.len() < MAX_HOOK_RUNS => {
+                        s.hook_runs.push(HookRun {
+                            kind: kind.to_string(),
+                            event: str_of(&a["hookEvent"]),
+                            tool_use_id: str_of(&a["toolUseID"]),
+                            command: str_of(&a["command"]),
+                        });
+                    }
                     _ => {}
                 }
             }
@@ -467,7 +506,10 @@ pub fn read_session(path: &Path, home: &Path) -> Result<Session, String> {
                         }
                         let name = str_of(&block["name"]).unwrap_or_default();
                         if name == "StructuredOutput" {
-                            turn.structured_output = Some(block["input"].clone());
+                            turn.answer = Some(Call {
+                                id: str_of(&block["id"]),
+                                input: block["input"].clone(),
+                            });
                         }
                         s.tool_uses.push(ToolUse {
                             id: str_of(&block["id"]),
@@ -663,9 +705,10 @@ mod tests {
             ]
         );
         assert_eq!(
-            s.turns[0].structured_output,
-            Some(serde_json::json!({"ok": true}))
+            s.turns[0].answer.as_ref().map(|a| &a.input),
+            Some(&serde_json::json!({"ok": true}))
         );
+        assert_eq!(s.turns[0].structured_output, None);
         assert_eq!(s.turns[1].items[0].kind, ItemKind::CompactionSummary);
         assert_eq!(
             s.turns[1].items[0].sha256.as_deref(),
@@ -675,5 +718,46 @@ mod tests {
         assert_eq!(s.tokens.as_ref().unwrap().total, 6);
         assert_eq!(s.version.as_deref(), Some("2.1.300"));
         assert!(s.warnings[0].contains("line 9"));
+    }
+
+    /// Measured with 2.1.300 and 2.1.332: a PreToolUse hook that returns
+    /// `updatedInput` leaves the model's call as it was sent, a `hook_success`
+    /// line naming the call and the command, and the hook's input as the
+    /// `structured_output` attachment.
+    #[test]
+    fn the_models_answer_is_its_last_call_and_a_hook_on_it_is_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let lines = [
+            r#"{"type":"user","message":{"role":"user","content":"Review"}}"#,
+            r#"{"type":"assistant","message":{"id":"m1","content":[{"type":"tool_use","id":"t1","name":"StructuredOutput","input":{"ok":"no"}}]}}"#,
+            r#"{"type":"user","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","is_error":true}]}}"#,
+            r#"{"type":"assistant","message":{"id":"m2","content":[{"type":"tool_use","id":"t2","name":"StructuredOutput","input":{"ok":false}}]}}"#,
+            r#"{"type":"attachment","attachment":{"type":"hook_success","hookName":"PreToolUse:StructuredOutput","toolUseID":"t2","hookEvent":"PreToolUse","command":"sh scripts/guard.sh","exitCode":0}}"#,
+            r#"{"type":"attachment","attachment":{"type":"structured_output","data":{"ok":true},"toolUseID":"t2"}}"#,
+        ];
+        let path = dir.path().join("s.jsonl");
+        fs::write(&path, lines.join("\n")).unwrap();
+        let s = read_session(&path, dir.path()).unwrap();
+        let turn = &s.turns[0];
+        assert_eq!(
+            turn.answer,
+            Some(Call {
+                id: Some("t2".into()),
+                input: serde_json::json!({"ok": false})
+            })
+        );
+        assert_eq!(
+            turn.structured_output,
+            Some(serde_json::json!({"ok": true}))
+        );
+        assert_eq!(
+            s.hook_runs,
+            [HookRun {
+                kind: "hook_success".into(),
+                event: Some("PreToolUse".into()),
+                tool_use_id: Some("t2".into()),
+                command: Some("sh scripts/guard.sh".into()),
+            }]
+        );
     }
 }

@@ -632,10 +632,21 @@ fn workspace_path(path: &str, cwd: &str, workdir: &str) -> Option<String> {
     Some(parts.join("/"))
 }
 
-/// The review the gate read is the agent's last message.
+/// The review the gate read is the agent's last message: the model's own
+/// answer. Any difference but trailing whitespace is a problem; a record
+/// without a last message is said, never passed.
 fn check_output(c: &mut AgentCheck, session: &Session, expected: &Expected) {
-    let (Some(output), Some(last)) = (expected.output, session.last_agent_message.as_deref())
-    else {
+    let Some(output) = expected.output else {
+        return;
+    };
+    let Some(last) = session.last_agent_message.as_deref() else {
+        c.unverified.push((
+            "the agent's last message".into(),
+            format!(
+                "the session record holds no last message of the agent (`task_complete` `last_agent_message`, an assistant message): that `{}` is the model's own answer is not shown",
+                expected.output_path
+            ),
+        ));
         return;
     };
     let output = String::from_utf8_lossy(output);
@@ -771,6 +782,43 @@ mod tests {
             assert!(all.contains(needle), "{needle}: {all}");
         }
         assert_eq!(c.problems.len(), 6);
+    }
+
+    /// The review is the model's own answer: a difference past trailing
+    /// whitespace fails, trailing whitespace is a note, a record without
+    /// the last message is said.
+    #[test]
+    fn the_review_is_the_agents_last_message_or_it_is_said() {
+        let e = expected(b"Review", Some("rules"));
+        let mut s = session("Review", "rules");
+        s.last_agent_message = Some("{} \n".into());
+        let c = check(s, "x".into(), &e);
+        assert!(c.problems.is_empty(), "{:?}", c.problems);
+        assert!(
+            c.notes
+                .iter()
+                .any(|n| n.contains("plus trailing whitespace"))
+        );
+        let mut s = session("Review", "rules");
+        s.last_agent_message = Some("{\"ok\": false}".into());
+        let c = check(s, "x".into(), &e);
+        assert!(
+            c.problems
+                .iter()
+                .any(|p| p.starts_with("`r.json` is not the agent's last message")),
+            "{:?}",
+            c.problems
+        );
+        let mut s = session("Review", "rules");
+        s.last_agent_message = None;
+        let c = check(s, "x".into(), &e);
+        assert!(
+            c.unverified
+                .iter()
+                .any(|(what, _)| what == "the agent's last message"),
+            "{:?}",
+            c.unverified
+        );
     }
 
     #[test]

@@ -479,11 +479,18 @@ pub fn check(
         "Gemini CLI's session record names no git commit: nothing but the prompt and the instruction files ties it to this checkout".into(),
     ));
 
-    // The output is the answer of the output turn.
-    if let (Some(output), Some(last)) = (
-        expected.output,
-        out_turn.and_then(|t| r.turns[t].answer.as_deref()),
-    ) {
+    // The output is the model's own answer: the answer of the output turn.
+    let answer = out_turn.and_then(|t| r.turns[t].answer.as_deref());
+    if let (Some(_), None) = (expected.output, answer) {
+        c.unverified.push((
+            "the agent's last answer".into(),
+            format!(
+                "the session record holds no answer of the model: that `{}` is the model's own answer is not shown",
+                expected.output_path
+            ),
+        ));
+    }
+    if let (Some(output), Some(last)) = (expected.output, answer) {
         let output = String::from_utf8_lossy(output);
         if output != last {
             if output.trim_end() == last.trim_end() {

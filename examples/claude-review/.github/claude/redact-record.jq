@@ -15,7 +15,11 @@
 #                  text cut: the file path stays)
 #   attachment     instructions (the CLAUDE.md files as sent), hook text,
 #                  session context (git status), structured output,
-#                  environment, model, date, listings, prompt snapshot
+#                  environment, model, date, listings, prompt snapshot;
+#                  each hook run (hook_success, hook_*_error, ...) as its
+#                  type, event, name, tool call id, command and exit code,
+#                  without what it printed (the receipt names a hook that
+#                  rewrote the model's StructuredOutput call)
 #   system, api-request, api-request-shape, cost-state, queue-operation,
 #   last-prompt
 #   api-request-blob  the request parts without a tool result or an
@@ -26,7 +30,7 @@
 # any other attachment (file contents the agent read), and any line kind this
 # filter does not know.
 
-def filter_version: 1;
+def filter_version: 2;
 
 def kept_attachments: ["instructions", "hook_additional_context", "session_context",
   "structured_output", "environment", "model", "date", "total_tokens_reminder",
@@ -61,6 +65,10 @@ def redact:
       elif $t == "attachment" then
         (.attachment.type? // "unknown" | tostring) as $a
         | if (kept_attachments | index([$a])) then [., []]
+          elif ($a | startswith("hook_")) then
+            [ (.attachment |= {type, hookName, hookEvent, toolUseID, command, exitCode}
+                | .attachment |= with_entries(select(.value != null))),
+              ["attachment:\($a).output"] ]
           else [null, ["attachment:\($a)"]] end
       elif $t == "api-request-blob" then
         if .message.role? == "assistant" or has_tool_result then [null, ["api-request-blob:\(.message.role? // "unknown")"]]
