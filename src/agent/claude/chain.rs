@@ -432,20 +432,17 @@ pub fn entries(
             // Read as every chain file is (a regular file inside the
             // workspace, bounded): a rule that is a link to `/dev/zero` or out
             // of the checkout is refused by `add` below, never read here.
-            let is_conditional = match crate::workspace::read_contained(
-                &rule,
-                &[&w.root],
-                MAX_FILE_BYTES,
-            ) {
-                // A rule sent counts once, when `add` reads it; one left out
-                // counts here.
-                Ok(b) if conditional(&String::from_utf8_lossy(&b)) => {
-                    w.charge(&ws.relative(&rule), b.len())?;
-                    true
-                }
-                Ok(_) => false,
-                Err(_) => false,
-            };
+            let is_conditional =
+                match crate::workspace::read_contained(&rule, &[&w.root], MAX_FILE_BYTES) {
+                    // A rule sent counts once, when `add` reads it; one left out
+                    // counts here.
+                    Ok(b) if conditional(&String::from_utf8_lossy(&b)) => {
+                        w.charge(&ws.relative(&rule), b.len())?;
+                        true
+                    }
+                    Ok(_) => false,
+                    Err(_) => false,
+                };
             if is_conditional {
                 w.chain.warnings.push(format!(
                     "`{}` applies only to the paths its front matter names: Claude Code sends it when the agent reads such a file, so only the record shows whether it was sent",
@@ -693,13 +690,26 @@ mod tests {
             err.message()
         );
         let deep = ".claude/rules/1/2/3/4/5/6/7/8/9/r.md";
-        let (_d, ws) = tree(&[("CLAUDE.md", b"x"), (".claude/rules/1/2/3/4/5/6/7/8/r.md", b"eight"), (deep, b"nine")]);
+        let (_d, ws) = tree(&[
+            ("CLAUDE.md", b"x"),
+            (".claude/rules/1/2/3/4/5/6/7/8/r.md", b"eight"),
+            (deep, b"nine"),
+        ]);
         let err = entries(ws.root(), &ws, None).unwrap_err();
         assert_eq!(err.file(), Some(".claude/rules/1/2/3/4/5/6/7/8/9"));
-        assert!(err.message().contains("more than 8 folders deep under `.claude/rules/`, the receipt's cap"));
-        let (_d, ws) = tree(&[("CLAUDE.md", b"x"), (".claude/rules/1/2/3/4/5/6/7/8/r.md", b"eight")]);
+        assert!(
+            err.message()
+                .contains("more than 8 folders deep under `.claude/rules/`, the receipt's cap")
+        );
+        let (_d, ws) = tree(&[
+            ("CLAUDE.md", b"x"),
+            (".claude/rules/1/2/3/4/5/6/7/8/r.md", b"eight"),
+        ]);
         let (e, _) = entries(ws.root(), &ws, None).unwrap();
-        assert_eq!(shown(&e), ["CLAUDE.md", ".claude/rules/1/2/3/4/5/6/7/8/r.md"]);
+        assert_eq!(
+            shown(&e),
+            ["CLAUDE.md", ".claude/rules/1/2/3/4/5/6/7/8/r.md"]
+        );
     }
 
     #[test]

@@ -547,7 +547,7 @@ pub fn check(
         }
     }
 
-    check_edits(&mut c, r, agent_root.as_deref(), expected);
+    check_edits(&mut c, r, expected);
     if r.rewinds > 0 {
         c.timeline.push(format!(
             "The session was rewound {} time{}: the model saw turns the record no longer counts",
@@ -769,22 +769,18 @@ fn check_cut(c: &mut AgentCheck, r: &Record) {
 /// Tools that write the file they name (`file_path`), and the shell.
 const WRITING_TOOLS: &[&str] = &["write_file", "replace", "edit"];
 
-fn check_edits(c: &mut AgentCheck, r: &Record, agent_root: Option<&str>, expected: &Expected) {
-    let in_ws = |p: &str| -> String {
-        let p = match agent_root {
-            Some(root) => p
-                .strip_prefix(&format!("{}/", root.trim_end_matches('/')))
-                .unwrap_or(p),
-            None => p,
-        };
-        p.trim_start_matches("./").to_string()
-    };
+fn check_edits(c: &mut AgentCheck, r: &Record, expected: &Expected) {
+    let cwd = r.cwd().unwrap_or_default();
     for call in &r.tool_calls {
         if WRITING_TOOLS.contains(&call.name.as_str()) {
             let Some(path) = call.args["file_path"].as_str() else {
                 continue;
             };
-            let rel = in_ws(path);
+            // Normalised first: `<root>/./a` and `<root>/docs/../a` are `a`;
+            // a path outside the workspace is still a GEMINI.md by its name.
+            let rel = crate::agent::check::workspace_path(path, &cwd, expected.workdir)
+                .or_else(|| crate::agent::check::normalize(path))
+                .unwrap_or_else(|| path.to_string());
             let name = rel.rsplit('/').next().unwrap_or_default();
             if expected.inputs.contains(&rel) || name == chain::DEFAULT {
                 c.problems.push(format!(
@@ -799,7 +795,6 @@ fn check_edits(c: &mut AgentCheck, r: &Record, agent_root: Option<&str>, expecte
             };
             // As Codex's and Claude's: the input named as a whole path, in
             // any of its spellings (relative to the cwd, `./`, absolute).
-            let cwd = r.cwd().unwrap_or_default();
             for input in crate::agent::check::inputs_a_command_can_write(
                 cmd,
                 expected.inputs,
@@ -990,6 +985,47 @@ mod tests {
                 .any(|(w, why)| w == "the instruction files loaded just in time"
                     && why.contains("`src/GEMINI.md`"))
         );
+    }
+
+    #[test]
+    fn a_spelled_path_to_an_input_is_the_input() {
+        let ours = vec![Block {
+            path: "GEMINI.md".into(),
+            text: "Rules".into(),
+        }];
+        let body = chain::render(&ours).unwrap();
+        let sha = sha256_hex(body.as_bytes());
+        let mut r = record(&body.replace("from: ", "from: /w/r/"), "Review", "{}");
+        let write = |path: &str| record::ToolCall {
+            name: "write_file".into(),
+            args: json!({"file_path": path}),
+            result: String::new(),
+        };
+        r.tool_calls = vec![
+            write("/w/r/./p.md"),
+            write("/w/r/docs/../p.md"),
+            write("/w/r//p.md"),
+            write("./docs/../GEMINI.md"),
+            write("/w/r/docs/../../GEMINI.md"),
+            write("/w/r/docs/../x.md"),
+            record::ToolCall {
+                name: "run_shell_command".into(),
+                args: json!({"command": "echo ok > docs/.././p.md"}),
+                result: String::new(),
+            },
+        ];
+        let inputs = vec!["p.md".to_string()];
+        let mut e = expected(Some(&sha));
+        e.inputs = &inputs;
+        let c = check(&r, None, &ours, Path::new("/nowhere"), &e);
+        let all = c.problems.join("\n");
+        assert_eq!(c.problems.len(), 6, "{all}");
+        for p in &c.problems[..3] {
+            assert!(p.contains("changed `p.md` during its run"), "{all}");
+        }
+        assert!(c.problems[3].contains("changed `GEMINI.md`"), "{all}");
+        assert!(c.problems[4].contains("changed `/w/GEMINI.md`"), "{all}");
+        assert!(c.problems[5].contains("can write `p.md`"), "{all}");
     }
 
     #[test]
