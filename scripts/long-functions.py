@@ -178,6 +178,7 @@ def main():
     for length, file, first, name, kept in long:
         print(f"{file}:{first}\t{name}\t{length}" + ("\tkept as one piece" if kept else ""))
     unexplained = [f for f in long if not f[4]]
+    sys.stdout.flush()
     print(
         f"{len(long)} function(s) over {args.limit} lines outside tests, "
         f"{len(unexplained)} without a comment saying why it must be one piece",
