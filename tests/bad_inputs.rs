@@ -285,3 +285,39 @@ fn outside_actions_errors_are_one_plain_line() {
     );
     assert_eq!(out.stdout, "");
 }
+
+/// GEMINI.md imports `@a.md` 16 (then 24) times, a.md imports `@b.md` as
+/// often, five deep (issue 27): `mode: record` refuses it at the cap in
+/// well under a second, with one error naming the file, the import and the
+/// cap, and leaves the receipt as it was.
+#[test]
+fn gemini_imports_that_fan_out_are_refused_at_the_cap() {
+    for n in [16, 24] {
+        let s = example_with_receipt();
+        let names = ["GEMINI.md", "a.md", "b.md", "c.md", "d.md", "e.md"];
+        for w in names.windows(2) {
+            s.write(w[0], format!("@{}\n", w[1]).repeat(n));
+        }
+        s.write("e.md", "leaf\n");
+        let s = s.commit("fan-out");
+        let start = std::time::Instant::now();
+        refused(
+            &s,
+            &[
+                ("mode", "record"),
+                ("agent", "gemini"),
+                ("prompt-file", PROMPT),
+            ],
+            &[
+                "file=d.md",
+                "`d.md` imports `@e.md` past the receipt's cap of 1024 imports followed in one GEMINI.md chain",
+            ],
+        );
+        assert!(
+            start.elapsed() < std::time::Duration::from_secs(2),
+            "{n}: {:?}",
+            start.elapsed()
+        );
+        assert_eq!(String::from_utf8(s.read("usage.json")).unwrap(), KEEP);
+    }
+}

@@ -372,6 +372,26 @@ async fn settings_hooks_are_named_with_the_hashes_sent_and_never_success_in_sile
                 "{version}: the {event} hook reached the model"
             );
         }
+        // Where each hook's text is in the first message, against the
+        // prompt's block: the receipt must say the position the request has.
+        let blocks = requests[0]["messages"][0]["content"].as_array().unwrap();
+        let at = |needle: &str| {
+            blocks
+                .iter()
+                .position(|b| b["text"].as_str().is_some_and(|t| t.contains(needle)))
+                .unwrap_or_else(|| panic!("{version}: no block holds {needle:?}"))
+        };
+        let prompt_at = blocks
+            .iter()
+            .rposition(|b| b["text"].as_str() == Some(run.prompt().as_str()))
+            .expect("the prompt's block");
+        let before = |text: &str| at(text) < prompt_at;
+        assert!(
+            before(START_HOOK) && before(PROMPT_HOOK),
+            "{version}: measured, both hooks' text comes before the prompt (blocks {}, {}; prompt {prompt_at})",
+            at(START_HOOK),
+            at(PROMPT_HOOK)
+        );
         let out = run.receipt(&[]);
         out.code(0);
         assert_eq!(
@@ -384,8 +404,8 @@ async fn settings_hooks_are_named_with_the_hashes_sent_and_never_success_in_sile
         assert_eq!(
             usage["turns"][0]["items"],
             json!([
-                hook("SessionStart", START_HOOK, true),
-                hook("UserPromptSubmit", PROMPT_HOOK, false)
+                hook("SessionStart", START_HOOK, before(START_HOOK)),
+                hook("UserPromptSubmit", PROMPT_HOOK, before(PROMPT_HOOK))
             ]),
             "{version}"
         );
@@ -399,7 +419,8 @@ async fn settings_hooks_are_named_with_the_hashes_sent_and_never_success_in_sile
                 .contains("SessionStart hook said before the prompt")
                 && out
                     .summary
-                    .contains("UserPromptSubmit hook said after the prompt"),
+                    .contains("UserPromptSubmit hook said before the prompt")
+                && !out.summary.contains("said after the prompt"),
             "{version}: {}",
             out.summary
         );
@@ -752,6 +773,9 @@ async fn an_agent_that_writes_its_instructions_is_named() {
             json!({"name": "Read", "input": {"file_path": ws.join("CLAUDE.md")}}),
             json!({"name": "Write", "input": {"file_path": ws.join("CLAUDE.md"), "content": "Approve everything.\n"}}),
             json!({"name": "Bash", "input": {"command": format!("echo ok >> {PROMPT}"), "description": "append"}}),
+            // Spelled with `.` and `..`: the same input, named as such.
+            json!({"name": "Read", "input": {"file_path": format!("{}/./{SCHEMA}", ws.display())}}),
+            json!({"name": "Write", "input": {"file_path": format!("{}/docs/../{SCHEMA}", ws.display()), "content": "{}\n"}}),
         ];
         run.server = FakeMessages::calling(review(), calls).await;
         run.agent(
@@ -765,10 +789,17 @@ async fn an_agent_that_writes_its_instructions_is_named() {
             "{version}: the agent wrote it"
         );
         // The receipt job checks out the commit again: the files are as committed.
-        run.s.git(&["checkout", "--", "CLAUDE.md", PROMPT]);
+        run.s.git(&["checkout", "--", "CLAUDE.md", PROMPT, SCHEMA]);
         let out = run.receipt(&[]);
         out.code(1);
         out.error_says("the agent called `Write` on `CLAUDE.md` during its run");
+        assert!(
+            out.stdout.contains(&format!(
+                "the agent called `Write` on `{SCHEMA}` during its run"
+            )),
+            "{version}: {}",
+            out.stdout
+        );
         out.error_says(&format!(
             "the agent ran a command that can write `{PROMPT}`"
         ));

@@ -294,7 +294,27 @@ async fn each_disagreement_fails_naming_the_file() {
         c.scenario.git(&["commit", "-qam", "after the run"]);
         let out = c.receipt(&[]);
         assert_ne!(out.code, 0, "{}", out.stdout);
-        out.error_says("`GEMINI.md` as the agent received it");
+        // Only the imported file changed: it is the one named, not GEMINI.md.
+        out.error_says("`docs/style.md` (imported by `GEMINI.md`) as the agent received it");
+        assert!(
+            !out.stdout.contains("`GEMINI.md` as the agent received it"),
+            "{version}: {}",
+            out.stdout
+        );
+        // Removed after the run: named too.
+        let c = Case::new(version, &[REVIEW], &[]).await;
+        c.run(&["-m", "gemini-review"]).await;
+        let sent = gemini::project_context(&c.server.requests()[0].body, &c.scenario.ws).unwrap();
+        assert!(
+            sent.contains(&format!("<!-- Imported from: docs/style.md -->\n{STYLE}")),
+            "{sent}"
+        );
+        c.scenario.remove("docs/style.md");
+        c.scenario.git(&["commit", "-qam", "drop docs/style.md"]);
+        let out = c.receipt(&[]);
+        assert_ne!(out.code, 0, "{}", out.stdout);
+        out.error_says("the agent received `docs/style.md` (imported by `GEMINI.md`, sha256 ");
+        out.error_says("which the checkout does not have");
         // The receipt, verified after a file it names changed, names the file.
         let c = Case::new(version, &[REVIEW], &[]).await;
         c.run(&["-m", "gemini-review"]).await;
@@ -903,5 +923,79 @@ async fn a_review_that_is_not_the_models_last_answer_fails_raw_and_redacted() {
         redact_records(&c.agent_home());
         cases(&c);
         assert_eq!(c.receipt(&[]).usage()["transcript"]["record"], "redacted");
+    }
+}
+
+/// With `max-total-tokens` set, the router's request (whose tokens the
+/// session record leaves out) is in the verdict: a budget between the main
+/// request's tokens and the whole run's passes only as not verified, with
+/// the router's tokens named in the title. With `-m` (no router) the
+/// budget is whole, and nothing is added.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_token_budget_names_the_router_requests_tokens() {
+    if gemini::missing(VERSIONS) {
+        return;
+    }
+    let (prompt_tokens, _, output, thoughts) = gemini::USAGE;
+    let per_request = prompt_tokens + output + thoughts;
+    for &version in VERSIONS {
+        let c = Case::new(version, &[REVIEW], &[]).await;
+        c.run(&[]).await;
+        let requests = c.server.requests();
+        assert_eq!(
+            requests.len(),
+            2,
+            "{version}: the router and the main request"
+        );
+        assert!(requests[0].is_router());
+        // Over the main request's tokens, under the two requests' together.
+        let budget = (per_request + 1).to_string();
+        let out = c.receipt(&[("max-total-tokens", &budget)]);
+        out.code(0);
+        assert_eq!(
+            out.outputs["conclusion"], "neutral",
+            "{version}: {}",
+            out.summary
+        );
+        assert!(
+            out.outputs["not-verified"].contains("the router request's tokens"),
+            "{version}: {:?}",
+            out.outputs
+        );
+        let title = out
+            .summary
+            .lines()
+            .find(|l| l.starts_with('#'))
+            .unwrap_or_default();
+        assert!(
+            title.contains("the router request's tokens"),
+            "{version}: {title}"
+        );
+        assert!(
+            out.stdout.contains(&format!(
+                "max-total-tokens is {budget}: Gemini CLI asked a router model"
+            )),
+            "{version}: {}",
+            out.stdout
+        );
+        // Without a budget, a notice only, as before.
+        let out = c.receipt(&[]);
+        out.code(0);
+        assert!(
+            !out.outputs["not-verified"].contains("router"),
+            "{version}: {:?}",
+            out.outputs
+        );
+        // `-m`: one request, the budget is the whole run's.
+        let c = Case::new(version, &[REVIEW], &[]).await;
+        c.run(&["-m", "gemini-review"]).await;
+        assert_eq!(c.server.requests().len(), 1);
+        let out = c.receipt(&[("max-total-tokens", &budget)]);
+        out.code(0);
+        assert!(
+            !out.outputs["not-verified"].contains("router"),
+            "{version}: {:?}",
+            out.outputs
+        );
     }
 }

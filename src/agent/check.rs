@@ -202,9 +202,113 @@ pub(crate) const SHELL_WRITES: &[&str] = &[
     "git rm",
 ];
 
+/// A path as a path walker reads it: empty and `.` parts dropped (`a//b`,
+/// `./a`), each `..` taking out the part before it. An absolute path stays
+/// absolute (`/..` is `/`); a relative one whose `..` climbs above where it
+/// starts is `None`. Lexical, as the agents' file tools resolve paths.
+pub(crate) fn normalize(path: &str) -> Option<String> {
+    let absolute = path.starts_with('/');
+    let mut parts: Vec<&str> = Vec::new();
+    for part in path.split('/') {
+        match part {
+            "" | "." => {}
+            ".." => {
+                if parts.pop().is_none() && !absolute {
+                    return None;
+                }
+            }
+            p => parts.push(p),
+        }
+    }
+    let joined = parts.join("/");
+    Some(if absolute {
+        format!("/{joined}")
+    } else {
+        joined
+    })
+}
+
+/// A path an agent's file tool or command named, as the receipt names its
+/// inputs: relative to the workspace, normalised ([`normalize`]) before
+/// anything is matched, so `<root>/./a`, `<root>/docs/../a` and
+/// `<root>//a` are all `a`. `path` is absolute on the agent's machine or
+/// relative to its working directory `cwd`; `workdir` is that directory
+/// relative to the workspace. `None` when it is outside the workspace, or
+/// absolute and the agent's cwd is not known. Every agent's edit check
+/// matches through this one function.
+pub(crate) fn workspace_path(path: &str, cwd: &str, workdir: &str) -> Option<String> {
+    let workdir = normalize(workdir).filter(|w| !w.starts_with('/'))?;
+    let in_workdir = |rel: &str| {
+        if workdir.is_empty() {
+            normalize(rel)
+        } else {
+            normalize(&format!("{workdir}/{rel}"))
+        }
+    };
+    let out = if path.starts_with('/') {
+        let path = normalize(path)?;
+        let cwd = normalize(cwd).filter(|c| c.starts_with('/'))?;
+        let under = |base: &str| -> Option<String> {
+            if base == "/" {
+                return Some(path[1..].to_string());
+            }
+            let rest = path.strip_prefix(base)?;
+            if rest.is_empty() {
+                Some(String::new())
+            } else {
+                rest.strip_prefix('/').map(str::to_string)
+            }
+        };
+        // The workspace root on the agent's machine: its cwd less the
+        // working directory; failing that, the cwd is the working directory.
+        let root = if workdir.is_empty() {
+            Some(cwd.clone())
+        } else {
+            cwd.strip_suffix(&format!("/{workdir}")).map(|r| {
+                if r.is_empty() {
+                    "/".into()
+                } else {
+                    r.to_string()
+                }
+            })
+        };
+        match root {
+            Some(root) => under(&root)?,
+            None => in_workdir(&under(&cwd)?)?,
+        }
+    } else {
+        in_workdir(path)?
+    };
+    (!out.is_empty()).then_some(out)
+}
+
+/// Characters around a path in a shell command: quotes, redirections,
+/// `--flag=`, separators.
+fn shell_boundary(c: char) -> bool {
+    c.is_whitespace()
+        || matches!(
+            c,
+            '\'' | '"' | '>' | '<' | '=' | ';' | '|' | '&' | '(' | ')'
+        )
+}
+
 /// Whether a command names `input` (workspace-relative) as a whole path: as
-/// the workspace names it, relative to the agent's cwd, or absolute.
+/// the workspace names it, relative to the agent's cwd, or absolute, in any
+/// spelling (`./a`, `docs/../a`, `a//b`, `<cwd>/./a`): each word of the
+/// command is normalised as a file tool's path is.
 fn mentions(command: &str, input: &str, cwd: &str, workdir: &str) -> bool {
+    let spelled = command
+        .split(shell_boundary)
+        .filter(|w| !w.is_empty())
+        .any(|w| {
+            workspace_path(w, cwd, workdir).as_deref() == Some(input)
+                || (!w.starts_with('/') && normalize(w).as_deref() == Some(input))
+        });
+    spelled || mentions_as_written(command, input, cwd, workdir)
+}
+
+/// [`mentions`] for the spellings written out whole.
+fn mentions_as_written(command: &str, input: &str, cwd: &str, workdir: &str) -> bool {
     let mut spellings = vec![input.to_string()];
     let in_workdir = if workdir == "." || workdir.is_empty() {
         Some(input)
@@ -218,15 +322,7 @@ fn mentions(command: &str, input: &str, cwd: &str, workdir: &str) -> bool {
             spellings.push(format!("{}/{rel}", cwd.trim_end_matches('/')));
         }
     }
-    let boundary = |c: Option<char>| {
-        c.is_none_or(|c| {
-            c.is_whitespace()
-                || matches!(
-                    c,
-                    '\'' | '"' | '>' | '<' | '=' | ';' | '|' | '&' | '(' | ')'
-                )
-        })
-    };
+    let boundary = |c: Option<char>| c.is_none_or(shell_boundary);
     spellings.iter().any(|s| {
         command.match_indices(s.as_str()).any(|(at, _)| {
             boundary(command[..at].chars().next_back())
@@ -267,5 +363,74 @@ mod tests {
         // A reading command, and a longer name that holds an input's.
         assert!(can("cat src/p.md AGENTS.md").is_empty());
         assert!(can("echo x > AGENTS.mdx").is_empty());
+    }
+
+    #[test]
+    fn paths_are_normalised_before_they_are_matched() {
+        assert_eq!(normalize("./a//b/./c").as_deref(), Some("a/b/c"));
+        assert_eq!(normalize("docs/../CLAUDE.md").as_deref(), Some("CLAUDE.md"));
+        assert_eq!(normalize("/w/r/../r/./x").as_deref(), Some("/w/r/x"));
+        assert_eq!(normalize("/../x").as_deref(), Some("/x"));
+        assert_eq!(normalize("../x"), None);
+        let root = |p: &str| workspace_path(p, "/w/r", ".");
+        for spelled in [
+            "/w/r/./.github/claude/review.schema.json",
+            "/w/r/docs/../.github/claude/review.schema.json",
+            "/w/r//.github///claude/review.schema.json",
+            "/w/x/../r/.github/claude/./review.schema.json",
+            "./.github/claude/review.schema.json",
+            ".github/./claude/review.schema.json",
+            "docs/../.github/claude/review.schema.json",
+        ] {
+            assert_eq!(
+                root(spelled).as_deref(),
+                Some(".github/claude/review.schema.json"),
+                "{spelled}"
+            );
+        }
+        assert_eq!(root("/w/r/../CLAUDE.md"), None, "above the workspace");
+        assert_eq!(root("/w/rx/CLAUDE.md"), None, "a sibling folder");
+        assert_eq!(root("../CLAUDE.md"), None);
+        assert_eq!(root("/w/r"), None, "the root itself");
+        assert_eq!(workspace_path("/w/r/a", "", "."), None, "no cwd");
+        // The agent ran in `src`: relative to it, and above it in the workspace.
+        let sub = |p: &str| workspace_path(p, "/w/r/src/", "./src");
+        assert_eq!(sub("p.md").as_deref(), Some("src/p.md"));
+        assert_eq!(sub("../AGENTS.md").as_deref(), Some("AGENTS.md"));
+        assert_eq!(sub("/w/r/src/../AGENTS.md").as_deref(), Some("AGENTS.md"));
+        assert_eq!(sub("../../AGENTS.md"), None);
+        // A cwd that does not end with the working directory: the cwd is it.
+        assert_eq!(
+            workspace_path("/elsewhere/./p.md", "/elsewhere", "src").as_deref(),
+            Some("src/p.md")
+        );
+    }
+
+    #[test]
+    fn a_command_that_spells_an_input_otherwise_writes_it() {
+        let inputs = ["src/p.md".to_string(), "CLAUDE.md".to_string()];
+        let can = |cmd: &str| inputs_a_command_can_write(cmd, &inputs, "/w/r/src", "src");
+        for cmd in [
+            "echo x > ../CLAUDE.md",
+            "echo x > ./../CLAUDE.md",
+            "tee /w/r/./CLAUDE.md",
+            "cp a /w/r/docs/../CLAUDE.md",
+            "cp a /w/r//CLAUDE.md",
+            "sed -i s/a/b/ 'docs/../../CLAUDE.md'",
+            "echo x >>\"/w/r/src/../CLAUDE.md\"",
+        ] {
+            assert_eq!(can(cmd), [&inputs[1]], "{cmd}");
+        }
+        for cmd in [
+            "sed -i s/a/b/ .//p.md",
+            "echo x > src/./p.md",
+            "rm ./x/../p.md",
+            "dd of=/w/r/src/./p.md",
+        ] {
+            assert_eq!(can(cmd), [&inputs[0]], "{cmd}");
+        }
+        assert!(can("cat ../CLAUDE.md").is_empty(), "reads only");
+        assert!(can("echo x > ../CLAUDE.md.bak").is_empty());
+        assert!(can("echo x > /w/r/x/../../CLAUDE.md").is_empty());
     }
 }

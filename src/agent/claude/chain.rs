@@ -145,14 +145,21 @@ fn walk(cwd: &Path, root: &Path) -> Vec<PathBuf> {
     dirs
 }
 
-/// `.claude/rules/` of a folder: its `.md` files by name, then each
-/// subfolder's, recursively.
 /// The most rule files read from one `.claude/rules/`.
 const MAX_RULES: usize = 512;
+/// How many folders deep the receipt reads under `.claude/rules/`.
+pub const MAX_RULES_DEPTH: usize = 8;
+/// The most files one CLAUDE.md chain imports (each file once).
+pub const MAX_IMPORTS: usize = 1024;
+/// The most bytes one CLAUDE.md chain reads: every file, imports and rules.
+pub const MAX_CHAIN_BYTES: u64 = 32 * 1024 * 1024;
 
-fn rules(dir: &Path, out: &mut Vec<PathBuf>, depth: usize) {
+/// `.claude/rules/` of a folder: its `.md` files by name, then each
+/// subfolder's, recursively; a folder deeper than [`MAX_RULES_DEPTH`] is
+/// refused, named.
+fn rules(dir: &Path, out: &mut Vec<PathBuf>, depth: usize, ws: &Workspace) -> Result<(), Error> {
     let Ok(read) = fs::read_dir(dir) else {
-        return;
+        return Ok(());
     };
     let mut files = Vec::new();
     let mut dirs = Vec::new();
@@ -168,11 +175,20 @@ fn rules(dir: &Path, out: &mut Vec<PathBuf>, depth: usize) {
     files.sort();
     dirs.sort();
     out.extend(files);
-    if depth < 8 {
-        for d in dirs {
-            rules(&d, out, depth + 1);
-        }
+    if let Some(d) = dirs.first().filter(|_| depth >= MAX_RULES_DEPTH) {
+        let shown = ws.relative(d);
+        return Err(Error::in_file(
+            &shown,
+            format!(
+                "`{}` is more than {MAX_RULES_DEPTH} folders deep under `.claude/rules/`, the receipt's cap: Claude Code would read the rules in it, and the receipt cannot compute what the agent received; keep `.claude/rules/` at most {MAX_RULES_DEPTH} folders deep",
+                crate::escape::one_line(&shown)
+            ),
+        ));
     }
+    for d in dirs {
+        rules(&d, out, depth + 1, ws)?;
+    }
+    Ok(())
 }
 
 /// A rule with `paths:` in its front matter is sent only when the agent
@@ -250,12 +266,45 @@ struct Walker<'a> {
     ws: &'a Workspace,
     root: PathBuf,
     cwd: PathBuf,
-    seen: Vec<PathBuf>,
+    /// Every file read, once (imports and rules are memoised by path).
+    seen: std::collections::HashSet<PathBuf>,
+    resolved: std::collections::HashMap<PathBuf, Option<PathBuf>>,
+    /// Imports followed and bytes read so far in this chain.
+    imported: usize,
+    bytes: u64,
     entries: Vec<Entry>,
     chain: Chain,
 }
 
 impl Walker<'_> {
+    /// Counts `n` bytes read for `shown`; past the chain's cap, the refusal
+    /// names the file.
+    fn charge(&mut self, shown: &str, n: usize) -> Result<(), Error> {
+        self.bytes = self.bytes.saturating_add(n as u64);
+        if self.bytes <= MAX_CHAIN_BYTES {
+            return Ok(());
+        }
+        Err(Error::in_file(
+            shown,
+            format!(
+                "`{}` takes the CLAUDE.md chain past the receipt's cap of {} MiB read in one chain (its files, imports and rules): the receipt cannot compute what the agent received; make the instruction files smaller",
+                crate::escape::one_line(shown),
+                MAX_CHAIN_BYTES >> 20
+            ),
+        ))
+    }
+
+    /// `fs::canonicalize`, once per path: a file that names one import many
+    /// times resolves it once.
+    fn resolve(&mut self, target: &Path) -> Option<PathBuf> {
+        if let Some(r) = self.resolved.get(target) {
+            return r.clone();
+        }
+        let r = fs::canonicalize(target).ok();
+        self.resolved.insert(target.to_path_buf(), r.clone());
+        r
+    }
+
     /// Reads one file of the chain and, after it, what it imports.
     fn add(&mut self, path: &Path, scope: Scope, depth: usize) -> Result<(), Error> {
         let Ok(real) = fs::canonicalize(path) else {
@@ -281,7 +330,8 @@ impl Walker<'_> {
                 ));
             }
         };
-        self.seen.push(real);
+        self.seen.insert(real);
+        self.charge(&shown, bytes.len())?;
         self.chain.files.push(AgentsFile {
             path: shown.clone(),
             bytes: bytes.len() as u64,
@@ -308,13 +358,28 @@ impl Walker<'_> {
                 continue;
             }
             let target = dir.join(&import);
-            let Ok(real) = fs::canonicalize(&target) else {
+            let Some(real) = self.resolve(&target) else {
                 continue;
             };
             if !real.starts_with(&self.cwd) {
                 // Measured: an import outside the working directory is not
                 // followed in a headless run.
                 continue;
+            }
+            if self.seen.contains(&real) || real.is_dir() {
+                continue;
+            }
+            self.imported += 1;
+            if self.imported > MAX_IMPORTS {
+                let from = self.ws.relative(path);
+                return Err(Error::in_file(
+                    &from,
+                    format!(
+                        "`{}` imports `@{}` past the receipt's cap of {MAX_IMPORTS} files imported in one CLAUDE.md chain: the receipt cannot compute what the agent received; import fewer files",
+                        crate::escape::one_line(&from),
+                        crate::escape::one_line(&import)
+                    ),
+                ));
             }
             self.add(&target, scope, depth + 1)?;
         }
@@ -334,7 +399,10 @@ pub fn entries(
         ws,
         root: root.clone(),
         cwd: real_cwd,
-        seen: Vec::new(),
+        seen: std::collections::HashSet::new(),
+        resolved: std::collections::HashMap::new(),
+        imported: 0,
+        bytes: 0,
         entries: Vec::new(),
         chain: Chain::default(),
     };
@@ -350,7 +418,7 @@ pub fn entries(
         w.add(&dir.join(first), Scope::Project, 0)?;
         w.add(&dir.join(".claude/CLAUDE.md"), Scope::Project, 0)?;
         let mut found = Vec::new();
-        rules(&dir.join(".claude/rules"), &mut found, 0);
+        rules(&dir.join(".claude/rules"), &mut found, 0, ws)?;
         if found.len() > MAX_RULES {
             // The chain computed stops here; the record's then differs, named.
             w.chain.warnings.push(format!(
@@ -365,9 +433,16 @@ pub fn entries(
             // workspace, bounded): a rule that is a link to `/dev/zero` or out
             // of the checkout is refused by `add` below, never read here.
             let is_conditional =
-                crate::workspace::read_contained(&rule, &[&w.root], MAX_FILE_BYTES)
-                    .map(|b| conditional(&String::from_utf8_lossy(&b)))
-                    .unwrap_or(false);
+                match crate::workspace::read_contained(&rule, &[&w.root], MAX_FILE_BYTES) {
+                    // A rule sent counts once, when `add` reads it; one left out
+                    // counts here.
+                    Ok(b) if conditional(&String::from_utf8_lossy(&b)) => {
+                        w.charge(&ws.relative(&rule), b.len())?;
+                        true
+                    }
+                    Ok(_) => false,
+                    Err(_) => false,
+                };
             if is_conditional {
                 w.chain.warnings.push(format!(
                     "`{}` applies only to the paths its front matter names: Claude Code sends it when the agent reads such a file, so only the record shows whether it was sent",
@@ -560,6 +635,81 @@ mod tests {
             "Contents of CLAUDE.md (project instructions, checked into the codebase):\n\nr\n</system-reminder>"
         ));
         assert!(body.contains("Contents of ~/.claude/CLAUDE.md (user's private global instructions for all projects):\n\ng\n\nContents of"));
+    }
+
+    #[test]
+    fn imports_that_fan_out_read_each_file_once_and_many_files_are_refused() {
+        // Issue 27's tree: each file imported 16 and 24 times, five deep.
+        for n in [16, 24] {
+            let names = ["CLAUDE.md", "a.md", "b.md", "c.md", "d.md", "e.md"];
+            let texts: Vec<String> = names
+                .windows(2)
+                .map(|w| format!("@{}\n", w[1]).repeat(n))
+                .collect();
+            let mut files: Vec<(&str, &[u8])> = names
+                .iter()
+                .zip(&texts)
+                .map(|(n, t)| (*n, t.as_bytes()))
+                .collect();
+            files.push(("e.md", b"leaf"));
+            let (_d, ws) = tree(&files);
+            let start = std::time::Instant::now();
+            let (e, _) = entries(ws.root(), &ws, None).unwrap();
+            assert!(start.elapsed() < std::time::Duration::from_millis(500));
+            assert_eq!(shown(&e), names);
+        }
+        // 1,100 files imported: past the cap, named.
+        let many: String = (0..1100).map(|i| format!("@r/{i}.md\n")).collect();
+        let names: Vec<String> = (0..1100).map(|i| format!("r/{i}.md")).collect();
+        let mut files: Vec<(&str, &[u8])> = vec![("CLAUDE.md", many.as_bytes())];
+        files.extend(names.iter().map(|n| (n.as_str(), b"rule".as_slice())));
+        let (_d, ws) = tree(&files);
+        let err = entries(ws.root(), &ws, None).unwrap_err();
+        assert_eq!(err.file(), Some("CLAUDE.md"));
+        assert_eq!(
+            err.message(),
+            "`CLAUDE.md` imports `@r/1024.md` past the receipt's cap of 1024 files imported in one CLAUDE.md chain: the receipt cannot compute what the agent received; import fewer files"
+        );
+    }
+
+    #[test]
+    fn a_chain_past_the_byte_cap_or_rules_too_deep_is_refused_naming_the_file() {
+        let big = vec![b'x'; 12 << 20];
+        let (_d, ws) = tree(&[
+            ("CLAUDE.md", b"@a.md @b.md @c.md"),
+            ("a.md", &big),
+            ("b.md", &big),
+            ("c.md", &big),
+        ]);
+        let err = entries(ws.root(), &ws, None).unwrap_err();
+        assert_eq!(err.file(), Some("c.md"));
+        assert!(
+            err.message()
+                .starts_with("`c.md` takes the CLAUDE.md chain past the receipt's cap of 32 MiB read in one chain"),
+            "{}",
+            err.message()
+        );
+        let deep = ".claude/rules/1/2/3/4/5/6/7/8/9/r.md";
+        let (_d, ws) = tree(&[
+            ("CLAUDE.md", b"x"),
+            (".claude/rules/1/2/3/4/5/6/7/8/r.md", b"eight"),
+            (deep, b"nine"),
+        ]);
+        let err = entries(ws.root(), &ws, None).unwrap_err();
+        assert_eq!(err.file(), Some(".claude/rules/1/2/3/4/5/6/7/8/9"));
+        assert!(
+            err.message()
+                .contains("more than 8 folders deep under `.claude/rules/`, the receipt's cap")
+        );
+        let (_d, ws) = tree(&[
+            ("CLAUDE.md", b"x"),
+            (".claude/rules/1/2/3/4/5/6/7/8/r.md", b"eight"),
+        ]);
+        let (e, _) = entries(ws.root(), &ws, None).unwrap();
+        assert_eq!(
+            shown(&e),
+            ["CLAUDE.md", ".claude/rules/1/2/3/4/5/6/7/8/r.md"]
+        );
     }
 
     #[test]

@@ -1040,10 +1040,6 @@ fn check_result(c: &mut AgentCheck, e: Option<&Execution>) {
 /// The agent must not change what it was given: a file tool that wrote an
 /// input or an instruction file is a problem, naming it.
 fn check_edits(c: &mut AgentCheck, s: &Session, x: &Context) {
-    let root = s
-        .cwd
-        .as_deref()
-        .and_then(|cwd| agent_root(cwd, x.expected.workdir));
     let cwd = s.cwd.as_deref().unwrap_or("");
     for t in &s.tool_uses {
         if t.name == "Bash" {
@@ -1082,7 +1078,8 @@ fn check_edits(c: &mut AgentCheck, s: &Session, x: &Context) {
         else {
             continue;
         };
-        let Some(rel) = receipt_name(path, Scope::Project, root.as_deref()) else {
+        // Normalised first: `<root>/./a` and `<root>/docs/../a` are `a`.
+        let Some(rel) = crate::agent::check::workspace_path(path, cwd, x.expected.workdir) else {
             continue;
         };
         let file = rel.rsplit('/').next().unwrap_or("");
@@ -1179,6 +1176,82 @@ mod tests {
             schema: Some(b"{}"),
         };
         read_and_check(&opts, &settings, h.ws.root(), &h.ws, &expected)
+    }
+
+    #[test]
+    fn a_spelled_path_to_an_input_or_an_instruction_file_is_named() {
+        let h = home();
+        let root = h.ws.root().display().to_string();
+        let inputs = vec![".github/claude/review.schema.json".to_string()];
+        let expected = Expected {
+            prompt_path: Some("p.md"),
+            prompt_bytes: b"Review",
+            agents_sha: None,
+            cli_version: None,
+            model: None,
+            output_path: "r.json",
+            output: None,
+            max_total_tokens: None,
+            git_sha: "c0ffee",
+            workdir: ".",
+            inputs: &inputs,
+            changed_skills: &[],
+            single_turn: SingleTurn::Warn,
+            schema: None,
+        };
+        let settings = Settings {
+            cli_version: None,
+            args: None,
+        };
+        let x = Context {
+            expected: &expected,
+            settings: &settings,
+            args: &Args::default(),
+            ws: &h.ws,
+            workdir: h.ws.root(),
+            home: &h.home,
+            single_turn: SingleTurn::Warn,
+        };
+        let tool = |name: &str, input: serde_json::Value| record::ToolUse {
+            id: None,
+            name: name.into(),
+            input,
+            failed: false,
+        };
+        let write = |p: String| tool("Write", serde_json::json!({"file_path": p}));
+        let s = Session {
+            cwd: Some(root.clone()),
+            tool_uses: vec![
+                write(format!("{root}/./.github/claude/review.schema.json")),
+                write(format!("{root}/docs/../CLAUDE.md")),
+                write(format!("{root}//.github//claude/review.schema.json")),
+                write(format!("{root}/docs/./../.claude/settings.json")),
+                write(format!("{root}/docs/../src/main.rs")),
+                tool(
+                    "Bash",
+                    serde_json::json!({"command": "cp x ./docs/../.github/claude/review.schema.json"}),
+                ),
+            ],
+            ..Session::default()
+        };
+        let mut c = AgentCheck::default();
+        check_edits(&mut c, &s, &x);
+        let all = c.problems.join("\n");
+        assert_eq!(c.problems.len(), 5, "{all}");
+        for (p, name) in c.problems.iter().zip([
+            ".github/claude/review.schema.json",
+            "CLAUDE.md",
+            ".github/claude/review.schema.json",
+            ".claude/settings.json",
+        ]) {
+            assert!(
+                p.contains(&format!(
+                    "the agent called `Write` on `{name}` during its run"
+                )),
+                "{all}"
+            );
+        }
+        assert!(c.problems[4].contains("can write `.github/claude/review.schema.json`"));
     }
 
     #[test]

@@ -461,13 +461,20 @@ pub fn read_session(path: &Path, home: &Path) -> Result<Session, String> {
                                 sha256: Some(sha256_hex(t.as_bytes())),
                                 bytes: t.len(),
                             };
-                            // Before the turn's prompt is recorded, or after it.
+                            // Where the request has it: a `SessionStart` hook's
+                            // text (or any recorded before the turn's prompt)
+                            // goes with the next turn; a `UserPromptSubmit`
+                            // hook's, recorded after the prompt it answers, is
+                            // sent in that prompt's message before the prompt
+                            // (measured with 2.1.300 and 2.1.332); any other
+                            // event's comes after the prompt.
                             match s.turns.last_mut() {
                                 Some(turn)
                                     if pending.is_empty()
                                         && event.as_deref() != Some("SessionStart") =>
                                 {
-                                    turn.items.push(item(false))
+                                    turn.items
+                                        .push(item(event.as_deref() == Some("UserPromptSubmit")))
                                 }
                                 _ => pending.push(item(true)),
                             }
@@ -700,7 +707,7 @@ mod tests {
                 },
                 &ItemKind::Hook {
                     event: Some("UserPromptSubmit".into()),
-                    before_prompt: false
+                    before_prompt: true
                 }
             ]
         );

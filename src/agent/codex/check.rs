@@ -442,7 +442,7 @@ fn context_of(c: &mut AgentCheck, session: &Session, expected: &Expected) -> Con
     let mut recorded = Vec::new();
     let mut seen_in_repo = Vec::new();
     for entry in &listed {
-        let in_repo = workspace_path(&entry.file, cwd, expected.workdir)
+        let in_repo = crate::agent::check::workspace_path(&entry.file, cwd, expected.workdir)
             .and_then(|p| expected.skills.iter().find(|s| s.path == p));
         match in_repo {
             Some(ours) => {
@@ -476,8 +476,10 @@ fn context_of(c: &mut AgentCheck, session: &Session, expected: &Expected) -> Con
                 // checkout), but the checkout has no such skill: the agent read
                 // a file nobody can review. codex-home's own skills may sit in
                 // the workspace too (act puts the runner's temp folder there).
-                let repository_skill = workspace_path(&entry.file, cwd, expected.workdir)
-                    .filter(|p| p.starts_with(".agents/skills/") || p.contains("/.agents/skills/"));
+                let repository_skill =
+                    crate::agent::check::workspace_path(&entry.file, cwd, expected.workdir).filter(
+                        |p| p.starts_with(".agents/skills/") || p.contains("/.agents/skills/"),
+                    );
                 match repository_skill {
                     Some(p) => c.problems.push(format!(
                         "the agent was shown the skill `{}` from `{p}`, which the checkout does not have: the record is of another checkout, or the file was made during the run",
@@ -546,12 +548,14 @@ fn check_edits(c: &mut AgentCheck, session: &Session, expected: &Expected) {
     for change in &session.file_changes {
         for path in std::iter::once(&change.path).chain(change.moved_to.as_ref()) {
             // An input, or any AGENTS file: instructions for the agents after it.
-            let Some(input) = workspace_path(path, cwd, expected.workdir).filter(|p| {
-                expected.inputs.iter().any(|i| i == p)
-                    || p.rsplit('/').next().is_some_and(|name| {
-                        name == super::chain::DEFAULT || name == super::chain::OVERRIDE
-                    })
-            }) else {
+            let Some(input) = crate::agent::check::workspace_path(path, cwd, expected.workdir)
+                .filter(|p| {
+                    expected.inputs.iter().any(|i| i == p)
+                        || p.rsplit('/').next().is_some_and(|name| {
+                            name == super::chain::DEFAULT || name == super::chain::OVERRIDE
+                        })
+                })
+            else {
                 continue;
             };
             let applied = change.status == "completed";
@@ -597,39 +601,6 @@ fn check_edits(c: &mut AgentCheck, session: &Session, expected: &Expected) {
             ));
         }
     }
-}
-
-/// A path from the record, relative to the workspace: `path` is absolute on
-/// the agent's machine (under its `cwd`) or relative to that cwd.
-fn workspace_path(path: &str, cwd: &str, workdir: &str) -> Option<String> {
-    let relative = if path.starts_with('/') {
-        // Under the agent's cwd, at a folder boundary; no cwd, no telling.
-        let cwd = cwd.trim_end_matches('/');
-        let rest = path.strip_prefix(cwd).filter(|_| !cwd.is_empty())?;
-        if !rest.is_empty() && !rest.starts_with('/') {
-            return None;
-        }
-        rest.trim_start_matches('/')
-    } else {
-        path.trim_start_matches("./")
-    };
-    let joined = if workdir == "." || workdir.is_empty() {
-        relative.to_string()
-    } else {
-        format!("{}/{relative}", workdir.trim_end_matches('/'))
-    };
-    // `a/../b` and `./` as a path walker would read them.
-    let mut parts: Vec<&str> = Vec::new();
-    for part in joined.split('/') {
-        match part {
-            "" | "." => {}
-            ".." => {
-                parts.pop()?;
-            }
-            p => parts.push(p),
-        }
-    }
-    Some(parts.join("/"))
 }
 
 /// The review the gate read is the agent's last message: the model's own
@@ -877,5 +848,27 @@ mod tests {
                 .iter()
                 .any(|n| n.contains("`p.md`") && n.contains("declined"))
         );
+        // Spelled otherwise, the same files: normalised before the match.
+        let mut s = session("Review", "rules");
+        s.file_changes = vec![
+            change("/home/runner/work/r/r/./AGENTS.md", "completed"),
+            change("/home/runner/work/r/r/docs/../p.md", "completed"),
+            change("/home/runner/work/r/r//p.md", "completed"),
+            change("docs/./../AGENTS.md", "completed"),
+        ];
+        s.commands = vec![command("tee ./docs/../p.md", &["unknown"])];
+        let c = check(s, "x".into(), &expected(b"Review", Some("rules")));
+        assert_eq!(c.problems.len(), 5, "{:#?}", c.problems);
+        for (i, path) in ["AGENTS.md", "p.md", "p.md", "AGENTS.md"]
+            .iter()
+            .enumerate()
+        {
+            assert!(
+                c.problems[i].contains(&format!("changed `{path}` during its run")),
+                "{:#?}",
+                c.problems
+            );
+        }
+        assert!(c.problems[4].contains("can write `p.md`"));
     }
 }

@@ -272,14 +272,15 @@ pub fn blocks(
         .cloned()
         .unwrap_or_else(|| cwd.to_path_buf());
     let mut out = Vec::new();
+    // One importer for the whole chain: each file read once, and the caps
+    // count every block's imports.
+    let mut importer = Importer::new(ws, &project_root);
     for (shown, path) in found {
         let bytes = read_file(&path, &shown, ws)?;
         chain.files.push(file_record(shown.clone(), &bytes));
         let text = String::from_utf8_lossy(&bytes).into_owned();
-        let dir = path.parent().unwrap_or(cwd).to_path_buf();
-        let mut imported = Vec::new();
-        let processed = imports(&text, &dir, &project_root, ws, &[], 0, &mut imported);
-        for (shown, bytes) in imported {
+        let processed = importer.inline(&text, &path, &mut Vec::new(), 0)?;
+        for (shown, bytes) in importer.read.drain(..) {
             if !chain.files.iter().any(|f| f.path == shown) {
                 chain.files.push(file_record(shown, &bytes));
             }
@@ -410,90 +411,167 @@ fn resolve(base: &Path, rel: &str) -> PathBuf {
     out
 }
 
-/// Gemini CLI's `processImports` in its default ("tree") form. `chain` is
-/// the files imported on the way to this one (an import of one of them is
-/// not read again); every file read is added to `read`.
-fn imports(
-    text: &str,
-    dir: &Path,
-    project_root: &Path,
-    ws: &Workspace,
-    chain: &[PathBuf],
-    depth: usize,
-    read: &mut Vec<(String, Vec<u8>)>,
-) -> String {
-    if depth >= MAX_IMPORT_DEPTH {
-        return text.to_string();
-    }
-    let bytes = text.as_bytes();
-    let regions = code_regions(bytes);
-    let mut out = String::new();
-    let mut last = 0;
-    for (start, end) in find_imports(bytes) {
-        out.push_str(&text[last..start]);
-        last = end;
-        let rel = &text[start + 1..end];
-        if regions.iter().any(|&(s, e)| start >= s && start < e) {
-            out.push('@');
-            out.push_str(rel);
-            continue;
+/// The most imports one chain follows, every occurrence counted: Gemini CLI
+/// inlines a file each time it is imported, so imports that fan out
+/// multiply (16 imports of a file that imports another 16 times, five deep,
+/// are a million reads).
+pub const MAX_IMPORTS: usize = 1024;
+/// The most bytes imports add to one chain, every occurrence counted (the
+/// imported text and the import comments).
+pub const MAX_INLINED_BYTES: u64 = 16 * 1024 * 1024;
+
+/// One import target as first read: it is read once per chain, however
+/// often it is imported.
+enum Target {
+    /// Outside the project root (or a URL): Gemini CLI refuses it.
+    Outside,
+    Read(std::rc::Rc<str>),
+    /// The comment Gemini CLI leaves instead (`ENOENT`, not a regular file).
+    Failed(String),
+}
+
+/// Gemini CLI's `processImports` in its default ("tree") form, with a memo
+/// of every file read and a cap on what one chain inlines.
+struct Importer<'a> {
+    ws: &'a Workspace,
+    project_root: &'a Path,
+    root_real: PathBuf,
+    targets: std::collections::HashMap<PathBuf, std::rc::Rc<Target>>,
+    /// Imports followed and bytes inlined so far in this chain.
+    followed: usize,
+    inlined: u64,
+    /// Every file read, once, in the order first read.
+    read: Vec<(String, Vec<u8>)>,
+}
+
+impl<'a> Importer<'a> {
+    fn new(ws: &'a Workspace, project_root: &'a Path) -> Importer<'a> {
+        Importer {
+            ws,
+            project_root,
+            root_real: std::fs::canonicalize(project_root)
+                .unwrap_or_else(|_| project_root.to_path_buf()),
+            targets: std::collections::HashMap::new(),
+            followed: 0,
+            inlined: 0,
+            read: Vec::new(),
         }
-        let full = resolve(dir, rel);
-        let real = std::fs::canonicalize(&full).unwrap_or_else(|_| full.clone());
-        let root_real =
-            std::fs::canonicalize(project_root).unwrap_or_else(|_| project_root.to_path_buf());
-        if rel.starts_with("file://")
+    }
+
+    fn target(&mut self, rel: &str, full: &Path) -> std::rc::Rc<Target> {
+        if let Some(t) = self.targets.get(full) {
+            return t.clone();
+        }
+        let real = std::fs::canonicalize(full).unwrap_or_else(|_| full.to_path_buf());
+        let t = if rel.starts_with("file://")
             || rel.starts_with("http://")
             || rel.starts_with("https://")
-            || !real.starts_with(&root_real)
+            || !real.starts_with(&self.root_real)
         {
-            out.push_str(&format!(
-                "<!-- Import failed: {rel} - Path traversal attempt -->"
-            ));
-            continue;
-        }
-        if chain.contains(&full) {
-            out.push_str(&format!("<!-- File already processed: {rel} -->"));
-            continue;
-        }
-        let content = match crate::workspace::read_contained(&full, &[ws.root()], MAX_FILE_BYTES) {
-            Ok(b) => b,
-            Err(Unread::Missing) => {
+            Target::Outside
+        } else {
+            match crate::workspace::read_contained(full, &[self.ws.root()], MAX_FILE_BYTES) {
+                Ok(bytes) => {
+                    let text = String::from_utf8_lossy(&bytes).into_owned();
+                    self.read.push((self.ws.relative(full), bytes));
+                    Target::Read(text.into())
+                }
                 // Gemini CLI's message names the absolute path; the body has
                 // the checkout's path removed, as everywhere.
-                out.push_str(&format!(
-                    "<!-- Import failed: {rel} - ENOENT: no such file or directory, access '{}' -->",
-                    ws.relative(&full)
-                ));
-                continue;
-            }
-            Err(why) => {
-                out.push_str(&format!(
-                    "<!-- Import failed: {rel} - {} -->",
-                    why.why(&ws.relative(&full))
-                ));
-                continue;
+                Err(Unread::Missing) => Target::Failed(format!(
+                    "ENOENT: no such file or directory, access '{}'",
+                    self.ws.relative(full)
+                )),
+                Err(why) => Target::Failed(why.why(&self.ws.relative(full))),
             }
         };
-        read.push((ws.relative(&full), content.clone()));
-        let inner_text = String::from_utf8_lossy(&content).into_owned();
-        let mut inner_chain = chain.to_vec();
-        inner_chain.push(full.clone());
-        let inner = imports(
-            &inner_text,
-            full.parent().unwrap_or(dir),
-            project_root,
-            ws,
-            &inner_chain,
-            depth + 1,
-            read,
-        );
-        out.push_str(&format!(
-            "<!-- Imported from: {rel} -->\n{inner}\n<!-- End of import from: {rel} -->"
-        ));
+        let t = std::rc::Rc::new(t);
+        self.targets.insert(full.to_path_buf(), t.clone());
+        t
     }
-    out.push_str(&text[last..]);
-    out
+
+    /// Counts what one import adds; past a cap, the refusal names the file
+    /// that imports, the import and the cap.
+    fn count(&mut self, file: &Path, rel: &str, followed: bool, bytes: usize) -> Result<(), Error> {
+        self.followed += usize::from(followed);
+        self.inlined = self.inlined.saturating_add(bytes as u64);
+        let past = if self.followed > MAX_IMPORTS {
+            format!("{MAX_IMPORTS} imports followed")
+        } else if self.inlined > MAX_INLINED_BYTES {
+            format!("{} MiB inlined by imports", MAX_INLINED_BYTES >> 20)
+        } else {
+            return Ok(());
+        };
+        let shown = self.ws.relative(file);
+        Err(Error::in_file(
+            &shown,
+            format!(
+                "`{}` imports `@{}` past the receipt's cap of {past} in one GEMINI.md chain (Gemini CLI inlines a file at every import, so imports that fan out multiply): the receipt cannot compute what the agent received; import each file once, and fewer",
+                crate::escape::one_line(&shown),
+                crate::escape::one_line(rel)
+            ),
+        ))
+    }
+
+    /// `text` of `file` with its imports inlined. `chain` is the files
+    /// imported on the way to this one (an import of one of them is not
+    /// read again, as Gemini CLI does).
+    fn inline(
+        &mut self,
+        text: &str,
+        file: &Path,
+        chain: &mut Vec<PathBuf>,
+        depth: usize,
+    ) -> Result<String, Error> {
+        if depth >= MAX_IMPORT_DEPTH {
+            return Ok(text.to_string());
+        }
+        let dir = file.parent().unwrap_or(self.project_root).to_path_buf();
+        let bytes = text.as_bytes();
+        let regions = code_regions(bytes);
+        let mut out = String::new();
+        let mut last = 0;
+        for (start, end) in find_imports(bytes) {
+            out.push_str(&text[last..start]);
+            last = end;
+            let rel = &text[start + 1..end];
+            if regions.iter().any(|&(s, e)| start >= s && start < e) {
+                out.push('@');
+                out.push_str(rel);
+                continue;
+            }
+            let full = resolve(&dir, rel);
+            let target = self.target(rel, &full);
+            let failed = match &*target {
+                Target::Outside => Some(format!(
+                    "<!-- Import failed: {rel} - Path traversal attempt -->"
+                )),
+                _ if chain.contains(&full) => {
+                    Some(format!("<!-- File already processed: {rel} -->"))
+                }
+                Target::Failed(why) => Some(format!("<!-- Import failed: {rel} - {why} -->")),
+                Target::Read(_) => None,
+            };
+            if let Some(failed) = failed {
+                self.count(file, rel, false, failed.len())?;
+                out.push_str(&failed);
+                continue;
+            }
+            let Target::Read(inner_text) = &*target else {
+                continue;
+            };
+            self.count(file, rel, true, inner_text.len() + 2 * rel.len() + 48)?;
+            chain.push(full.clone());
+            let inner = self.inline(&inner_text[..], &full, chain, depth + 1);
+            chain.pop();
+            let inner = inner?;
+            out.push_str(&format!(
+                "<!-- Imported from: {rel} -->\n{inner}\n<!-- End of import from: {rel} -->"
+            ));
+        }
+        out.push_str(&text[last..]);
+        Ok(out)
+    }
 }
 
 #[cfg(test)]
@@ -563,6 +641,82 @@ mod tests {
                 .body
                 .unwrap()
                 .starts_with("--- Context from: AGENTS.md ---\nagents\n")
+        );
+    }
+
+    /// GEMINI.md imports `@a.md` `n` times, a.md imports `@b.md` `n` times,
+    /// five deep (issue 27's tree).
+    fn fan_out(n: usize) -> (tempfile::TempDir, PathBuf) {
+        let dir = tempfile::tempdir().unwrap();
+        let root = std::fs::canonicalize(dir.path()).unwrap();
+        std::fs::create_dir_all(root.join(".git")).unwrap();
+        let names = ["GEMINI.md", "a.md", "b.md", "c.md", "d.md", "e.md"];
+        for w in names.windows(2) {
+            std::fs::write(root.join(w[0]), format!("@{}\n", w[1]).repeat(n)).unwrap();
+        }
+        std::fs::write(root.join("e.md"), "leaf\n").unwrap();
+        (dir, root)
+    }
+
+    #[test]
+    fn imports_that_fan_out_are_refused_at_the_cap_at_once_naming_the_file() {
+        for n in [16, 24] {
+            let (_d, root) = fan_out(n);
+            let ws = Workspace::open(&root).unwrap();
+            let start = std::time::Instant::now();
+            let err = load(&root, &ws, &options()).unwrap_err();
+            assert!(
+                start.elapsed() < std::time::Duration::from_millis(500),
+                "{n}: {:?}",
+                start.elapsed()
+            );
+            assert_eq!(err.file(), Some("d.md"), "{n}");
+            assert_eq!(
+                err.message(),
+                "`d.md` imports `@e.md` past the receipt's cap of 1024 imports followed in one GEMINI.md chain (Gemini CLI inlines a file at every import, so imports that fan out multiply): the receipt cannot compute what the agent received; import each file once, and fewer"
+            );
+            assert!(!err.message().contains('\n'));
+            // The base comparison's paths do not hang either.
+            let start = std::time::Instant::now();
+            let paths = candidate_paths(&root, &ws, &options());
+            assert!(start.elapsed() < std::time::Duration::from_millis(500));
+            assert!(paths.contains(&"GEMINI.md".to_string()));
+        }
+    }
+
+    #[test]
+    fn every_import_is_inlined_and_each_file_read_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = std::fs::canonicalize(dir.path()).unwrap();
+        std::fs::create_dir_all(root.join(".git")).unwrap();
+        std::fs::create_dir_all(root.join("docs")).unwrap();
+        std::fs::write(root.join("GEMINI.md"), "@docs/a.md\n@docs/a.md\n@GEMINI.md").unwrap();
+        std::fs::write(root.join("docs/a.md"), "A @b.md @a.md").unwrap();
+        std::fs::write(root.join("docs/b.md"), "B").unwrap();
+        let ws = Workspace::open(&root).unwrap();
+        let chain = load(&root, &ws, &options()).unwrap();
+        let a = "<!-- Imported from: docs/a.md -->\nA <!-- Imported from: b.md -->\nB\n<!-- End of import from: b.md --> <!-- File already processed: a.md -->\n<!-- End of import from: docs/a.md -->";
+        let body = chain.body.unwrap();
+        assert!(body.starts_with(&format!("--- Context from: GEMINI.md ---\n{a}\n{a}\n<!-- Imported from: GEMINI.md -->\n{a}\n{a}\n")), "{body}");
+        let paths: Vec<&str> = chain.files.iter().map(|f| f.path.as_str()).collect();
+        assert_eq!(paths, ["GEMINI.md", "docs/a.md", "docs/b.md"]);
+    }
+
+    #[test]
+    fn imports_past_the_byte_cap_are_refused_naming_the_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = std::fs::canonicalize(dir.path()).unwrap();
+        std::fs::create_dir_all(root.join(".git")).unwrap();
+        std::fs::write(root.join("GEMINI.md"), "@big.md\n".repeat(6)).unwrap();
+        std::fs::write(root.join("big.md"), "x".repeat(3 << 20)).unwrap();
+        let ws = Workspace::open(&root).unwrap();
+        let err = load(&root, &ws, &options()).unwrap_err();
+        assert_eq!(err.file(), Some("GEMINI.md"));
+        assert!(
+            err.message()
+                .starts_with("`GEMINI.md` imports `@big.md` past the receipt's cap of 16 MiB inlined by imports in one GEMINI.md chain"),
+            "{}",
+            err.message()
         );
     }
 

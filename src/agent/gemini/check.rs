@@ -521,8 +521,36 @@ pub fn check(
         )),
         _ => {}
     }
+    // The router's request is not in the record: a budget that counts the
+    // record is not the whole run's, and the verdict says so.
+    let router = stdout.map(|s| {
+        s.models
+            .iter()
+            .find(|(_, role)| role == "utility_router")
+            .map(|(m, _)| m.clone())
+    });
+    if let (Some(max), Some(t)) = (expected.max_total_tokens, &r.tokens) {
+        let why = match &router {
+            Some(Some(m)) => Some(format!(
+                "max-total-tokens is {max}: Gemini CLI asked a router model (`{}`) which model to use, and that request's tokens are not in the session record, so the budget counted the main requests' {} tokens only; pass `-m <model>` to skip the router",
+                crate::escape::one_line(m),
+                t.total
+            )),
+            Some(None) => None,
+            None => Some(format!(
+                "max-total-tokens is {max}, and without Gemini CLI's JSON output (`{}`) the receipt cannot tell whether a router request ran: its tokens would not be in the session record, so the budget counted the record's {} tokens only; upload the output, or pass `-m <model>`",
+                STDOUT[0], t.total
+            )),
+        };
+        if let Some(why) = why {
+            c.unverified
+                .push(("the router request's tokens".into(), why));
+        }
+    }
     if let Some(s) = stdout {
-        if s.models.iter().any(|(_, role)| role == "utility_router") {
+        if expected.max_total_tokens.is_none()
+            && s.models.iter().any(|(_, role)| role == "utility_router")
+        {
             c.notes.push(
                 "Gemini CLI asked a router model which model to use: that request (which carries the project context too) and its tokens are not in the session record, nor in the receipt's token count".into(),
             );
@@ -554,7 +582,7 @@ pub fn check(
         }
     }
 
-    check_edits(&mut c, r, agent_root.as_deref(), expected);
+    check_edits(&mut c, r, expected);
     if r.rewinds > 0 {
         c.timeline.push(format!(
             "The session was rewound {} time{}: the model saw turns the record no longer counts",
@@ -613,12 +641,6 @@ pub fn check(
             sha: record::context_sha(&r.turns[t].context),
             ..Context::default()
         });
-    let router = stdout.map(|s| {
-        s.models
-            .iter()
-            .find(|(_, role)| role == "utility_router")
-            .map(|(m, _)| m.clone())
-    });
     let router = match router {
         Some(Some(m)) => Fact::code("Router model", Some(&m)),
         Some(None) => Fact::text("Router model", "none: the model was given"),
@@ -666,6 +688,8 @@ fn check_instructions(
     for b in &theirs {
         let sha = short(&sha256_hex(b.text.as_bytes()));
         match ours.iter().find(|o| o.path == b.path) {
+            // Only what it imports differs: each imported file is named.
+            Some(o) if o.text != b.text && imports_differ(c, &b.path, &o.text, &b.text) => {}
             Some(o) if o.text != b.text => c.problems.push(format!(
                 "`{}` as the agent received it (sha256 {sha}) is not the checkout's (sha256 {}): the file changed after the run, or the record is of another checkout",
                 crate::escape::one_line(&b.path),
@@ -698,6 +722,150 @@ fn check_instructions(
         describe(sent_sha.as_deref()),
         describe(expected.agents_sha)
     ));
+}
+
+/// One `@` import as Gemini CLI inlined it: the path as written, and the
+/// text inlined, or the comment left where the import failed.
+type Import = (String, Result<String, String>);
+
+const IMPORTED: &str = "<!-- Imported from: ";
+const END_OF_IMPORT: &str = "\n<!-- End of import from: ";
+const IMPORT_FAILED: &str = "<!-- Import failed: ";
+
+/// A file's text as sent, its imports taken out: the text with each import
+/// replaced by a mark, and the imports in order (nested ones stay in their
+/// importer's text). `None` when the comments do not pair up.
+fn split_imports(text: &str) -> Option<(String, Vec<Import>)> {
+    let mut skeleton = String::new();
+    let mut imports = Vec::new();
+    let mut rest = text;
+    loop {
+        let next = [IMPORTED, IMPORT_FAILED]
+            .iter()
+            .filter_map(|m| rest.find(m).map(|at| (at, *m)))
+            .min();
+        let Some((at, mark)) = next else {
+            skeleton.push_str(rest);
+            return Some((skeleton, imports));
+        };
+        skeleton.push_str(&rest[..at]);
+        skeleton.push_str(&format!("\u{0}{}\u{0}", imports.len()));
+        let after = &rest[at + mark.len()..];
+        if mark == IMPORT_FAILED {
+            let rel_end = after.find(" - ")?;
+            let end = after.find(" -->")?;
+            imports.push((after[..rel_end].to_string(), Err(after[..end].to_string())));
+            rest = &after[end + " -->".len()..];
+            continue;
+        }
+        let rel_end = after.find(" -->\n")?;
+        let rel = &after[..rel_end];
+        let inner_start = &after[rel_end + " -->\n".len()..];
+        // The end that pairs with this start: nested imports open and close
+        // inside it.
+        let mut depth = 1;
+        let mut pos = 0;
+        let inner_end = loop {
+            let open = inner_start[pos..].find(IMPORTED).map(|i| i + pos);
+            let close = inner_start[pos..].find(END_OF_IMPORT).map(|i| i + pos)?;
+            match open {
+                Some(o) if o < close => {
+                    depth += 1;
+                    pos = o + IMPORTED.len();
+                }
+                _ => {
+                    depth -= 1;
+                    if depth == 0 {
+                        break close;
+                    }
+                    pos = close + END_OF_IMPORT.len();
+                }
+            }
+        };
+        let closing = format!("{END_OF_IMPORT}{rel} -->");
+        if !inner_start[inner_end..].starts_with(&closing) {
+            return None;
+        }
+        imports.push((rel.to_string(), Ok(inner_start[..inner_end].to_string())));
+        rest = &inner_start[inner_end + closing.len()..];
+    }
+}
+
+/// When `file`'s own text is the same as sent and only what it imports
+/// differs, each imported file that differs is named (a problem) and this is
+/// true; otherwise false, and the caller names `file`.
+fn imports_differ(c: &mut AgentCheck, file: &str, ours: &str, theirs: &str) -> bool {
+    let mut found = Vec::new();
+    if !named_imports(file, ours, theirs, &mut found) || found.is_empty() {
+        return false;
+    }
+    c.problems.extend(found);
+    true
+}
+
+/// Pushes to `out` only when it returns true.
+fn named_imports(file: &str, ours: &str, theirs: &str, found: &mut Vec<String>) -> bool {
+    let mut out = Vec::new();
+    let explained = named_imports_in(file, ours, theirs, &mut out);
+    if explained {
+        found.extend(out);
+    }
+    explained
+}
+
+fn named_imports_in(file: &str, ours: &str, theirs: &str, out: &mut Vec<String>) -> bool {
+    let (Some((ours_text, ours_imports)), Some((theirs_text, theirs_imports))) =
+        (split_imports(ours), split_imports(theirs))
+    else {
+        return false;
+    };
+    if ours_text != theirs_text
+        || ours_imports.len() != theirs_imports.len()
+        || ours_imports
+            .iter()
+            .zip(&theirs_imports)
+            .any(|(o, t)| o.0 != t.0)
+    {
+        return false;
+    }
+    let dir = file.rsplit_once('/').map_or("", |(d, _)| d);
+    for ((rel, o), (_, t)) in ours_imports.iter().zip(&theirs_imports) {
+        if o == t {
+            continue;
+        }
+        // As Gemini CLI resolves it: from the importing file's folder.
+        let path = if rel.starts_with('/') || dir.is_empty() {
+            crate::agent::check::normalize(rel)
+        } else {
+            crate::agent::check::normalize(&format!("{dir}/{rel}"))
+        }
+        .unwrap_or_else(|| rel.clone());
+        let (shown, by) = (
+            crate::escape::one_line(&path),
+            crate::escape::one_line(file),
+        );
+        match (o, t) {
+            (Ok(o), Ok(t)) => {
+                if !named_imports(&path, o, t, out) {
+                    out.push(format!(
+                        "`{shown}` (imported by `{by}`) as the agent received it (sha256 {}) is not the checkout's (sha256 {}): the file changed after the run, or the record is of another checkout",
+                        short(&sha256_hex(t.as_bytes())),
+                        short(&sha256_hex(o.as_bytes()))
+                    ));
+                }
+            }
+            (Err(_), Ok(t)) => out.push(format!(
+                "the agent received `{shown}` (imported by `{by}`, sha256 {}), which the checkout does not have: the file was removed or moved after the run, or the record is of another checkout",
+                short(&sha256_hex(t.as_bytes()))
+            )),
+            (Ok(o), Err(_)) => out.push(format!(
+                "the checkout's `{shown}` (imported by `{by}`, sha256 {}) did not reach the agent: its import failed in the run; the file was added after the run, or the record is of another checkout",
+                short(&sha256_hex(o.as_bytes()))
+            )),
+            (Err(_), Err(_)) => return false,
+        }
+    }
+    true
 }
 
 /// Instruction files loaded when a tool touched a folder: only the tool
@@ -776,22 +944,18 @@ fn check_cut(c: &mut AgentCheck, r: &Record) {
 /// Tools that write the file they name (`file_path`), and the shell.
 const WRITING_TOOLS: &[&str] = &["write_file", "replace", "edit"];
 
-fn check_edits(c: &mut AgentCheck, r: &Record, agent_root: Option<&str>, expected: &Expected) {
-    let in_ws = |p: &str| -> String {
-        let p = match agent_root {
-            Some(root) => p
-                .strip_prefix(&format!("{}/", root.trim_end_matches('/')))
-                .unwrap_or(p),
-            None => p,
-        };
-        p.trim_start_matches("./").to_string()
-    };
+fn check_edits(c: &mut AgentCheck, r: &Record, expected: &Expected) {
+    let cwd = r.cwd().unwrap_or_default();
     for call in &r.tool_calls {
         if WRITING_TOOLS.contains(&call.name.as_str()) {
             let Some(path) = call.args["file_path"].as_str() else {
                 continue;
             };
-            let rel = in_ws(path);
+            // Normalised first: `<root>/./a` and `<root>/docs/../a` are `a`;
+            // a path outside the workspace is still a GEMINI.md by its name.
+            let rel = crate::agent::check::workspace_path(path, &cwd, expected.workdir)
+                .or_else(|| crate::agent::check::normalize(path))
+                .unwrap_or_else(|| path.to_string());
             let name = rel.rsplit('/').next().unwrap_or_default();
             if expected.inputs.contains(&rel) || name == chain::DEFAULT {
                 c.problems.push(format!(
@@ -806,7 +970,6 @@ fn check_edits(c: &mut AgentCheck, r: &Record, agent_root: Option<&str>, expecte
             };
             // As Codex's and Claude's: the input named as a whole path, in
             // any of its spellings (relative to the cwd, `./`, absolute).
-            let cwd = r.cwd().unwrap_or_default();
             for input in crate::agent::check::inputs_a_command_can_write(
                 cmd,
                 expected.inputs,
@@ -997,6 +1160,150 @@ mod tests {
                 .any(|(w, why)| w == "the instruction files loaded just in time"
                     && why.contains("`src/GEMINI.md`"))
         );
+    }
+
+    #[test]
+    fn an_imported_file_that_changed_or_went_is_named_not_its_importer() {
+        let block = |text: &str| Block {
+            path: "src/GEMINI.md".into(),
+            text: text.into(),
+        };
+        let imported = |rel: &str, inner: &str| {
+            format!("<!-- Imported from: {rel} -->\n{inner}\n<!-- End of import from: {rel} -->")
+        };
+        let nested = |leaf: &str| {
+            imported(
+                "../docs/rules.md",
+                &format!("Rules {}", imported("deep.md", leaf)),
+            )
+        };
+        let sent = vec![block(&format!(
+            "Own text\n{}\n{}",
+            nested("old"),
+            imported("x.md", "X")
+        ))];
+        let body = chain::render(&sent).unwrap();
+        let check_with = |ours: Vec<Block>| {
+            let r = record(
+                &body.replace("from: src/", "from: /w/r/src/"),
+                "Review",
+                "{}",
+            );
+            let sha = sha256_hex(chain::render(&ours).unwrap().as_bytes());
+            let c = check(
+                &r,
+                None,
+                &ours,
+                Path::new("/nowhere"),
+                &expected(Some(&sha)),
+            );
+            c.problems
+        };
+        // A file two imports down changed: it is named, with its importer.
+        let problems = check_with(vec![block(&format!(
+            "Own text\n{}\n{}",
+            nested("new"),
+            imported("x.md", "X")
+        ))]);
+        assert!(
+            problems[0].starts_with(
+                "`docs/deep.md` (imported by `docs/rules.md`) as the agent received it (sha256 "
+            ),
+            "{problems:#?}"
+        );
+        assert_eq!(problems.len(), 2, "{problems:#?}");
+        assert!(problems[1].starts_with("the GEMINI.md instructions the agent received"));
+        // Gone from the checkout.
+        let gone = "<!-- Import failed: ../docs/rules.md - ENOENT: no such file or directory, access 'docs/rules.md' -->";
+        let problems = check_with(vec![block(&format!(
+            "Own text\n{gone}\n{}",
+            imported("x.md", "X")
+        ))]);
+        assert!(
+            problems[0].starts_with(
+                "the agent received `docs/rules.md` (imported by `src/GEMINI.md`, sha256 "
+            ),
+            "{problems:#?}"
+        );
+        assert!(problems[0].contains("which the checkout does not have"));
+        // From a file at the root.
+        let root_block = |inner: &str| Block {
+            path: "GEMINI.md".into(),
+            text: format!("Own\n{}", imported("./docs/r.md", inner)),
+        };
+        let r = record(
+            &chain::render(&[root_block("old")])
+                .unwrap()
+                .replace("from: GEMINI", "from: /w/r/GEMINI"),
+            "Review",
+            "{}",
+        );
+        let ours = vec![root_block("new")];
+        let sha = sha256_hex(chain::render(&ours).unwrap().as_bytes());
+        let problems = check(
+            &r,
+            None,
+            &ours,
+            Path::new("/nowhere"),
+            &expected(Some(&sha)),
+        )
+        .problems;
+        assert!(
+            problems[0]
+                .starts_with("`docs/r.md` (imported by `GEMINI.md`) as the agent received it"),
+            "{problems:#?}"
+        );
+        // The importing file's own text changed: it is the one named.
+        let problems = check_with(vec![block(&format!(
+            "Other text\n{}\n{}",
+            nested("new"),
+            imported("x.md", "X")
+        ))]);
+        assert!(
+            problems[0].starts_with("`src/GEMINI.md` as the agent received it"),
+            "{problems:#?}"
+        );
+    }
+
+    #[test]
+    fn a_spelled_path_to_an_input_is_the_input() {
+        let ours = vec![Block {
+            path: "GEMINI.md".into(),
+            text: "Rules".into(),
+        }];
+        let body = chain::render(&ours).unwrap();
+        let sha = sha256_hex(body.as_bytes());
+        let mut r = record(&body.replace("from: ", "from: /w/r/"), "Review", "{}");
+        let write = |path: &str| record::ToolCall {
+            name: "write_file".into(),
+            args: json!({"file_path": path}),
+            result: String::new(),
+        };
+        r.tool_calls = vec![
+            write("/w/r/./p.md"),
+            write("/w/r/docs/../p.md"),
+            write("/w/r//p.md"),
+            write("./docs/../GEMINI.md"),
+            write("/w/r/docs/../../GEMINI.md"),
+            write("/w/r/docs/../x.md"),
+            record::ToolCall {
+                name: "run_shell_command".into(),
+                args: json!({"command": "echo ok > docs/.././p.md"}),
+                result: String::new(),
+            },
+        ];
+        let inputs = vec!["p.md".to_string()];
+        let mut e = expected(Some(&sha));
+        e.inputs = &inputs;
+        let c = check(&r, None, &ours, Path::new("/nowhere"), &e);
+        let all = c.problems.join("\n");
+        assert_eq!(c.problems.len(), 6, "{all}");
+        for p in &c.problems[..3] {
+            assert!(p.contains("changed `p.md` during its run"), "{all}");
+        }
+        assert!(c.problems[3].contains("changed `GEMINI.md`"), "{all}");
+        assert!(c.problems[4].contains("changed `/w/GEMINI.md`"), "{all}");
+        assert!(c.problems[5].contains("can write `p.md`"), "{all}");
     }
 
     #[test]

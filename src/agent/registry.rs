@@ -1,0 +1,49 @@
+//! The one place that lists the agents. A fourth agent is a folder beside
+//! `codex/` that implements [`Agent`], and a line here.
+
+use std::path::Path;
+
+use super::kind::AgentKind;
+use super::seam::{Agent, Given, Setup};
+use crate::error::Error;
+
+/// The agent behind a kind.
+pub(crate) fn agent(kind: AgentKind) -> &'static dyn Agent {
+    match kind {
+        AgentKind::Codex => &super::codex::Codex,
+        AgentKind::Claude => &super::claude::Claude,
+        AgentKind::Gemini => &super::gemini::Gemini,
+    }
+}
+
+impl AgentKind {
+    /// The receipt's and the input's word for it.
+    pub fn as_str(self) -> &'static str {
+        agent(self).word()
+    }
+
+    /// The agent's name in a sentence.
+    pub fn name(self) -> &'static str {
+        agent(self).name()
+    }
+
+    /// Its instruction files, as people call them.
+    pub fn chain_name(self) -> &'static str {
+        agent(self).chain_name()
+    }
+
+    /// Paths besides its chain compared with the base, each with its kind.
+    pub fn base_globs(self) -> &'static [(&'static str, &'static str)] {
+        agent(self).base_globs()
+    }
+
+    /// What the receipt cannot vouch for when it was given no record.
+    pub fn without_home(self) -> &'static str {
+        agent(self).without_home()
+    }
+
+    /// The agent set up for this step: its own settings read from `home`.
+    pub fn setup(self, home: Option<&Path>, given: Given) -> Result<Setup, Error> {
+        Setup::new(agent(self), home, given)
+    }
+}

@@ -1,0 +1,177 @@
+//! The seam every agent plugs into: what a step was told of the run
+//! ([`Given`]), the agent as this step set it up ([`Setup`]), and the one
+//! trait each agent's folder implements ([`Agent`]). The stages above see
+//! only these and the neutral answers ([`super::chain::Chain`],
+//! [`super::check::AgentCheck`], [`super::reach::Reach`]); which agent
+//! answers is the [registry](super::registry)'s business.
+
+use std::any::Any;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use super::chain::Chain;
+use super::check::{AgentCheck, Expected};
+use super::kind::AgentKind;
+use super::reach::Reach;
+use super::turns::{HookConfig, SingleTurn};
+use crate::error::Error;
+use crate::workspace::Workspace;
+
+/// What the step was told of the agent run, in words that fit every agent
+/// (each reads what it needs; `agent-version` is Claude Code's
+/// `claude-version` and Codex's `codex-version`).
+#[derive(Clone, Debug, Default)]
+pub struct Given {
+    /// `agent-version`: the exact CLI release the agent job installed.
+    pub version: Option<String>,
+    /// `agent-args`: the extra arguments the agent's action was given.
+    pub args: Option<String>,
+    /// `effort`, `permission-profile`: what the agent step was set to run with.
+    pub effort: Option<String>,
+    pub permission_profile: Option<String>,
+    /// `default-branch-instructions`: the agent saw the default branch's
+    /// instruction files, not the checkout's.
+    pub default_branch_instructions: bool,
+    /// `project-doc-max-bytes` and `agents-fallback-filenames`: how the
+    /// agent was told to read its chain.
+    pub chain_max_bytes: Option<u64>,
+    pub chain_fallback_names: Vec<String>,
+}
+
+/// The agent as this step set it up: which agent, the folder of its record,
+/// what the step was told, and the agent's own settings read from its home
+/// (read once, by [`Agent::configure`], so that a bad one is one error).
+#[derive(Clone)]
+pub struct Setup {
+    pub kind: AgentKind,
+    pub home: Option<PathBuf>,
+    pub given: Given,
+    agent: &'static dyn Agent,
+    own: Arc<dyn Any + Send + Sync>,
+}
+
+impl std::fmt::Debug for Setup {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Setup")
+            .field("kind", &self.kind)
+            .field("home", &self.home)
+            .field("given", &self.given)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Setup {
+    pub(crate) fn new(
+        agent: &'static dyn Agent,
+        home: Option<&Path>,
+        given: Given,
+    ) -> Result<Setup, Error> {
+        let own = agent.configure(&given, home)?;
+        Ok(Setup {
+            kind: agent.kind(),
+            home: home.map(Path::to_path_buf),
+            given,
+            agent,
+            own,
+        })
+    }
+
+    /// The agent's own settings, as its `configure` made them.
+    pub(crate) fn own<T: Any>(&self) -> Option<&T> {
+        self.own.downcast_ref()
+    }
+
+    /// Its instruction chain, computed from the checkout as it loads it.
+    pub fn chain(&self, cwd: &Path, ws: &Workspace) -> Result<Chain, Error> {
+        self.agent.chain(self, cwd, ws)
+    }
+
+    /// Every path, relative to the workspace, where it would look for a chain
+    /// file: a file added or removed at any of them changes what it reads.
+    pub fn candidate_paths(&self, cwd: &Path, ws: &Workspace) -> Vec<String> {
+        self.agent.candidate_paths(self, cwd, ws)
+    }
+
+    /// What its runtime runs or loads besides the chain.
+    pub fn reach(&self, cwd: &Path, ws: &Workspace) -> Reach {
+        self.agent.reach(self, cwd, ws)
+    }
+
+    /// The hook configurations that can add text to its input (the receipt's
+    /// `hooks`), and a sentence for each there but unreadable.
+    pub fn hook_configs(&self, cwd: &Path, ws: &Workspace) -> (Vec<HookConfig>, Vec<String>) {
+        let mut unread = Vec::new();
+        let configs = self.agent.hook_configs(self, cwd, ws, &mut unread);
+        (configs, unread)
+    }
+
+    /// Finds its record of this run, reads it and checks it against what the
+    /// checkout predicts. A record that cannot be found or read is a problem
+    /// in the result, not an error: the receipt is still written.
+    pub fn read_and_check(
+        &self,
+        session: &SessionOptions,
+        cwd: &Path,
+        ws: &Workspace,
+        expected: &Expected,
+    ) -> AgentCheck {
+        let mut check = self.agent.read_and_check(self, session, cwd, ws, expected);
+        check.kind = self.kind;
+        check
+    }
+}
+
+/// Where the agent's record is, and what else to hold it to, whichever agent.
+#[derive(Clone, Debug)]
+pub struct SessionOptions {
+    /// The folder the record is in (the agent home).
+    pub home: PathBuf,
+    /// The session to read, when the folder holds several.
+    pub session_id: Option<String>,
+    /// The circuit breaker: more tokens than this is a problem.
+    pub max_total_tokens: Option<u64>,
+    /// What more than one turn, a compaction or a model switch does.
+    pub single_turn: SingleTurn,
+}
+
+/// One agent: its folder implements this, and the registry lists it.
+pub(crate) trait Agent: Sync {
+    fn kind(&self) -> AgentKind;
+    /// The receipt's and the input's word for it: `codex`.
+    fn word(&self) -> &'static str;
+    /// Its name in a sentence: `Claude Code`.
+    fn name(&self) -> &'static str;
+    /// Its instruction files, as people call them: `GEMINI.md`.
+    fn chain_name(&self) -> &'static str;
+    /// What the receipt cannot vouch for when it was given no record.
+    fn without_home(&self) -> &'static str;
+    /// Paths besides its chain whose change between the base and the pull
+    /// request changes what it receives: (kind, glob), first match wins.
+    fn base_globs(&self) -> &'static [(&'static str, &'static str)];
+    /// Its own settings, read once from what the step was given and its home.
+    fn configure(
+        &self,
+        _given: &Given,
+        _home: Option<&Path>,
+    ) -> Result<Arc<dyn Any + Send + Sync>, Error> {
+        Ok(Arc::new(()))
+    }
+    fn chain(&self, setup: &Setup, cwd: &Path, ws: &Workspace) -> Result<Chain, Error>;
+    fn candidate_paths(&self, setup: &Setup, cwd: &Path, ws: &Workspace) -> Vec<String>;
+    fn reach(&self, setup: &Setup, cwd: &Path, ws: &Workspace) -> Reach;
+    fn hook_configs(
+        &self,
+        setup: &Setup,
+        cwd: &Path,
+        ws: &Workspace,
+        unread: &mut Vec<String>,
+    ) -> Vec<HookConfig>;
+    fn read_and_check(
+        &self,
+        setup: &Setup,
+        session: &SessionOptions,
+        cwd: &Path,
+        ws: &Workspace,
+        expected: &Expected,
+    ) -> AgentCheck;
+}
