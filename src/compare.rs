@@ -32,9 +32,9 @@ pub const CHANNELS: &[(&str, &str)] = &[
     ("tools", "tools_sha"),
     ("agents", "agents_sha"),
     ("schema", "schema_sha"),
-    ("codex-version", "codex_version"),
+    ("agent-version", "codex_version"),
     ("model", "model"),
-    ("codex-args", "codex_args"),
+    ("agent-args", "codex_args"),
     ("fixture", "fixture_sha"),
 ];
 
@@ -153,8 +153,8 @@ pub fn compare(
 ) -> Comparison {
     let mut changed = Vec::new();
     let mut notes = Vec::new();
-    // A receipt written before `agent` existed is Codex's.
-    let codex = Value::String("codex".into());
+    // A receipt written before `agent` existed is the default agent's.
+    let codex = Value::String(crate::agent::AgentKind::default().as_str().into());
     let get = |r: &'_ Map<String, Value>, field: &str| match (field, r.get(field)) {
         ("agent", None) => Some(codex.clone()),
         (_, v) => v.cloned(),

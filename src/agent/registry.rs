@@ -7,6 +7,18 @@ use super::kind::AgentKind;
 use super::seam::{Agent, Given, Setup};
 use crate::error::Error;
 
+/// Every agent, in the order the documentation lists them.
+pub(crate) fn all() -> [AgentKind; 3] {
+    [AgentKind::Codex, AgentKind::Claude, AgentKind::Gemini]
+}
+
+/// The agent a workflow step runs, by the action it uses.
+pub(crate) fn running(uses: impl Fn(&str) -> bool) -> Option<AgentKind> {
+    all()
+        .into_iter()
+        .find(|k| agent(*k).actions().iter().any(|a| uses(a)))
+}
+
 /// The agent behind a kind.
 pub(crate) fn agent(kind: AgentKind) -> &'static dyn Agent {
     match kind {
@@ -40,6 +52,15 @@ impl AgentKind {
     /// What the receipt cannot vouch for when it was given no record.
     pub fn without_home(self) -> &'static str {
         agent(self).without_home()
+    }
+
+    /// The older name of a neutral input, for this agent: `codex-version`.
+    pub fn alias(self, neutral: &str) -> Option<&'static str> {
+        agent(self)
+            .aliases()
+            .iter()
+            .find(|(n, _)| *n == neutral)
+            .map(|(_, alias)| *alias)
     }
 
     /// The agent set up for this step: its own settings read from `home`.

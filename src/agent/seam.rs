@@ -81,6 +81,16 @@ impl Setup {
         self.own.downcast_ref()
     }
 
+    /// Said when the step was not told the agent's version and nothing else
+    /// will say it.
+    pub fn without_version(&self) -> Option<&'static str> {
+        self.given
+            .version
+            .is_none()
+            .then(|| self.agent.without_version())
+            .flatten()
+    }
+
     /// Its instruction chain, computed from the checkout as it loads it.
     pub fn chain(&self, cwd: &Path, ws: &Workspace) -> Result<Chain, Error> {
         self.agent.chain(self, cwd, ws)
@@ -148,6 +158,17 @@ pub(crate) trait Agent: Sync {
     /// Paths besides its chain whose change between the base and the pull
     /// request changes what it receives: (kind, glob), first match wins.
     fn base_globs(&self) -> &'static [(&'static str, &'static str)];
+    /// The actions that run it in a workflow (`uses:` without the ref).
+    fn actions(&self) -> &'static [&'static str];
+    /// The older names its action's users know a neutral input by:
+    /// (`agent-version`, `codex-version`).
+    fn aliases(&self) -> &'static [(&'static str, &'static str)] {
+        &[]
+    }
+    /// Said when `agent-version` was not given and nothing else will say it.
+    fn without_version(&self) -> Option<&'static str> {
+        None
+    }
     /// Its own settings, read once from what the step was given and its home.
     fn configure(
         &self,

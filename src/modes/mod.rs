@@ -13,8 +13,7 @@ mod verify;
 use std::path::Path;
 use std::sync::mpsc::{Receiver, Sender};
 
-use crate::agent::chain::Options as ChainOptions;
-use crate::agent::codex::config::CodexConfig;
+use crate::agent::Setup;
 use crate::agent::reach::Reach;
 use crate::error::Error;
 use crate::event::Origin;
@@ -30,13 +29,13 @@ use crate::workspace::Workspace;
 pub fn execute(
     inputs: &Inputs,
     ws: &Workspace,
-    codex_home: Option<&Path>,
+    home: Option<&Path>,
     origin: &Origin,
 ) -> Result<Outcome, Error> {
     match inputs.mode {
-        Mode::Run => run::run(inputs, ws, codex_home, origin),
-        Mode::Record => record::record(inputs, ws, codex_home),
-        Mode::Verify => verify::verify(inputs, ws, codex_home, origin),
+        Mode::Run => run::run(inputs, ws, home, origin),
+        Mode::Record => record::record(inputs, ws, home),
+        Mode::Verify => verify::verify(inputs, ws, home, origin),
         Mode::Validate => validate::validate(inputs, ws, origin),
         Mode::Compare => compare::compare(inputs, ws),
         Mode::Lint => lint::lint(ws),
@@ -44,26 +43,23 @@ pub fn execute(
 }
 
 /// What a receipt covers, as `run`, `record` and `verify` read it (after the
-/// receipt file itself): the files to hash, Codex's settings, and how Codex
-/// read the AGENTS.md chain with them.
+/// receipt file itself): the files to hash, the agent as the step set it up
+/// (its chain is read through it), and what its runtime reaches.
 struct Covered {
     sources: Sources,
-    config: CodexConfig,
-    chain: ChainOptions,
+    agent: Setup,
     /// What the agent's runtime runs or loads besides its chain.
     reach: Reach,
 }
 
 impl Covered {
-    fn read(inputs: &Inputs, ws: &Workspace, codex_home: Option<&Path>) -> Result<Self, Error> {
+    fn read(inputs: &Inputs, ws: &Workspace, home: Option<&Path>) -> Result<Self, Error> {
         let sources = inputs.sources(ws)?;
-        let config = inputs.codex_config(codex_home)?;
-        let chain = inputs.chain_options(codex_home, &config);
-        let reach = inputs.agent.reach(&sources.workdir, ws, codex_home);
+        let agent = inputs.agent_setup(home)?;
+        let reach = agent.reach(&sources.workdir, ws);
         Ok(Self {
             sources,
-            config,
-            chain,
+            agent,
             reach,
         })
     }
@@ -135,7 +131,7 @@ fn compare_with_base(
     ws: &Workspace,
     files: &Named,
     sources: &Sources,
-    chain: &ChainOptions,
+    agent: &Setup,
     reach: &Reach,
     origin: &Origin,
 ) -> Option<instructions::Check> {
@@ -161,16 +157,17 @@ fn compare_with_base(
             .map(|f| Subject::runtime(&f.kind, &f.path)),
     );
     subjects.extend(
-        crate::agent::chain::candidate_paths(&sources.workdir, ws, chain)
+        agent
+            .candidate_paths(&sources.workdir, ws)
             .iter()
-            .map(|p| Subject::file(chain.kind.chain_name(), p)),
+            .map(|p| Subject::file(agent.kind.chain_name(), p)),
     );
     // Attributes change the bytes a checkout writes without changing a blob
     // (`working-tree-encoding`).
     subjects.push(Subject::glob("git attributes", "**/.gitattributes"));
     // The agent's own: skills, hooks (first: their output reaches the model,
     // and the kind says so), its config.
-    for (kind, glob) in chain.kind.base_globs() {
+    for (kind, glob) in agent.kind.base_globs() {
         subjects.push(Subject::glob(kind, glob));
     }
     Some(instructions::check(ws.root(), &base, &subjects, policy))

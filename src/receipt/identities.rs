@@ -2,7 +2,8 @@
 //! workspace, asks git, and turns it all into a [`Receipt`] plus the caveats the
 //! receipt cannot vouch for.
 
-use crate::agent::chain::{self, Options as ChainOptions};
+use crate::agent::Setup;
+use crate::agent::chain::Chain;
 use crate::digest::{self, LineEndings};
 use crate::error::Error;
 use crate::level::Caveat;
@@ -83,7 +84,7 @@ pub fn required_sha(input: &str, loc: &Location) -> Result<String, Error> {
 /// while the files are hashed).
 pub fn collect(
     sources: &Sources,
-    chain_options: &ChainOptions,
+    agent: &Setup,
     ws: &Workspace,
     record_output_missing: bool,
 ) -> Result<Collected, Error> {
@@ -91,19 +92,16 @@ pub fn collect(
     let git = git::start_identify(&sources.workdir)?;
     let mut files = hash_files(sources, record_output_missing, &mut caveats)?;
 
-    // Gemini CLI's version is not in its record: its check says so.
-    if sources.codex_version.is_none() && chain_options.kind == crate::agent::AgentKind::Codex {
-        caveats.push(Caveat::warning(
-            "codex-version was not given: the receipt cannot say which agent CLI ran; pass the \
-             agent step's exact codex-version to this step too",
-        ));
+    // An agent whose check names its version does not need it said here.
+    if let Some(why) = agent.without_version() {
+        caveats.push(Caveat::warning(why));
     }
-    let chain = chain::load(&sources.workdir, ws, chain_options)?;
+    let chain = agent.chain(&sources.workdir, ws)?;
     caveats.extend(
         chain
             .warnings
             .iter()
-            .map(|w| Caveat::warning(format!("{} chain: {w}", chain_options.kind.chain_name()))),
+            .map(|w| Caveat::warning(format!("{} chain: {w}", agent.kind.chain_name()))),
     );
 
     let checkout = git.checkout()?;
@@ -117,7 +115,7 @@ pub fn collect(
 
     let prompt_bytes = std::mem::take(&mut files.prompt_bytes);
     Ok(Collected {
-        receipt: receipt_of(files, sources, chain_options.kind, chain, checkout),
+        receipt: receipt_of(files, sources, agent.kind, chain, checkout),
         caveats,
         prompt_bytes,
     })
@@ -184,7 +182,7 @@ fn receipt_of(
     files: Files,
     sources: &Sources,
     kind: crate::agent::AgentKind,
-    chain: chain::Chain,
+    chain: Chain,
     checkout: git::Checkout,
 ) -> Receipt {
     let chain_sha = chain.sha();
@@ -215,8 +213,8 @@ fn receipt_of(
         fixture_path: fixture.as_ref().map(|f| f.0.clone()),
         fixture_sha: fixture.map(|f| f.1),
         output_sha,
-        codex_version: sources.codex_version.clone(),
-        codex_args: sources.codex_args.clone(),
+        codex_version: sources.agent_version.clone(),
+        codex_args: sources.agent_args.clone(),
         model: sources.model.clone(),
         git_describe: checkout.describe,
         git_sha: checkout.sha,
