@@ -5,8 +5,8 @@
 use crate::agent::Setup;
 use crate::digest::{self, LineEndings};
 use crate::error::Error;
+use crate::git;
 use crate::level::Caveat;
-use crate::receipt::git;
 use crate::receipt::{RECEIPT_VERSION, Receipt};
 use crate::sources::{Prompt, SchemaInput, Sources};
 use crate::workspace::{self, Location, Presence, Workspace};

@@ -74,8 +74,8 @@ impl Agent for Codex {
 
     fn without_version(&self) -> Option<&'static str> {
         Some(
-            "agent-version (codex-version) was not given: the receipt cannot say which agent CLI \
-             ran; pass the agent step's exact codex-version to this step too",
+            "codex-version was not given: the receipt cannot say which agent CLI ran; pass the \
+             agent step's exact codex-version to this step too",
         )
     }
 
