@@ -8,8 +8,12 @@ use super::seam::{Agent, Given, Setup};
 use crate::error::Error;
 
 /// Every agent, in the order the documentation lists them.
-pub(crate) fn all() -> [AgentKind; 3] {
-    [AgentKind::Codex, AgentKind::Claude, AgentKind::Gemini]
+pub(crate) fn all() -> Vec<AgentKind> {
+    #[allow(unused_mut)]
+    let mut all = vec![AgentKind::Codex, AgentKind::Claude, AgentKind::Gemini];
+    #[cfg(test)]
+    all.push(AgentKind::Skeleton);
+    all
 }
 
 /// The agent a workflow step runs, by the action it uses.
@@ -25,6 +29,8 @@ pub(crate) fn agent(kind: AgentKind) -> &'static dyn Agent {
         AgentKind::Codex => &super::codex::Codex,
         AgentKind::Claude => &super::claude::Claude,
         AgentKind::Gemini => &super::gemini::Gemini,
+        #[cfg(test)]
+        AgentKind::Skeleton => &super::skeleton::Skeleton,
     }
 }
 
