@@ -10,7 +10,7 @@ use crate::agent::chain::{AgentsFile, Chain};
 use crate::agent::check::{AgentCheck, Expected};
 use crate::agent::kind::AgentKind;
 use crate::agent::reach::{Finder, Reach};
-use crate::agent::seam::{Agent, SessionOptions, Setup};
+use crate::agent::seam::{About, Agent, SessionOptions, Setup};
 use crate::agent::turns::HookConfig;
 use crate::error::Error;
 use crate::workspace::Workspace;
@@ -18,36 +18,25 @@ use crate::workspace::Workspace;
 /// The skeleton, for the registry.
 pub(crate) struct Skeleton;
 
+/// What the skeleton is, for the registry.
+const ABOUT: About = About {
+    kind: AgentKind::Skeleton,
+    word: "skeleton",
+    name: "Skeleton CLI",
+    chain_name: FILE,
+    without_home: "no agent-home: the receipt cannot vouch for what reached the skeleton agent",
+    without_version: None,
+    base_globs: &[("Skeleton config", "**/.skeleton/**")],
+    actions: &["example/skeleton-action"],
+    aliases: &[],
+};
+
 /// Its one instruction file, in the working directory.
 const FILE: &str = "SKELETON.md";
 
 impl Agent for Skeleton {
-    fn kind(&self) -> AgentKind {
-        AgentKind::Skeleton
-    }
-
-    fn word(&self) -> &'static str {
-        "skeleton"
-    }
-
-    fn name(&self) -> &'static str {
-        "Skeleton CLI"
-    }
-
-    fn chain_name(&self) -> &'static str {
-        FILE
-    }
-
-    fn without_home(&self) -> &'static str {
-        "no agent-home: the receipt cannot vouch for what reached the skeleton agent"
-    }
-
-    fn base_globs(&self) -> &'static [(&'static str, &'static str)] {
-        &[("Skeleton config", "**/.skeleton/**")]
-    }
-
-    fn actions(&self) -> &'static [&'static str] {
-        &["example/skeleton-action"]
+    fn about(&self) -> &'static About {
+        &ABOUT
     }
 
     fn chain(&self, _setup: &Setup, cwd: &Path, ws: &Workspace) -> Result<Chain, Error> {
