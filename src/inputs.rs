@@ -12,10 +12,11 @@ use std::path::PathBuf;
 use clap::parser::ValueSource;
 use clap::{ArgMatches, CommandFactory, FromArgMatches, Parser, ValueEnum};
 
+use crate::base::Policy as InstructionsPolicy;
 use crate::error::Error;
-use crate::receipt::instructions::Policy as InstructionsPolicy;
 use crate::review::findings::Severity;
 use crate::review::gate::FailOn;
+pub use crate::review::judge::Whose as GateSchema;
 
 /// A snapshot of the process environment; tests build their own.
 pub type Env = BTreeMap<String, String>;
@@ -321,15 +322,6 @@ pub struct Inputs {
     pub lint_workflows: bool,
 }
 
-/// Whose output schema judges the review.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
-pub enum GateSchema {
-    /// The base commit's copy: a pull request cannot loosen its own judge.
-    Base,
-    /// The checkout's copy, the one the agent was given.
-    Checkout,
-}
-
 /// What the command line asked for.
 #[derive(Debug)]
 pub enum Invocation {
@@ -512,7 +504,7 @@ impl Inputs {
             base_output_file: given(cli.base_output_file),
             allow_changed: allowed_channels(cli.allow_changed.as_deref())?,
             base_ref: match given(cli.base_ref) {
-                Some(r) if !crate::receipt::instructions::valid_ref(&r) => {
+                Some(r) if !crate::base::valid_ref(&r) => {
                     return Err(Error::new(format!(
                         "input `base-ref` is `{}`, which git would not read as a commit; give a branch, tag or full SHA, such as `${{{{ github.event.pull_request.base.sha }}}}`",
                         crate::escape::one_line(&crate::markdown::clip(&r, 80))

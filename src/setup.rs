@@ -10,11 +10,11 @@
 use std::path::{Path, PathBuf};
 
 use crate::agent::{Given, SessionOptions, Setup};
+use crate::base::Base;
 use crate::compare;
 use crate::error::Error;
 use crate::event::Origin;
 use crate::inputs::{DEFAULT_SCHEMA_FILE, Inputs, PromptSource, SchemaSource};
-use crate::receipt::instructions::Base;
 use crate::report;
 use crate::review::gate::Policy;
 use crate::sources::{Prompt, SchemaInput, Sources};

@@ -24,6 +24,8 @@ pub mod reach;
 pub mod redaction;
 pub mod registry;
 pub mod seam;
+#[cfg(test)]
+mod skeleton;
 pub mod turns;
 
 pub use check::{AgentCheck, Expected, Fact, Skill, Tokens};

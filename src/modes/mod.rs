@@ -13,13 +13,14 @@ mod verify;
 use std::path::Path;
 use std::sync::mpsc::{Receiver, Sender};
 
-use crate::agent::Setup;
 use crate::agent::reach::Reach;
+use crate::agent::{AgentCheck, Expected, SessionOptions, Setup};
+use crate::base::{self, Subject};
 use crate::error::Error;
 use crate::event::Origin;
 use crate::inputs::{Inputs, Mode};
 use crate::outcome::Outcome;
-use crate::receipt::instructions::{self, Subject};
+use crate::receipt::Receipt;
 use crate::sources::Sources;
 use crate::workspace::Workspace;
 
@@ -134,12 +135,10 @@ fn compare_with_base(
     agent: &Setup,
     reach: &Reach,
     origin: &Origin,
-) -> Option<instructions::Check> {
+) -> Option<base::Check> {
     let policy = inputs.instructions_changed;
     let Some(base) = inputs.base(origin) else {
-        return origin
-            .reviews_pull_request
-            .then(|| instructions::no_base(policy));
+        return origin.reviews_pull_request.then(|| base::no_base(policy));
     };
     let mut subjects: Vec<Subject> = files
         .iter()
@@ -170,7 +169,53 @@ fn compare_with_base(
     for (kind, glob) in agent.kind.base_globs() {
         subjects.push(Subject::glob(kind, glob));
     }
-    Some(instructions::check(ws.root(), &base, &subjects, policy))
+    Some(base::check(ws.root(), &base, &subjects, policy))
+}
+
+/// Reads the agent's record of this run and checks it against the checkout and
+/// the review bytes the gate read.
+fn check_agent(
+    (agent, opts): (&Setup, &SessionOptions),
+    sources: &Sources,
+    ws: &Workspace,
+    receipt: &Receipt,
+    prompt: &[u8],
+    output: Option<&[u8]>,
+    instructions: Option<&base::Check>,
+) -> AgentCheck {
+    let agents_sha = receipt.agents_sha.clone().flatten();
+    let inputs = receipt.input_paths();
+    let changed_skills: Vec<String> = instructions
+        .iter()
+        .flat_map(|c| &c.changes)
+        .filter(|c| c.kind == "skill")
+        .map(|c| c.path.clone())
+        .collect();
+    let workdir = ws.relative(&sources.workdir);
+    let schema = match &sources.schema {
+        crate::sources::SchemaInput::Inline(text) => Some(text.as_bytes().to_vec()),
+        crate::sources::SchemaInput::File(l) | crate::sources::SchemaInput::Default(l) => {
+            let root = std::fs::canonicalize(ws.root()).unwrap_or_else(|_| ws.root().to_path_buf());
+            crate::workspace::read_contained(&l.path, &[&root], 16 << 20).ok()
+        }
+    };
+    let expected = Expected {
+        prompt_path: receipt.prompt_path.as_deref(),
+        prompt_bytes: prompt,
+        agents_sha: agents_sha.as_deref(),
+        cli_version: sources.agent_version.as_deref(),
+        model: sources.model.as_deref(),
+        output_path: &receipt.output_path,
+        output,
+        max_total_tokens: opts.max_total_tokens,
+        git_sha: &receipt.git_sha,
+        workdir: &workdir,
+        inputs: &inputs,
+        changed_skills: &changed_skills,
+        single_turn: opts.single_turn,
+        schema: schema.as_deref(),
+    };
+    agent.read_and_check(opts, &sources.workdir, ws, &expected)
 }
 
 /// Runs `beside` on a thread named `name` while `here` runs on this one, the

@@ -8,7 +8,7 @@ use serde_json::{Map, Value};
 use std::sync::mpsc::Sender;
 
 use super::{Covered, compare_with_base, named, side_by_side};
-use crate::agent::{AgentCheck, Expected, SessionOptions, Setup};
+use crate::agent::{AgentCheck, Setup};
 use crate::error::Error;
 use crate::event::Origin;
 use crate::inputs::{Inputs, Mode};
@@ -16,7 +16,6 @@ use crate::level::{Caveat, Level};
 use crate::lint::{self, Lint};
 use crate::outcome::Outcome;
 use crate::receipt::identities::{self, Collected};
-use crate::receipt::instructions;
 use crate::receipt::verify::{self, Scope, Verification};
 use crate::receipt::{Receipt, ValidationRecord, VerificationRecord, usage_file};
 use crate::review::judge::Judge;
@@ -118,9 +117,8 @@ pub fn run(
     receipt.runtime = super::runtime_record(&reach);
     let check = match inputs.session_options(home) {
         Some(opts) => {
-            let check = check_agent(
-                &agent,
-                &opts,
+            let check = super::check_agent(
+                (&agent, &opts),
                 &sources,
                 ws,
                 &receipt,
@@ -236,53 +234,6 @@ fn record_review(receipt: &mut Receipt, review: &Review) {
     receipt.findings_count = Some(review.findings.list.len());
     receipt.ok = review.findings.ok;
     receipt.findings_by_severity = Some(review.findings.by_severity());
-}
-
-/// Reads the agent's record of this run and checks it against the checkout and
-/// the review bytes the gate read.
-pub(super) fn check_agent(
-    agent: &Setup,
-    opts: &SessionOptions,
-    sources: &Sources,
-    ws: &Workspace,
-    receipt: &Receipt,
-    prompt: &[u8],
-    output: Option<&[u8]>,
-    instructions: Option<&instructions::Check>,
-) -> AgentCheck {
-    let agents_sha = receipt.agents_sha.clone().flatten();
-    let inputs = receipt.input_paths();
-    let changed_skills: Vec<String> = instructions
-        .iter()
-        .flat_map(|c| &c.changes)
-        .filter(|c| c.kind == "skill")
-        .map(|c| c.path.clone())
-        .collect();
-    let workdir = ws.relative(&sources.workdir);
-    let schema = match &sources.schema {
-        crate::sources::SchemaInput::Inline(text) => Some(text.as_bytes().to_vec()),
-        crate::sources::SchemaInput::File(l) | crate::sources::SchemaInput::Default(l) => {
-            let root = std::fs::canonicalize(ws.root()).unwrap_or_else(|_| ws.root().to_path_buf());
-            crate::workspace::read_contained(&l.path, &[&root], 16 << 20).ok()
-        }
-    };
-    let expected = Expected {
-        prompt_path: receipt.prompt_path.as_deref(),
-        prompt_bytes: prompt,
-        agents_sha: agents_sha.as_deref(),
-        cli_version: sources.agent_version.as_deref(),
-        model: sources.model.as_deref(),
-        output_path: &receipt.output_path,
-        output,
-        max_total_tokens: opts.max_total_tokens,
-        git_sha: &receipt.git_sha,
-        workdir: &workdir,
-        inputs: &inputs,
-        changed_skills: &changed_skills,
-        single_turn: opts.single_turn,
-        schema: schema.as_deref(),
-    };
-    agent.read_and_check(opts, &sources.workdir, ws, &expected)
 }
 
 /// What the record showed, in the receipt.

@@ -52,9 +52,8 @@ pub fn verify(
         Some(opts) => {
             let collected = identities::collect(&sources, &agent, ws, true)?;
             let output = std::fs::read(&sources.output.path).ok();
-            Some(super::run::check_agent(
-                &agent,
-                &opts,
+            Some(super::check_agent(
+                (&agent, &opts),
                 &sources,
                 ws,
                 &collected.receipt,

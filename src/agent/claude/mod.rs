@@ -22,50 +22,35 @@ use crate::agent::chain::Chain;
 use crate::agent::check::{AgentCheck, Expected};
 use crate::agent::kind::AgentKind;
 use crate::agent::reach::Reach;
-use crate::agent::seam::{Agent, SessionOptions, Setup};
+use crate::agent::seam::{About, Agent, SessionOptions, Setup};
 use crate::agent::turns::HookConfig;
 use crate::error::Error;
 use crate::workspace::Workspace;
+
+/// What Claude Code is, for the registry.
+const ABOUT: About = About {
+    kind: AgentKind::Claude,
+    word: "claude",
+    name: "Claude Code",
+    chain_name: "CLAUDE.md",
+    without_home: "no agent-home: the receipt cannot vouch for what reached the agent (the \
+        prompt and CLAUDE.md chain as sent, the CLI version, the tokens); give this step as \
+        agent-home the folder the agent job uploaded (docs/claude.md)",
+    without_version: None,
+    base_globs: chain::BASE_GLOBS,
+    actions: &["anthropics/claude-code-action"],
+    aliases: &[
+        ("agent-version", "claude-version"),
+        ("agent-args", "claude-args"),
+    ],
+};
 
 /// Claude Code, for the registry.
 pub(crate) struct Claude;
 
 impl Agent for Claude {
-    fn kind(&self) -> AgentKind {
-        AgentKind::Claude
-    }
-
-    fn word(&self) -> &'static str {
-        "claude"
-    }
-
-    fn name(&self) -> &'static str {
-        "Claude Code"
-    }
-
-    fn chain_name(&self) -> &'static str {
-        "CLAUDE.md"
-    }
-
-    fn without_home(&self) -> &'static str {
-        "no agent-home: the receipt cannot vouch for what reached the agent (the prompt and \\
-         CLAUDE.md chain as sent, the CLI version, the tokens); give this step as agent-home the \\
-         folder the agent job uploaded (docs/claude.md)"
-    }
-
-    fn base_globs(&self) -> &'static [(&'static str, &'static str)] {
-        chain::BASE_GLOBS
-    }
-
-    fn actions(&self) -> &'static [&'static str] {
-        &["anthropics/claude-code-action"]
-    }
-
-    fn aliases(&self) -> &'static [(&'static str, &'static str)] {
-        &[
-            ("agent-version", "claude-version"),
-            ("agent-args", "claude-args"),
-        ]
+    fn about(&self) -> &'static About {
+        &ABOUT
     }
 
     fn chain(&self, setup: &Setup, cwd: &Path, ws: &Workspace) -> Result<Chain, Error> {

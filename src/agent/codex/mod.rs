@@ -24,62 +24,42 @@ use crate::agent::chain::Chain;
 use crate::agent::check::{AgentCheck, Expected};
 use crate::agent::kind::AgentKind;
 use crate::agent::reach::Reach;
-use crate::agent::seam::{Agent, Given, SessionOptions, Setup};
+use crate::agent::seam::{About, Agent, Given, SessionOptions, Setup};
 use crate::agent::turns::HookConfig;
 use crate::error::Error;
 use crate::workspace::Workspace;
 use config::CodexConfig;
 
+/// What Codex is, for the registry.
+const ABOUT: About = About {
+    kind: AgentKind::Codex,
+    word: "codex",
+    name: "Codex",
+    chain_name: "AGENTS.md",
+    without_home: "no codex-home: the receipt cannot vouch for what reached the agent (the \
+        prompt and AGENTS.md as sent, the CLI version, the tokens); give this step the same \
+        codex-home as openai/codex-action",
+    without_version: Some(
+        "codex-version was not given: the receipt cannot say which agent CLI ran; pass the \
+         agent step's exact codex-version to this step too",
+    ),
+    base_globs: BASE_GLOBS,
+    actions: &["openai/codex-action"],
+    aliases: &[
+        ("agent-version", "codex-version"),
+        ("agent-args", "codex-args"),
+        ("agent-home", "codex-home"),
+    ],
+};
+
 /// Codex, for the registry.
 pub(crate) struct Codex;
 
 impl Agent for Codex {
-    fn kind(&self) -> AgentKind {
-        AgentKind::Codex
+    fn about(&self) -> &'static About {
+        &ABOUT
     }
 
-    fn word(&self) -> &'static str {
-        "codex"
-    }
-
-    fn name(&self) -> &'static str {
-        "Codex"
-    }
-
-    fn chain_name(&self) -> &'static str {
-        "AGENTS.md"
-    }
-
-    fn without_home(&self) -> &'static str {
-        "no codex-home: the receipt cannot vouch for what reached the agent (the prompt and \
-         AGENTS.md as sent, the CLI version, the tokens); give this step the same codex-home as \
-         openai/codex-action"
-    }
-
-    fn base_globs(&self) -> &'static [(&'static str, &'static str)] {
-        BASE_GLOBS
-    }
-
-    fn actions(&self) -> &'static [&'static str] {
-        &["openai/codex-action"]
-    }
-
-    fn aliases(&self) -> &'static [(&'static str, &'static str)] {
-        &[
-            ("agent-version", "codex-version"),
-            ("agent-args", "codex-args"),
-            ("agent-home", "codex-home"),
-        ]
-    }
-
-    fn without_version(&self) -> Option<&'static str> {
-        Some(
-            "agent-version (codex-version) was not given: the receipt cannot say which agent CLI \
-             ran; pass the agent step's exact codex-version to this step too",
-        )
-    }
-
-    /// codex-home's config.toml, then `-c` in the agent's arguments.
     fn configure(
         &self,
         given: &Given,

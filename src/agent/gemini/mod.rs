@@ -21,43 +21,32 @@ use crate::agent::chain::Chain;
 use crate::agent::check::{AgentCheck, Expected};
 use crate::agent::kind::AgentKind;
 use crate::agent::reach::Reach;
-use crate::agent::seam::{Agent, SessionOptions, Setup};
+use crate::agent::seam::{About, Agent, SessionOptions, Setup};
 use crate::agent::turns::HookConfig;
 use crate::error::Error;
 use crate::workspace::Workspace;
+
+/// What Gemini CLI is, for the registry.
+const ABOUT: About = About {
+    kind: AgentKind::Gemini,
+    word: "gemini",
+    name: "Gemini CLI",
+    chain_name: "GEMINI.md",
+    without_home: "no agent-home: the receipt cannot vouch for what reached the agent (the \
+        prompt and GEMINI.md chain as sent, the model, the tokens); give this step as \
+        agent-home the agent job's ~/.gemini as uploaded (docs/gemini.md)",
+    without_version: None,
+    base_globs: BASE_GLOBS,
+    actions: &["google-github-actions/run-gemini-cli"],
+    aliases: &[],
+};
 
 /// Gemini CLI, for the registry.
 pub(crate) struct Gemini;
 
 impl Agent for Gemini {
-    fn kind(&self) -> AgentKind {
-        AgentKind::Gemini
-    }
-
-    fn word(&self) -> &'static str {
-        "gemini"
-    }
-
-    fn name(&self) -> &'static str {
-        "Gemini CLI"
-    }
-
-    fn chain_name(&self) -> &'static str {
-        "GEMINI.md"
-    }
-
-    fn without_home(&self) -> &'static str {
-        "no agent-home: the receipt cannot vouch for what reached the agent (the prompt and \\
-         GEMINI.md chain as sent, the model, the tokens); give this step as agent-home the agent \\
-         job's ~/.gemini as uploaded (docs/gemini.md)"
-    }
-
-    fn base_globs(&self) -> &'static [(&'static str, &'static str)] {
-        BASE_GLOBS
-    }
-
-    fn actions(&self) -> &'static [&'static str] {
-        &["google-github-actions/run-gemini-cli"]
+    fn about(&self) -> &'static About {
+        &ABOUT
     }
 
     fn chain(&self, setup: &Setup, cwd: &Path, ws: &Workspace) -> Result<Chain, Error> {
