@@ -161,7 +161,7 @@ pub fn collect(result: &Outcome, per_level: usize) -> Annotations {
 
 /// Each instruction file the pull request changed, on the file's first line,
 /// at the level `instructions-changed` asks for.
-fn add_instruction_changes(out: &mut Annotations, c: &crate::receipt::instructions::Check) {
+fn add_instruction_changes(out: &mut Annotations, c: &crate::base::Check) {
     let level = match c.policy {
         Policy::Fail => Level::Failure,
         Policy::Warn => Level::Warning,

@@ -160,7 +160,7 @@ fn lint_words(result: &Outcome) -> String {
 }
 
 /// What the pull request changed of what the agent runs and reads.
-fn instruction_change_words(c: &crate::receipt::instructions::Check) -> Vec<String> {
+fn instruction_change_words(c: &crate::base::Check) -> Vec<String> {
     let mut parts = Vec::new();
     let allowed = if c.policy == Policy::Allow {
         " (allowed by `instructions-changed: allow`)"
