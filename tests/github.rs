@@ -156,10 +156,13 @@ async fn a_pull_request_check_lands_on_the_head_commit() {
         out.outputs["check-run-url"],
         r["html_url"].as_str().unwrap()
     );
+    // One listing of the commit's checks of this name, then the create.
     assert_eq!(
         (gh.count("POST"), gh.count("PATCH"), gh.count("GET")),
-        (1, 0, 0)
+        (1, 0, 1)
     );
+    assert_eq!(gh.requests()[0].method, "GET");
+    assert_eq!(gh.lookups_after_create(), 0);
     assert_token_kept(&out);
 }
 
@@ -283,7 +286,7 @@ async fn a_server_error_after_the_write_leaves_one_check_run() {
     out.code(0);
     assert_eq!(gh.runs().len(), 1, "one check run in the end");
     assert_eq!(
-        (gh.count("POST"), gh.count("GET")),
+        (gh.count("POST"), gh.lookups_after_create()),
         (1, 1),
         "looked before creating again"
     );
@@ -294,7 +297,7 @@ async fn a_server_error_after_the_write_leaves_one_check_run() {
     gh.fail_next_create(502, &[], false);
     run(step(&s, &gh)).await.code(0);
     assert_eq!(gh.runs().len(), 1);
-    assert_eq!((gh.count("POST"), gh.count("GET")), (2, 1));
+    assert_eq!((gh.count("POST"), gh.lookups_after_create()), (2, 1));
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -317,7 +320,7 @@ async fn rate_limits_are_waited_out_as_github_asks() {
     );
     assert_eq!(gh.runs().len(), 1);
     assert_eq!(
-        gh.count("GET"),
+        gh.lookups_after_create(),
         0,
         "a rate-limited request made nothing: no need to look"
     );
@@ -376,7 +379,11 @@ async fn github_enterprise_server_paths_are_kept() {
     out.code(0);
     assert_eq!(gh.runs().len(), 1, "{}", out.stdout);
     let paths: Vec<String> = gh.requests().iter().map(|r| r.path.clone()).collect();
-    assert_eq!(paths.len(), 2, "{paths:?}");
+    assert_eq!(
+        paths.len(),
+        3,
+        "the listing, the create, the lookup: {paths:?}"
+    );
     assert!(
         paths
             .iter()
@@ -397,8 +404,9 @@ async fn two_jobs_with_one_prompt_each_get_their_own_check_run() {
         let event = pull_request(&head, false);
         let first = run(step(&s, &gh).event("pull_request", event.clone())).await;
         first.code(0);
-        // Another workflow's runs of the same name, so the lookup has pages.
+        // Other jobs of this run with the same name, so the lookup has pages.
         gh.seed_runs(&head, "Agent review receipt", 250);
+        let before = gh.requests().len();
         gh.fail_next_create(500, &[], created_anyway);
         let second = run(step(&s, &gh).event("pull_request", event)).await;
         second.code(0);
@@ -410,7 +418,7 @@ async fn two_jobs_with_one_prompt_each_get_their_own_check_run() {
                 r["external_id"]
                     .as_str()
                     .unwrap()
-                    .starts_with("prompt-receipt/")
+                    .starts_with("prompt-receipt/123456789/1/receipt/")
             })
             .collect();
         assert_eq!(
@@ -432,8 +440,23 @@ async fn two_jobs_with_one_prompt_each_get_their_own_check_run() {
             .map(|r| r.path.clone())
             .collect();
         assert!(patched.is_empty(), "nobody's run was patched: {patched:?}");
-        // 252 runs of the name on the commit: three pages of 100 looked at.
-        assert_eq!(gh.count("GET"), 3, "followed the pages");
+        // 251 runs of the name on the commit before the second job: three
+        // pages of 100 listed before its create, three looked at after.
+        let second_requests = &gh.requests()[before..];
+        let gets =
+            |rs: &[common::github::Recorded]| rs.iter().filter(|r| r.method == "GET").count();
+        let create = second_requests
+            .iter()
+            .position(|r| r.method == "POST")
+            .unwrap();
+        assert_eq!(gets(&second_requests[..create]), 3, "listed every page");
+        assert_eq!(gets(&second_requests[create..]), 3, "followed the pages");
+        // Its siblings are this run's: nothing named, the verdict the first's.
+        assert_eq!(
+            second.outputs["conclusion"], first.outputs["conclusion"],
+            "{}",
+            second.stdout
+        );
     }
 }
 

@@ -89,6 +89,18 @@ pub fn collect(result: &Outcome, per_level: usize) -> Annotations {
         per_level,
         ..Annotations::default()
     };
+    for i in &result.imitations {
+        out.add(Level::Failure, false, || Annotation {
+            title: Some("Another check of this name".into()),
+            ..note(
+                Level::Failure,
+                format!(
+                    "check run {} ({}) by {} is named `{}` too, and was not posted by this workflow run: require the check from a workflow the pull request cannot edit, and let no other workflow use its name",
+                    i.check_run_id, i.url, i.source, i.name
+                ),
+            )
+        });
+    }
     if let Some(v) = &result.verification {
         for m in &v.mismatches {
             out.add(Level::Failure, false, || {
