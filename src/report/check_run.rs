@@ -907,6 +907,85 @@ mod tests {
     use super::*;
     use crate::inputs::Mode;
 
+    fn listed(
+        details_url: Option<&str>,
+        external_id: Option<&str>,
+        slug: Option<&str>,
+    ) -> ListedRun {
+        ListedRun {
+            id: 7,
+            name: "Agent review receipt".into(),
+            external_id: external_id.map(str::to_string),
+            html_url: None,
+            details_url: details_url.map(str::to_string),
+            status: Some("completed".into()),
+            conclusion: Some("success".into()),
+            app: slug.map(|s| ListedApp {
+                slug: Some(s.to_string()),
+            }),
+        }
+    }
+
+    #[test]
+    fn this_run_is_told_by_its_id_and_others_are_named_by_numbers_and_slugs() {
+        let this = ThisRun {
+            server: "https://github.com".into(),
+            repo: "o/r".into(),
+            run_id: Some("100".into()),
+        };
+        let url = |tail: &str| format!("https://github.com/o/r/actions/runs/{tail}");
+        let actions = Some(GITHUB_ACTIONS);
+        // This run's: its jobs' own check runs, any attempt, prompt-receipt's mark.
+        for (details, external) in [
+            (Some(url("100/job/5")), None),
+            (Some(url("100/attempts/2")), None),
+            (Some(url("100")), None),
+            (None, Some("prompt-receipt/100/1/receipt/abcd")),
+        ] {
+            assert!(this.posted(&listed(details.as_deref(), external, actions)));
+        }
+        // Not this run's: another run, a run id that only starts the same,
+        // another repository, another mark.
+        for (details, external) in [
+            (Some(url("1000/job/5")), None),
+            (Some(url("101")), None),
+            (
+                Some("https://github.com/o/other/actions/runs/100".to_string()),
+                None,
+            ),
+            (Some(url("100x")), None),
+            (None, Some("prompt-receipt/1000/1/receipt/abcd")),
+            (None, Some("other/100/")),
+        ] {
+            let run = listed(details.as_deref(), external, actions);
+            assert!(!this.posted(&run), "{details:?} {external:?}");
+        }
+        let name = |details: Option<String>, slug: Option<&str>| {
+            this.source(&listed(details.as_deref(), None, slug))
+        };
+        assert_eq!(
+            name(Some(url("9/job/8")), actions),
+            "workflow run 9 (job 8)"
+        );
+        assert_eq!(name(Some(url("9")), actions), "workflow run 9");
+        assert_eq!(
+            name(Some("https://evil.example/@x".into()), actions),
+            "a GitHub Actions job (check run 7)"
+        );
+        assert_eq!(
+            name(Some(url("9/job/8")), Some("my-app\u{202E}`@x")),
+            "the app `my-appx` (check run 7)"
+        );
+        assert_eq!(name(None, Some("@@")), "another app (check run 7)");
+        assert_eq!(name(None, None), "check run 7");
+        // Without a run id, nothing is taken for this run's.
+        let unknown = ThisRun {
+            run_id: None,
+            ..this
+        };
+        assert!(!unknown.posted(&listed(Some(&url("100")), None, actions)));
+    }
+
     #[test]
     fn the_receipt_in_the_text_is_json_to_copy_with_nothing_hidden() {
         let receipt = serde_json::json!({

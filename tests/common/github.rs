@@ -39,6 +39,8 @@ pub struct Fault {
 pub struct Recorded {
     pub method: String,
     pub path: String,
+    /// The query string's pairs, decoded.
+    pub query: Vec<(String, String)>,
     pub body: Value,
 }
 
@@ -233,6 +235,11 @@ fn record(
     state.requests.push(Recorded {
         method: req.method.to_string(),
         path: req.url.path().to_string(),
+        query: req
+            .url
+            .query_pairs()
+            .map(|(k, v)| (k.into_owned(), v.into_owned()))
+            .collect(),
         body: body.clone(),
     });
     let path = req
