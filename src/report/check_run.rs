@@ -7,6 +7,12 @@
 //! cannot create checks (no token, fork pull requests, no `checks: write`), the
 //! run says why and how to fix it once, and the annotations in the log and the
 //! job summary carry the result; the gate alone decides the step's outcome.
+//!
+//! Before the create, the commit's check runs of the same name are listed
+//! (`GET .../commits/{ref}/check-runs`, paged and bounded, on the same budget):
+//! one that this workflow run did not post is an imitation, and it fails the
+//! outcome and names itself in the title that the create then carries (see
+//! [`ThisRun`]). A listing that cannot be made is "not verified".
 
 use std::time::{Duration, Instant};
 
