@@ -65,10 +65,7 @@ fn sources() -> Vec<Source> {
         let mut files: Vec<PathBuf> = entries.map(|e| e.unwrap().path()).collect();
         files.sort();
         for file in files {
-            if file
-                .extension()
-                .is_some_and(|x| x == "yml" || x == "yaml")
-            {
+            if file.extension().is_some_and(|x| x == "yml" || x == "yaml") {
                 out.push(file_source(&file));
             }
         }
@@ -129,12 +126,16 @@ fn pins_table() -> BTreeMap<(String, String), String> {
 }
 
 fn is_commit(s: &str) -> bool {
-    s.len() == 40 && s.bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+    s.len() == 40
+        && s.bytes()
+            .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
 }
 
 fn is_digest(s: &str) -> bool {
     s.strip_prefix("sha256:").is_some_and(|h| {
-        h.len() == 64 && h.bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+        h.len() == 64
+            && h.bytes()
+                .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
     })
 }
 
@@ -215,7 +216,11 @@ fn split_remote(reference: &str) -> Option<(String, String, String)> {
     let owner = parts.next()?;
     let name = parts.next()?;
     let sub = parts.next().unwrap_or("");
-    Some((format!("{owner}/{name}"), sub.to_string(), git_ref.to_string()))
+    Some((
+        format!("{owner}/{name}"),
+        sub.to_string(),
+        git_ref.to_string(),
+    ))
 }
 
 fn git(args: &[&str]) -> Option<String> {
@@ -253,7 +258,11 @@ fn check_use(
     let r = u.reference.as_str();
     if r.starts_with("./") {
         let dir = root().join(r.trim_start_matches("./"));
-        let file = if dir.is_dir() { dir.join("action.yml") } else { dir };
+        let file = if dir.is_dir() {
+            dir.join("action.yml")
+        } else {
+            dir
+        };
         return match std::fs::read_to_string(&file) {
             Ok(text) => Some(declared(&text)),
             Err(_) => {
@@ -450,11 +459,7 @@ fn check_steps(
     }
 }
 
-fn check_source(
-    source: &Source,
-    pins: &BTreeMap<(String, String), String>,
-    f: &mut Findings,
-) {
+fn check_source(source: &Source, pins: &BTreeMap<(String, String), String>, f: &mut Findings) {
     let mut declared_by: BTreeMap<String, Option<Declared>> = BTreeMap::new();
     for u in uses_lines(source) {
         let at = format!("{}:{}", source.name, u.line);
@@ -606,7 +611,11 @@ fn the_check_catches_what_issue_29_found() {
     };
     let good = "openai/codex-action@e0fdf01220eb9a88167c4898839d273e3f2609d1 # v1.8";
     assert_eq!(
-        check(&workflow(good, "codex-version: 0.169.0", "${{ steps.codex.outputs.final-message }}")),
+        check(&workflow(
+            good,
+            "codex-version: 0.169.0",
+            "${{ steps.codex.outputs.final-message }}"
+        )),
         Vec::<String>::new()
     );
     let cases = [
@@ -619,7 +628,10 @@ fn the_check_catches_what_issue_29_found() {
             ),
             "is not a row of docs/pins.md",
         ),
-        (workflow("openai/codex-action@v1", "codex-version: 0.169.0", ""), "not to a full commit SHA"),
+        (
+            workflow("openai/codex-action@v1", "codex-version: 0.169.0", ""),
+            "not to a full commit SHA",
+        ),
         (
             workflow(
                 "openai/codex-action@e0fdf01220eb9a88167c4898839d273e3f2609d1",
@@ -638,16 +650,27 @@ fn the_check_catches_what_issue_29_found() {
         ),
         // The output the examples read that codex-action v1.8 does not have.
         (
-            workflow(good, "codex-version: 0.169.0", "${{ steps.codex.outputs.codex-version }}"),
+            workflow(
+                good,
+                "codex-version: 0.169.0",
+                "${{ steps.codex.outputs.codex-version }}",
+            ),
             "declares no output `codex-version`",
         ),
-        (workflow(good, "codex-versoin: 0.169.0", ""), "does not declare"),
+        (
+            workflow(good, "codex-versoin: 0.169.0", ""),
+            "does not declare",
+        ),
         (
             workflow("docker://ghcr.io/o/i:latest", "args: x", ""),
             "by digest",
         ),
         (
-            workflow(good, "codex-version: 0.169.0", "${{ needs.other.outputs.v }}"),
+            workflow(
+                good,
+                "codex-version: 0.169.0",
+                "${{ needs.other.outputs.v }}",
+            ),
             "no job `other`",
         ),
     ];
