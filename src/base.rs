@@ -23,7 +23,7 @@ use crate::git;
 
 /// What a change of the agent's instructions does to the verdict.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
-pub enum Policy {
+pub(crate) enum Policy {
     /// The step fails.
     Fail,
     /// At most neutral: the check is never green over changed instructions.
@@ -33,7 +33,7 @@ pub enum Policy {
 }
 
 impl Policy {
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             Policy::Fail => "fail",
             Policy::Warn => "warn",
@@ -44,27 +44,27 @@ impl Policy {
 
 /// The commit whose instructions are trusted, and where its name came from.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Base {
+pub(crate) struct Base {
     /// As given: a full SHA from the event, or input `base-ref`.
-    pub given: String,
+    pub(crate) given: String,
     /// `input base-ref` or `the pull request's base`.
-    pub from: &'static str,
+    pub(crate) from: &'static str,
 }
 
 /// A file, or a set of files, the agent's instructions are made of.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Subject {
+pub(crate) struct Subject {
     /// What it is to the agent, in the user's words: `prompt`, `AGENTS.md`, ...
-    pub kind: String,
+    pub(crate) kind: String,
     /// A git pathspec, relative to the workspace (`:(literal)` or `:(glob)`).
-    pub pathspec: String,
+    pub(crate) pathspec: String,
     /// Something the agent's runtime runs or loads (a hook's script, an MCP
     /// server, `.env`), not an instruction it reads: the title says so.
-    pub runs: bool,
+    pub(crate) runs: bool,
 }
 
 impl Subject {
-    pub fn file(kind: &str, path: &str) -> Subject {
+    pub(crate) fn file(kind: &str, path: &str) -> Subject {
         Subject {
             kind: kind.to_string(),
             pathspec: format!(":(literal){path}"),
@@ -72,7 +72,7 @@ impl Subject {
         }
     }
 
-    pub fn glob(kind: &str, glob: &str) -> Subject {
+    pub(crate) fn glob(kind: &str, glob: &str) -> Subject {
         Subject {
             kind: kind.to_string(),
             pathspec: format!(":(glob){glob}"),
@@ -81,7 +81,7 @@ impl Subject {
     }
 
     /// A file (or, ending with `/`, a folder) the agent's runtime runs or loads.
-    pub fn runtime(kind: &str, path: &str) -> Subject {
+    pub(crate) fn runtime(kind: &str, path: &str) -> Subject {
         let mut s = match path.strip_suffix('/') {
             Some(folder) => Subject::glob(kind, &format!("{}/**", glob_escape(folder))),
             None => Subject::file(kind, path),
@@ -105,29 +105,29 @@ fn glob_escape(path: &str) -> String {
 
 /// One instruction file that differs between the base and the commit reviewed.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct Change {
-    pub path: String,
-    pub kind: String,
+pub(crate) struct Change {
+    pub(crate) path: String,
+    pub(crate) kind: String,
     /// SHA-256 at the merge base; `null`: the pull request adds the file.
-    pub base_sha: Option<String>,
+    pub(crate) base_sha: Option<String>,
     /// SHA-256 at `HEAD`; `null`: the pull request removes it.
-    pub head_sha: Option<String>,
+    pub(crate) head_sha: Option<String>,
     /// The pull request did not change it: its branch is behind the base,
     /// whose version is newer, so the agent ran older instructions.
     #[serde(skip_serializing_if = "std::ops::Not::not", default)]
-    pub behind_base: bool,
+    pub(crate) behind_base: bool,
     /// Something the agent's runtime runs or loads (a hook's script, an MCP
     /// server, `.env`), not an instruction file.
     #[serde(skip_serializing_if = "std::ops::Not::not", default)]
-    pub runs: bool,
+    pub(crate) runs: bool,
     /// A bounded unified diff, when both sides are text.
     #[serde(skip)]
-    pub diff: Option<String>,
+    pub(crate) diff: Option<String>,
 }
 
 impl Change {
     /// `added`, `removed`, `changed`, or `older than the base`.
-    pub fn what(&self) -> &'static str {
+    pub(crate) fn what(&self) -> &'static str {
         match (&self.base_sha, &self.head_sha) {
             _ if self.behind_base => "older than the base",
             (None, _) => "added",
@@ -139,35 +139,35 @@ impl Change {
 
 /// The comparison with the base: what changed, or why it could not be made.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Check {
+pub(crate) struct Check {
     /// `None`: the event reviews a pull request but names no base.
-    pub base: Option<Base>,
+    pub(crate) base: Option<Base>,
     /// The commit compared with: the base itself, so a branch behind the
     /// base is not judged by the older instructions it was branched from.
-    pub commit: Option<String>,
+    pub(crate) commit: Option<String>,
     /// Where the branch left the base: a file that differs from the base but
     /// not from here was changed by the base, not by the pull request.
-    pub merge_base: Option<String>,
-    pub changes: Vec<Change>,
+    pub(crate) merge_base: Option<String>,
+    pub(crate) changes: Vec<Change>,
     /// Why no comparison was made; a check that could not run is not a pass.
-    pub unavailable: Option<String>,
-    pub policy: Policy,
+    pub(crate) unavailable: Option<String>,
+    pub(crate) policy: Policy,
 }
 
 /// The base as the receipt records it.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct BaseRecord {
+pub(crate) struct BaseRecord {
     #[serde(rename = "ref")]
-    pub given: String,
-    pub commit: Option<String>,
+    pub(crate) given: String,
+    pub(crate) commit: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none", default)]
-    pub merge_base: Option<String>,
+    pub(crate) merge_base: Option<String>,
     /// Every instruction file that differs from the base.
-    pub instructions_changed: Vec<Change>,
+    pub(crate) instructions_changed: Vec<Change>,
 }
 
 impl Check {
-    pub fn record(&self) -> BaseRecord {
+    pub(crate) fn record(&self) -> BaseRecord {
         BaseRecord {
             given: self
                 .base
@@ -184,7 +184,7 @@ impl Check {
     }
 
     /// The instruction files' names, for a title: `review.md, AGENTS.md`.
-    pub fn names(&self) -> Vec<String> {
+    pub(crate) fn names(&self) -> Vec<String> {
         let mut names: Vec<String> = Vec::new();
         for c in self.changes.iter().filter(|c| !c.runs) {
             let name = c.path.rsplit('/').next().unwrap_or(&c.path).to_string();
@@ -200,7 +200,7 @@ impl Check {
     /// What the runtime runs or loads that changed, for a title:
     /// `` `scripts/guard.sh` (PreToolUse hook) ``, whole paths (a script's name
     /// alone says little).
-    pub fn runtime_names(&self) -> Vec<String> {
+    pub(crate) fn runtime_names(&self) -> Vec<String> {
         let mut names: Vec<String> = Vec::new();
         for c in self.changes.iter().filter(|c| c.runs) {
             let name = format!("`{}` ({})", c.path, c.kind);
@@ -214,14 +214,14 @@ impl Check {
 
 /// Most files listed; a pull request that adds a thousand skills is named by
 /// its first ones and a count.
-pub const MAX_LISTED: usize = 200;
+pub(crate) const MAX_LISTED: usize = 200;
 /// Most diffs kept, and the most bytes of one side a diff reads.
 const MAX_DIFFS: usize = 20;
 const MAX_DIFF_SIDE: usize = 1024 * 1024;
 
 /// A `base-ref` git can read as nothing but a revision: no option, no space,
 /// no control character, nothing outside what ref names and `~^@{}` use.
-pub fn valid_ref(given: &str) -> bool {
+pub(crate) fn valid_ref(given: &str) -> bool {
     !given.is_empty()
         && given.len() <= 256
         && !given.starts_with('-')
@@ -231,7 +231,7 @@ pub fn valid_ref(given: &str) -> bool {
 }
 
 /// A review of a pull request with no base to compare it with.
-pub fn no_base(policy: Policy) -> Check {
+pub(crate) fn no_base(policy: Policy) -> Check {
     Check {
         base: None,
         commit: None,
@@ -247,7 +247,7 @@ pub fn no_base(policy: Policy) -> Check {
 }
 
 /// Compares every subject between the base and `HEAD` in the repository at `dir`.
-pub fn check(dir: &Path, base: &Base, subjects: &[Subject], policy: Policy) -> Check {
+pub(crate) fn check(dir: &Path, base: &Base, subjects: &[Subject], policy: Policy) -> Check {
     let mut out = Check {
         base: Some(base.clone()),
         commit: None,

@@ -17,16 +17,16 @@ use crate::workspace::Location;
 /// What to compare this run with: the base run's receipt and output, the
 /// channels besides the prompt that may differ, and where the findings are.
 #[derive(Clone, Debug)]
-pub struct Request {
-    pub base_usage: Location,
-    pub base_output: Option<Location>,
-    pub head_output: Location,
-    pub allow: Vec<String>,
-    pub findings_pointer: String,
+pub(crate) struct Request {
+    pub(crate) base_usage: Location,
+    pub(crate) base_output: Option<Location>,
+    pub(crate) head_output: Location,
+    pub(crate) allow: Vec<String>,
+    pub(crate) findings_pointer: String,
 }
 
 /// Each channel an agent's behaviour can change through, and its receipt field.
-pub const CHANNELS: &[(&str, &str)] = &[
+pub(crate) const CHANNELS: &[(&str, &str)] = &[
     ("prompt", "prompt_sha"),
     ("agent", "agent"),
     ("tools", "tools_sha"),
@@ -39,17 +39,17 @@ pub const CHANNELS: &[(&str, &str)] = &[
 ];
 
 #[derive(Clone, Debug, PartialEq)]
-pub struct Change {
-    pub channel: &'static str,
-    pub base: Value,
-    pub head: Value,
+pub(crate) struct Change {
+    pub(crate) channel: &'static str,
+    pub(crate) base: Value,
+    pub(crate) head: Value,
 }
 
 /// A finding as the comparison lists it: its severity and one line.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Entry {
-    pub severity: Option<Severity>,
-    pub text: String,
+pub(crate) struct Entry {
+    pub(crate) severity: Option<Severity>,
+    pub(crate) text: String,
 }
 
 impl Entry {
@@ -62,46 +62,46 @@ impl Entry {
 }
 
 #[derive(Clone, Debug, Default, PartialEq)]
-pub struct FindingsDiff {
+pub(crate) struct FindingsDiff {
     /// Most severe first.
-    pub added: Vec<Entry>,
+    pub(crate) added: Vec<Entry>,
     /// Most severe first.
-    pub removed: Vec<Entry>,
+    pub(crate) removed: Vec<Entry>,
     /// Identical in both runs.
-    pub kept: Vec<String>,
+    pub(crate) kept: Vec<String>,
     /// Equal once case, whitespace and punctuation are set aside: (base, head).
-    pub reworded: Vec<(String, String)>,
+    pub(crate) reworded: Vec<(String, String)>,
 }
 
 #[derive(Clone, Debug, PartialEq)]
-pub struct Comparison {
-    pub changed: Vec<Change>,
+pub(crate) struct Comparison {
+    pub(crate) changed: Vec<Change>,
     /// Changed channels that `allow-changed` does not name (the prompt aside).
-    pub unexpected: Vec<&'static str>,
-    pub prompt_changed: bool,
+    pub(crate) unexpected: Vec<&'static str>,
+    pub(crate) prompt_changed: bool,
     /// The prompt changed, and nothing else that was not allowed.
-    pub controlled: bool,
-    pub findings: FindingsDiff,
+    pub(crate) controlled: bool,
+    pub(crate) findings: FindingsDiff,
     /// Said, not failing: a channel only one receipt records, no fixture.
-    pub notes: Vec<String>,
+    pub(crate) notes: Vec<String>,
     /// The two prompt files and their diff, filled in where the texts can be
     /// read back (`compare` mode reads them; this module stays pure).
-    pub prompts: Prompts,
+    pub(crate) prompts: Prompts,
 }
 
 /// The prompt files the two receipts name, and what changed between them.
 #[derive(Clone, Debug, Default, PartialEq)]
-pub struct Prompts {
-    pub base_path: Option<String>,
-    pub head_path: Option<String>,
+pub(crate) struct Prompts {
+    pub(crate) base_path: Option<String>,
+    pub(crate) head_path: Option<String>,
     /// A unified diff of the base prompt against the head prompt, bounded.
-    pub diff: Option<String>,
+    pub(crate) diff: Option<String>,
     /// Why there is no diff, and how to get one.
-    pub no_diff: Option<String>,
+    pub(crate) no_diff: Option<String>,
 }
 
 /// Compares two receipts and their findings.
-pub fn compare(
+pub(crate) fn compare(
     base: &Map<String, Value>,
     head: &Map<String, Value>,
     allow: &[String],
@@ -165,7 +165,7 @@ pub fn compare(
 }
 
 /// A finding as one line: where, title, message.
-pub fn describe(f: &Finding) -> String {
+pub(crate) fn describe(f: &Finding) -> String {
     let at = match (&f.path, f.line) {
         (Some(p), Some(l)) => format!("{p}:{l}: "),
         (Some(p), None) => format!("{p}: "),
@@ -180,7 +180,7 @@ pub fn describe(f: &Finding) -> String {
 
 /// Lower case, letters and digits only, single spaces. Locations are left out:
 /// the same finding on a line that moved is the same finding.
-pub fn normalize(f: &Finding) -> String {
+pub(crate) fn normalize(f: &Finding) -> String {
     let text = format!(
         "{} {} {}",
         f.path.as_deref().unwrap_or(""),
@@ -202,7 +202,7 @@ pub fn normalize(f: &Finding) -> String {
 }
 
 /// Matches findings as multisets: exact first, then after normalizing.
-pub fn diff(base: &[Finding], head: &[Finding]) -> FindingsDiff {
+pub(crate) fn diff(base: &[Finding], head: &[Finding]) -> FindingsDiff {
     let mut out = FindingsDiff::default();
     let mut remaining: Vec<Option<&Finding>> = base.iter().map(Some).collect();
     let mut unmatched_head = Vec::new();

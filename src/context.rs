@@ -8,39 +8,39 @@ use crate::inputs::Env;
 #[derive(Clone, Debug, Default)]
 pub struct Context {
     /// `GITHUB_ACTIONS=true`: speak workflow commands, write step files.
-    pub in_actions: bool,
+    pub(crate) in_actions: bool,
     /// The workspace root: `--workspace`, else `GITHUB_WORKSPACE`, else the current folder.
-    pub workspace: PathBuf,
+    pub(crate) workspace: PathBuf,
     /// `GITHUB_OUTPUT`: the step outputs file.
-    pub output_file: Option<PathBuf>,
+    pub(crate) output_file: Option<PathBuf>,
     /// `GITHUB_STEP_SUMMARY`: the job summary file.
-    pub summary_file: Option<PathBuf>,
+    pub(crate) summary_file: Option<PathBuf>,
     /// `RUNNER_DEBUG=1`: debug logging.
     pub debug: bool,
     /// `GITHUB_REPOSITORY`: `owner/repo`.
-    pub repository: Option<String>,
+    pub(crate) repository: Option<String>,
     /// `GITHUB_API_URL` (GitHub Enterprise Server has its own).
-    pub api_url: String,
+    pub(crate) api_url: String,
     /// `GITHUB_SERVER_URL`, for links to the run.
-    pub server_url: String,
-    pub run_id: Option<String>,
-    pub run_attempt: Option<String>,
+    pub(crate) server_url: String,
+    pub(crate) run_id: Option<String>,
+    pub(crate) run_attempt: Option<String>,
     /// `GITHUB_JOB`: the job's id in the workflow.
-    pub job: Option<String>,
-    pub event_name: String,
-    pub event_path: Option<PathBuf>,
+    pub(crate) job: Option<String>,
+    pub(crate) event_name: String,
+    pub(crate) event_path: Option<PathBuf>,
     /// `GITHUB_SHA`: on pull requests, the merge commit, not the head.
-    pub sha: Option<String>,
+    pub(crate) sha: Option<String>,
     /// `RUNNER_TEMP`: in the container, where the runner's temp folder is mounted.
-    pub runner_temp: Option<PathBuf>,
+    pub(crate) runner_temp: Option<PathBuf>,
     /// `GITHUB_WORKFLOW_REF`: `owner/repo/.github/workflows/file.yml@ref`, the
     /// workflow file that runs this step.
-    pub workflow_ref: Option<String>,
+    pub(crate) workflow_ref: Option<String>,
 }
 
 impl Context {
     /// The link to this workflow run, for the check run's `details_url`.
-    pub fn run_url(&self) -> Option<String> {
+    pub(crate) fn run_url(&self) -> Option<String> {
         let (repo, id) = (self.repository.as_ref()?, self.run_id.as_ref()?);
         Some(match &self.run_attempt {
             Some(a) => format!("{}/{repo}/actions/runs/{id}/attempts/{a}", self.server_url),

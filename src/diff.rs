@@ -3,17 +3,17 @@
 //! comparison.
 
 /// The longest a diff of two texts may take.
-pub const DIFF_TIMEOUT: std::time::Duration = std::time::Duration::from_millis(300);
+pub(crate) const DIFF_TIMEOUT: std::time::Duration = std::time::Duration::from_millis(300);
 
 /// Lines of prompt diff shown before the rest is counted.
-pub const MAX_DIFF_LINES: usize = 200;
+pub(crate) const MAX_DIFF_LINES: usize = 200;
 /// Bytes of prompt diff shown at most.
-pub const MAX_DIFF_BYTES: usize = 24 * 1024;
+pub(crate) const MAX_DIFF_BYTES: usize = 24 * 1024;
 
 /// A unified diff (three lines of context) of two prompt texts, cut at
 /// [`MAX_DIFF_LINES`] lines or [`MAX_DIFF_BYTES`] bytes with a line saying
 /// how much is left out.
-pub fn unified(base_name: &str, base: &str, head_name: &str, head: &str) -> String {
+pub(crate) fn unified(base_name: &str, base: &str, head_name: &str, head: &str) -> String {
     // Two files of unique lines cost the square of their length: past the
     // deadline the diff is coarser (whole runs replaced), never slower.
     let diff = similar::TextDiff::configure()

@@ -15,7 +15,7 @@ pub fn sha256_hex(bytes: &[u8]) -> String {
 
 /// Lower-case hex SHA-256 of a file's bytes, read in binary as a stream (no
 /// newline or encoding conversion, constant memory).
-pub fn sha256_file(path: &Path) -> io::Result<String> {
+pub(crate) fn sha256_file(path: &Path) -> io::Result<String> {
     let mut file = File::open(path)?;
     let mut hasher = Sha256::new();
     let mut buf = vec![0u8; 256 * 1024];
@@ -34,7 +34,7 @@ pub fn sha256_file(path: &Path) -> io::Result<String> {
 /// How a text's lines end. `mixed` also covers a lone CR.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
-pub enum LineEndings {
+pub(crate) enum LineEndings {
     Lf,
     Crlf,
     Mixed,
@@ -42,7 +42,7 @@ pub enum LineEndings {
 }
 
 impl LineEndings {
-    pub fn of(bytes: &[u8]) -> LineEndings {
+    pub(crate) fn of(bytes: &[u8]) -> LineEndings {
         let (mut lf, mut crlf, mut lone_cr) = (0usize, 0usize, 0usize);
         let mut i = 0;
         while i < bytes.len() {
@@ -65,7 +65,7 @@ impl LineEndings {
         }
     }
 
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             LineEndings::Lf => "lf",
             LineEndings::Crlf => "crlf",
@@ -75,9 +75,9 @@ impl LineEndings {
     }
 }
 
-pub const UTF8_BOM: &[u8] = b"\xEF\xBB\xBF";
+pub(crate) const UTF8_BOM: &[u8] = b"\xEF\xBB\xBF";
 
-pub fn has_bom(bytes: &[u8]) -> bool {
+pub(crate) fn has_bom(bytes: &[u8]) -> bool {
     bytes.starts_with(UTF8_BOM)
 }
 

@@ -13,7 +13,7 @@ pub const EXIT_OK: i32 = 0;
 /// Exit code when a check failed (verification, validation, budget).
 pub const EXIT_CHECK_FAILED: i32 = 1;
 /// Exit code for bad input, bad configuration or an unusable environment.
-pub const EXIT_CONFIG: i32 = 2;
+pub(crate) const EXIT_CONFIG: i32 = 2;
 
 /// A one-line message that names what is wrong and what to do next.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -24,7 +24,7 @@ pub struct Error {
 }
 
 impl Error {
-    pub fn new(message: impl Into<String>) -> Self {
+    pub(crate) fn new(message: impl Into<String>) -> Self {
         Error {
             message: message.into(),
             file: None,
@@ -32,7 +32,7 @@ impl Error {
     }
 
     /// An error about one file; `file` is shown to the user as it is.
-    pub fn in_file(file: impl Into<String>, message: impl Into<String>) -> Self {
+    pub(crate) fn in_file(file: impl Into<String>, message: impl Into<String>) -> Self {
         Error {
             message: message.into(),
             file: Some(file.into()),
@@ -52,7 +52,7 @@ impl Error {
     }
 
     /// An I/O failure on `path`, with the usual causes turned into a fix.
-    pub fn io(what: &str, shown: &str, path: &Path, err: &std::io::Error) -> Self {
+    pub(crate) fn io(what: &str, shown: &str, path: &Path, err: &std::io::Error) -> Self {
         use std::io::ErrorKind::*;
         let fix = match err.kind() {
             NotFound => "check the path, relative to the workspace",
@@ -75,7 +75,7 @@ impl Error {
 }
 
 /// A JSON value's kind in words, for messages: "holds an array, not a path".
-pub fn json_kind(v: &serde_json::Value) -> &'static str {
+pub(crate) fn json_kind(v: &serde_json::Value) -> &'static str {
     use serde_json::Value;
     match v {
         Value::Null => "null",

@@ -11,11 +11,11 @@ use serde_json::Value;
 pub struct Target {
     pub head_sha: String,
     /// A pull request from a fork: its token is read-only.
-    pub from_fork: bool,
+    pub(crate) from_fork: bool,
     /// The pull request number, when there is one.
-    pub pull_request: Option<u64>,
+    pub(crate) pull_request: Option<u64>,
     /// The pull request's base commit, when the payload names one.
-    pub base_sha: Option<String>,
+    pub(crate) base_sha: Option<String>,
 }
 
 /// Picks the head commit for `event_name` from the payload; falls back to
@@ -71,22 +71,26 @@ pub fn target(event_name: &str, payload: Option<&Value>, github_sha: &str) -> Ta
 
 /// Where this run came from, as far as trusting the receipt goes.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Origin {
+pub(crate) struct Origin {
     /// The pull request's base commit, when the payload names one.
-    pub base_sha: Option<String>,
+    pub(crate) base_sha: Option<String>,
     /// The event reviews a pull request (`pull_request*`, or a `workflow_run`
     /// of one): a comparison with its base is expected.
-    pub reviews_pull_request: bool,
+    pub(crate) reviews_pull_request: bool,
     /// The agent job ran on a fork's code.
-    pub from_fork: bool,
+    pub(crate) from_fork: bool,
     /// The workflow file that runs the agent's review, relative to the
     /// repository: `GITHUB_WORKFLOW_REF`'s, or for `workflow_run` the
     /// triggering run's.
-    pub workflow_path: Option<String>,
+    pub(crate) workflow_path: Option<String>,
 }
 
 /// The run's origin from the event and `GITHUB_WORKFLOW_REF`.
-pub fn origin(event_name: &str, payload: Option<&Value>, workflow_ref: Option<&str>) -> Origin {
+pub(crate) fn origin(
+    event_name: &str,
+    payload: Option<&Value>,
+    workflow_ref: Option<&str>,
+) -> Origin {
     let t = target(event_name, payload, "");
     let text = |p: &str| payload.and_then(|v| v.pointer(p)).and_then(Value::as_str);
     let (reviews_pull_request, workflow) = match event_name {
@@ -124,7 +128,7 @@ fn repository_workflow(path: &str) -> bool {
 
 /// The event payload, when it can be read: a missing or broken one means
 /// `GITHUB_SHA` is used, not that the step fails.
-pub fn read(path: Option<&std::path::Path>) -> Option<Value> {
+pub(crate) fn read(path: Option<&std::path::Path>) -> Option<Value> {
     let path = path?;
     let meta = std::fs::metadata(path).ok()?;
     if meta.len() > 64 * 1024 * 1024 {

@@ -22,18 +22,18 @@ use crate::error::Error;
 
 /// What git says about the checkout.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Checkout {
+pub(crate) struct Checkout {
     /// `git describe --tags --always --dirty`, e.g. `v1.4.0-7-g2414721-dirty`.
-    pub describe: String,
+    pub(crate) describe: String,
     /// `git rev-parse HEAD`.
-    pub sha: String,
+    pub(crate) sha: String,
     /// A shallow clone: `describe` cannot see tags beyond the fetched history.
-    pub shallow: bool,
+    pub(crate) shallow: bool,
 }
 
 /// Git queries already running: start them, do other work, then collect.
 /// Process starts dominate this tool's run time, so they overlap with hashing.
-pub struct Pending {
+pub(crate) struct Pending {
     dir: PathBuf,
     queries: Vec<(&'static [&'static str], Child)>,
 }
@@ -42,7 +42,7 @@ const HEAD: &[&str] = &["rev-parse", "--is-shallow-repository", "--verify", "HEA
 const DESCRIBE: &[&str] = &["describe", "--tags", "--always", "--dirty"];
 
 /// Starts asking for the checkout's identity.
-pub fn start_identify(dir: &Path) -> Result<Pending, Error> {
+pub(crate) fn start_identify(dir: &Path) -> Result<Pending, Error> {
     Ok(Pending {
         dir: dir.to_path_buf(),
         queries: vec![(HEAD, spawn(dir, HEAD)?), (DESCRIBE, spawn(dir, DESCRIBE)?)],
@@ -50,7 +50,7 @@ pub fn start_identify(dir: &Path) -> Result<Pending, Error> {
 }
 
 /// Starts asking for `HEAD` alone, for verification.
-pub fn start_head(dir: &Path) -> Result<Pending, Error> {
+pub(crate) fn start_head(dir: &Path) -> Result<Pending, Error> {
     Ok(Pending {
         dir: dir.to_path_buf(),
         queries: vec![(HEAD, spawn(dir, HEAD)?)],
@@ -66,7 +66,7 @@ impl Pending {
             .collect()
     }
 
-    pub fn checkout(self) -> Result<Checkout, Error> {
+    pub(crate) fn checkout(self) -> Result<Checkout, Error> {
         let mut answers = self.answers()?.into_iter();
         let head = answers.next().unwrap_or_default();
         let describe = answers.next().unwrap_or_default();
@@ -80,14 +80,14 @@ impl Pending {
         })
     }
 
-    pub fn head(self) -> Result<String, Error> {
+    pub(crate) fn head(self) -> Result<String, Error> {
         Ok(self.checkout()?.sha)
     }
 }
 
 /// The files matching `pathspecs` that differ in `range` (`A..B` or `A...B`),
 /// relative to `dir`; `None` when git cannot tell.
-pub fn changed_between(dir: &Path, range: &str, pathspecs: &[&str]) -> Option<Vec<String>> {
+pub(crate) fn changed_between(dir: &Path, range: &str, pathspecs: &[&str]) -> Option<Vec<String>> {
     let mut args = vec![
         "diff",
         "--name-only",
@@ -114,7 +114,7 @@ pub fn changed_between(dir: &Path, range: &str, pathspecs: &[&str]) -> Option<Ve
 /// the file itself), at most 8 links, so a schema that a pull request turned
 /// into a link is not taken for its target's text, nor a link's text for a
 /// schema. A link out of the tree (absolute, or climbing above `dir`) is no file.
-pub fn file_at(dir: &Path, commit: &str, path: &str) -> Option<Vec<u8>> {
+pub(crate) fn file_at(dir: &Path, commit: &str, path: &str) -> Option<Vec<u8>> {
     let mut parts = split(&normalize(Path::new(path))?);
     let (mut i, mut links) = (0, 0);
     while i < parts.len() {
@@ -174,7 +174,7 @@ fn normalize(path: &Path) -> Option<String> {
 /// Every path whose entry is a symbolic link on either side of `range`
 /// (added, removed, retargeted, or a file or folder turned into one),
 /// relative to `dir`; `None` when git cannot tell.
-pub fn links_changed(dir: &Path, range: &str) -> Option<Vec<String>> {
+pub(crate) fn links_changed(dir: &Path, range: &str) -> Option<Vec<String>> {
     let args = [
         "diff",
         "--raw",
@@ -203,7 +203,7 @@ pub fn links_changed(dir: &Path, range: &str) -> Option<Vec<String>> {
 
 /// The full SHA of `rev` as a commit, when the checkout has it. `rev` must
 /// already be known not to read as an option.
-pub fn commit_of(dir: &Path, rev: &str) -> Option<String> {
+pub(crate) fn commit_of(dir: &Path, rev: &str) -> Option<String> {
     let spec = format!("{rev}^{{commit}}");
     let args = [
         "rev-parse",
@@ -217,7 +217,7 @@ pub fn commit_of(dir: &Path, rev: &str) -> Option<String> {
 }
 
 /// The best common ancestor of `a` and `b` (full SHAs), when the checkout has one.
-pub fn merge_base(dir: &Path, a: &str, b: &str) -> Option<String> {
+pub(crate) fn merge_base(dir: &Path, a: &str, b: &str) -> Option<String> {
     let args = ["merge-base", a, b];
     let child = spawn(dir, &args).ok()?;
     finish(dir, &args, child).ok().filter(|s| !s.is_empty())
@@ -225,7 +225,7 @@ pub fn merge_base(dir: &Path, a: &str, b: &str) -> Option<String> {
 
 /// A file's bytes at a commit (`git show <commit>:./<path>`, `path` relative to `dir`); `None` when git
 /// cannot tell (a shallow checkout without that commit, no such file).
-pub fn show(dir: &Path, commit: &str, path: &str) -> Option<Vec<u8>> {
+pub(crate) fn show(dir: &Path, commit: &str, path: &str) -> Option<Vec<u8>> {
     // `./`: relative to `dir`, which may be below the repository root.
     let spec = format!("{commit}:./{path}");
     // `cat-file blob`: a blob or nothing (`show` reads a missing path with

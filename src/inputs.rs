@@ -16,7 +16,7 @@ use crate::base::Policy as InstructionsPolicy;
 use crate::error::Error;
 use crate::review::findings::Severity;
 use crate::review::gate::FailOn;
-pub use crate::review::judge::Whose as GateSchema;
+pub(crate) use crate::review::judge::Whose as GateSchema;
 
 /// A snapshot of the process environment; tests build their own.
 pub type Env = BTreeMap<String, String>;
@@ -24,10 +24,10 @@ pub type Env = BTreeMap<String, String>;
 /// Flags that are not action inputs: they exist for local runs only.
 pub const CLI_ONLY: &[&str] = &["workspace"];
 
-pub const DEFAULT_SCHEMA_FILE: &str = ".github/codex/review.schema.json";
+pub(crate) const DEFAULT_SCHEMA_FILE: &str = ".github/codex/review.schema.json";
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
-pub enum Mode {
+pub(crate) enum Mode {
     /// Verify any identities recorded earlier, record this run's, verify the record.
     Run,
     /// Record the identities into the usage file, and nothing else.
@@ -57,215 +57,215 @@ the variable. Relative paths resolve against the workspace.\n\nExit codes: 0 eve
 pub struct Cli {
     /// What to do: `run` (after the agent step), `record`, `verify`, `validate`, `compare` or `lint`.
     #[arg(long, value_enum, default_value = "run")]
-    pub mode: Mode,
+    pub(crate) mode: Mode,
 
     /// The prompt text, when the agent step was given an inline prompt. Hashed as UTF-8.
     #[arg(long, value_name = "TEXT")]
-    pub prompt: Option<String>,
+    pub(crate) prompt: Option<String>,
 
     /// The prompt file sent to the agent (the rendered payload, if the harness renders one).
     #[arg(long, value_name = "PATH")]
-    pub prompt_file: Option<String>,
+    pub(crate) prompt_file: Option<String>,
 
     /// The template a rendered prompt file came from; recorded beside the prompt.
     #[arg(long, value_name = "PATH")]
-    pub prompt_template_file: Option<String>,
+    pub(crate) prompt_template_file: Option<String>,
 
     /// The agent's tool definitions. A missing file is recorded as `tools_sha: null`.
     #[arg(long, value_name = "PATH", default_value = ".agent/tools.json")]
-    pub tools_file: String,
+    pub(crate) tools_file: String,
 
     /// The agent's output (review.json). A missing file is recorded as `output_sha: null`.
     #[arg(long, value_name = "PATH", default_value = "artifacts/review.json")]
-    pub output_file: String,
+    pub(crate) output_file: String,
 
     /// The output schema file given to the agent [default: .github/codex/review.schema.json].
     #[arg(long, value_name = "PATH")]
-    pub output_schema_file: Option<String>,
+    pub(crate) output_schema_file: Option<String>,
 
     /// The output schema, when the agent step was given it inline. Hashed as UTF-8.
     #[arg(long, value_name = "JSON")]
-    pub output_schema: Option<String>,
+    pub(crate) output_schema: Option<String>,
 
     /// The receipt file. Existing keys this tool does not own are kept.
     #[arg(long, value_name = "PATH", default_value = "usage.json")]
-    pub usage_file: String,
+    pub(crate) usage_file: String,
 
     /// The exact agent CLI version the agent job installed, e.g. 0.169.0 (Codex) or
     /// 2.1.300 (Claude Code); checked against the record. Ranges and tags such as
     /// `latest` are refused.
     #[arg(long, value_name = "VERSION")]
-    pub agent_version: Option<String>,
+    pub(crate) agent_version: Option<String>,
 
     /// The extra arguments given to the agent's action (codex-action's `codex-args`,
     /// claude-code-action's `claude_args`), as given to it.
     #[arg(long, value_name = "ARGS")]
-    pub agent_args: Option<String>,
+    pub(crate) agent_args: Option<String>,
 
     /// (agent: codex) The older name of agent-version.
     #[arg(long, value_name = "VERSION", hide_short_help = true)]
-    pub codex_version: Option<String>,
+    pub(crate) codex_version: Option<String>,
 
     /// (agent: codex) The older name of agent-args.
     #[arg(long, value_name = "ARGS", hide_short_help = true)]
-    pub codex_args: Option<String>,
+    pub(crate) codex_args: Option<String>,
 
     /// (agent: claude) The older name of agent-args.
     #[arg(long, value_name = "ARGS", hide_short_help = true)]
-    pub claude_args: Option<String>,
+    pub(crate) claude_args: Option<String>,
 
     /// (agent: claude) The older name of agent-version.
     #[arg(long, value_name = "VERSION", hide_short_help = true)]
-    pub claude_version: Option<String>,
+    pub(crate) claude_version: Option<String>,
 
     /// The model the agent step asked for.
     #[arg(long, value_name = "MODEL")]
-    pub model: Option<String>,
+    pub(crate) model: Option<String>,
 
     /// The folder the agent ran in (codex-action's `working-directory`); git runs there.
     #[arg(long, value_name = "PATH")]
-    pub working_directory: Option<String>,
+    pub(crate) working_directory: Option<String>,
 
     /// Where the list of findings is in the review, as a JSON Pointer.
     #[arg(long, value_name = "POINTER", default_value = "/findings")]
-    pub findings_pointer: String,
+    pub(crate) findings_pointer: String,
 
     /// Which problems fail the step: `invalid` (missing, unparsable or schema-invalid
     /// output), `findings` (also `ok: false` or a finding at or above min-severity), or
     /// `never` (report only).
     #[arg(long, value_enum, value_name = "WHEN", default_value = "invalid")]
-    pub fail_on: FailOn,
+    pub(crate) fail_on: FailOn,
 
     /// With `fail-on: findings`, the lowest severity that fails: info, low, medium, high, critical.
     #[arg(long, value_name = "SEVERITY", default_value = "high", value_parser = parse_severity)]
-    pub min_severity: Severity,
+    pub(crate) min_severity: Severity,
 
     /// Which agent ran: codex (openai/codex-action, the default), claude
     /// (anthropics/claude-code-action) or gemini (google-github-actions/run-gemini-cli).
     /// Its record, its instruction chain and its settings are read the way that agent has them.
     #[arg(long, value_enum, value_name = "AGENT", default_value = "codex")]
-    pub agent: crate::agent::AgentKind,
+    pub(crate) agent: crate::agent::AgentKind,
 
     /// The folder holding the agent's record of the run, as the agent job left
     /// it or as it was downloaded (for Codex, the same as codex-home).
     #[arg(long, value_name = "PATH")]
-    pub agent_home: Option<String>,
+    pub(crate) agent_home: Option<String>,
 
     /// The `codex-home` given to codex-action: its session record shows what
     /// reached the agent, and its AGENTS.md is part of the chain.
     #[arg(long, value_name = "PATH")]
-    pub codex_home: Option<String>,
+    pub(crate) codex_home: Option<String>,
 
     /// The Codex session to read, when codex-home holds several.
     #[arg(long, value_name = "ID")]
-    pub session_id: Option<String>,
+    pub(crate) session_id: Option<String>,
 
     /// Extra AGENTS.md file names Codex is configured to try (project_doc_fallback_filenames),
     /// comma- or newline-separated.
     #[arg(long, value_name = "NAMES")]
-    pub agents_fallback_filenames: Option<String>,
+    pub(crate) agents_fallback_filenames: Option<String>,
 
     /// Codex's project_doc_max_bytes: the budget of the AGENTS.md chain. Default: as
     /// codex-home's config.toml or `-c` in codex-args set it, else 32768.
     #[arg(long, value_name = "BYTES")]
-    pub project_doc_max_bytes: Option<u64>,
+    pub(crate) project_doc_max_bytes: Option<u64>,
 
     /// The reasoning effort given to codex-action (`effort`); checked against the session record.
     #[arg(long, value_name = "EFFORT")]
-    pub effort: Option<String>,
+    pub(crate) effort: Option<String>,
 
     /// The permission profile given to codex-action (`permission-profile`); checked
     /// against the session record.
     #[arg(long, value_name = "PROFILE")]
-    pub permission_profile: Option<String>,
+    pub(crate) permission_profile: Option<String>,
 
     /// codex-action's `safety-strategy` (drop-sudo when not given); recorded.
     #[arg(long, value_name = "STRATEGY")]
-    pub safety_strategy: Option<String>,
+    pub(crate) safety_strategy: Option<String>,
 
     /// codex-action's `project-instructions-mode`: `workspace` (the checkout's
     /// AGENTS.md files) or `default-branch` (the default branch's, written to
     /// `$CODEX_HOME/AGENTS.override.md`).
     #[arg(long, value_name = "MODE", value_parser = ["workspace", "default-branch"])]
-    pub project_instructions_mode: Option<String>,
+    pub(crate) project_instructions_mode: Option<String>,
 
     /// Fail when the session used more tokens than this (input plus output).
     #[arg(long, value_name = "TOKENS")]
-    pub max_total_tokens: Option<u64>,
+    pub(crate) max_total_tokens: Option<u64>,
 
     /// The frozen pull-request diff the review ran on; recorded as `fixture_sha`.
     #[arg(long, value_name = "PATH")]
-    pub fixture_file: Option<String>,
+    pub(crate) fixture_file: Option<String>,
 
     /// (compare) The base run's receipt.
     #[arg(long, value_name = "PATH")]
-    pub base_usage_file: Option<String>,
+    pub(crate) base_usage_file: Option<String>,
 
     /// (compare) The base run's agent output.
     #[arg(long, value_name = "PATH")]
-    pub base_output_file: Option<String>,
+    pub(crate) base_output_file: Option<String>,
 
     /// (compare) Channels besides the prompt that may differ: tools, agents, schema,
     /// codex-version, model, codex-args, fixture (comma-separated).
     #[arg(long, value_name = "CHANNELS")]
-    pub allow_changed: Option<String>,
+    pub(crate) allow_changed: Option<String>,
 
     /// (run, verify) The commit whose instructions are trusted: every input the
     /// receipt covers is compared with it. Default: the event's pull_request.base.sha.
     #[arg(long, value_name = "REF")]
-    pub base_ref: Option<String>,
+    pub(crate) base_ref: Option<String>,
 
     /// (run, verify) What a change of the agent's instructions against the base
     /// does: fail, warn (neutral) or allow.
     #[arg(long, value_enum, value_name = "WHAT", default_value = "warn")]
-    pub instructions_changed: InstructionsPolicy,
+    pub(crate) instructions_changed: InstructionsPolicy,
 
     /// (run, validate) Whose output schema judges the review: base (the base commit's copy;
     /// the default when a base is known) or checkout.
     #[arg(long, value_enum, value_name = "WHOSE")]
-    pub gate_schema: Option<GateSchema>,
+    pub(crate) gate_schema: Option<GateSchema>,
 
     /// (run) What a session of more than one turn, with a compaction or a model
     /// switch does: require (one turn, else fail), warn (neutral) or allow.
     #[arg(long, value_enum, value_name = "WHAT", default_value = "warn")]
-    pub single_turn: crate::agent::turns::SingleTurn,
+    pub(crate) single_turn: crate::agent::turns::SingleTurn,
 
     /// (run) Lint the workflows and report what is found as warnings.
     #[arg(long, value_name = "BOOL", default_value = "true", action = clap::ArgAction::Set, value_parser = clap::builder::BoolishValueParser::new())]
-    pub lint_workflows: bool,
+    pub(crate) lint_workflows: bool,
 
     /// The check run's name on the pull request.
     #[arg(long, value_name = "NAME", default_value = "Agent review receipt")]
-    pub check_name: String,
+    pub(crate) check_name: String,
 
     /// The most annotations the check run carries (GitHub takes 50 a request).
     #[arg(long, value_name = "N", default_value = "200", value_parser = clap::value_parser!(u32).range(0..=5000))]
-    pub max_annotations: u32,
+    pub(crate) max_annotations: u32,
 
     /// Seconds the GitHub API calls may take in all, retries included; a single
     /// request gets a third of it.
     #[arg(long, value_name = "SECONDS", default_value = "60", value_parser = clap::value_parser!(u64).range(1..=600))]
-    pub api_timeout: u64,
+    pub(crate) api_timeout: u64,
 
     /// Token for the GitHub API (the action passes `github.token`). Never logged.
     #[arg(long, value_name = "TOKEN")]
-    pub github_token: Option<String>,
+    pub(crate) github_token: Option<String>,
 
     /// The workspace root (local runs). Default: $GITHUB_WORKSPACE, else the current folder.
     #[arg(long, value_name = "PATH")]
-    pub workspace: Option<PathBuf>,
+    pub(crate) workspace: Option<PathBuf>,
 }
 
 /// Where the prompt came from.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum PromptSource {
+pub(crate) enum PromptSource {
     Inline(String),
     File(String),
 }
 
 /// Where the output schema came from.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum SchemaSource {
+pub(crate) enum SchemaSource {
     Inline(String),
     File(String),
     /// Neither input was given; the default file is used if it exists.
@@ -275,51 +275,51 @@ pub enum SchemaSource {
 /// Validated inputs. `None` means "not given" (after trimming).
 #[derive(Clone, Debug)]
 pub struct Inputs {
-    pub mode: Mode,
+    pub(crate) mode: Mode,
     /// `None` only in `verify` mode, which reads the paths from the receipt.
-    pub prompt: Option<PromptSource>,
-    pub prompt_template_file: Option<String>,
-    pub tools_file: String,
-    pub tools_file_given: bool,
-    pub output_file: String,
-    pub output_file_given: bool,
-    pub schema: SchemaSource,
-    pub usage_file: String,
+    pub(crate) prompt: Option<PromptSource>,
+    pub(crate) prompt_template_file: Option<String>,
+    pub(crate) tools_file: String,
+    pub(crate) tools_file_given: bool,
+    pub(crate) output_file: String,
+    pub(crate) output_file_given: bool,
+    pub(crate) schema: SchemaSource,
+    pub(crate) usage_file: String,
     /// `agent-version`, or the agent's older name for it.
-    pub agent_version: Option<String>,
+    pub(crate) agent_version: Option<String>,
     /// `agent-args`, or the agent's older name for it.
-    pub agent_args: Option<String>,
-    pub model: Option<String>,
-    pub working_directory: Option<String>,
-    pub github_token: Option<String>,
+    pub(crate) agent_args: Option<String>,
+    pub(crate) model: Option<String>,
+    pub(crate) working_directory: Option<String>,
+    pub(crate) github_token: Option<String>,
     pub workspace: Option<PathBuf>,
-    pub findings_pointer: String,
-    pub fail_on: FailOn,
-    pub min_severity: Severity,
-    pub check_name: String,
-    pub max_annotations: u32,
-    pub api_timeout: u64,
-    pub agent: crate::agent::AgentKind,
+    pub(crate) findings_pointer: String,
+    pub(crate) fail_on: FailOn,
+    pub(crate) min_severity: Severity,
+    pub(crate) check_name: String,
+    pub(crate) max_annotations: u32,
+    pub(crate) api_timeout: u64,
+    pub(crate) agent: crate::agent::AgentKind,
     /// `agent-home`, else `codex-home` (for Codex), and which input it was.
-    pub agent_home: Option<(&'static str, String)>,
-    pub session_id: Option<String>,
-    pub agents_fallback_filenames: Vec<String>,
-    pub project_doc_max_bytes: Option<u64>,
-    pub effort: Option<String>,
-    pub permission_profile: Option<String>,
-    pub safety_strategy: Option<String>,
+    pub(crate) agent_home: Option<(&'static str, String)>,
+    pub(crate) session_id: Option<String>,
+    pub(crate) agents_fallback_filenames: Vec<String>,
+    pub(crate) project_doc_max_bytes: Option<u64>,
+    pub(crate) effort: Option<String>,
+    pub(crate) permission_profile: Option<String>,
+    pub(crate) safety_strategy: Option<String>,
     /// `default-branch`: the agent saw the default branch's AGENTS files.
-    pub default_branch_instructions: bool,
-    pub max_total_tokens: Option<u64>,
-    pub fixture_file: Option<String>,
-    pub base_usage_file: Option<String>,
-    pub base_output_file: Option<String>,
-    pub allow_changed: Vec<String>,
-    pub base_ref: Option<String>,
-    pub instructions_changed: InstructionsPolicy,
-    pub gate_schema: Option<GateSchema>,
-    pub single_turn: crate::agent::turns::SingleTurn,
-    pub lint_workflows: bool,
+    pub(crate) default_branch_instructions: bool,
+    pub(crate) max_total_tokens: Option<u64>,
+    pub(crate) fixture_file: Option<String>,
+    pub(crate) base_usage_file: Option<String>,
+    pub(crate) base_output_file: Option<String>,
+    pub(crate) allow_changed: Vec<String>,
+    pub(crate) base_ref: Option<String>,
+    pub(crate) instructions_changed: InstructionsPolicy,
+    pub(crate) gate_schema: Option<GateSchema>,
+    pub(crate) single_turn: crate::agent::turns::SingleTurn,
+    pub(crate) lint_workflows: bool,
 }
 
 /// What the command line asked for.
@@ -331,12 +331,12 @@ pub enum Invocation {
 }
 
 /// The variable the runner sets for input `name`.
-pub fn input_variable(name: &str) -> String {
+pub(crate) fn input_variable(name: &str) -> String {
     format!("INPUT_{}", name.replace(' ', "_").to_uppercase())
 }
 
 /// The value of input `name` from the environment: trimmed, empty means absent.
-pub fn input_from_env<'a>(env: &'a Env, name: &str) -> Option<&'a str> {
+pub(crate) fn input_from_env<'a>(env: &'a Env, name: &str) -> Option<&'a str> {
     env.get(&input_variable(name))
         .map(|v| v.trim())
         .filter(|v| !v.is_empty())
@@ -595,7 +595,7 @@ fn findings_pointer(p: &str) -> Result<String, Error> {
 /// A range or a tag resolves to whatever npm serves that day: an invisible input.
 /// The receipt exists to make inputs visible, so such a version is a configuration
 /// error, not a warning.
-pub fn exact_version<'a>(input: &str, v: &'a str) -> Result<&'a str, Error> {
+pub(crate) fn exact_version<'a>(input: &str, v: &'a str) -> Result<&'a str, Error> {
     crate::version::exact(v).ok_or_else(|| {
         Error::new(format!(
             "input `{input}` is `{}`, which is not an exact version: a tag or a range \

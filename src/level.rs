@@ -13,7 +13,7 @@ pub enum Level {
 
 impl Level {
     /// The workflow command: `::notice`, `::warning`, `::error`.
-    pub fn command(self) -> &'static str {
+    pub(crate) fn command(self) -> &'static str {
         match self {
             Level::Notice => "notice",
             Level::Warning => "warning",
@@ -25,18 +25,18 @@ impl Level {
 /// Something the receipt cannot vouch for, or a fact about the bytes worth a
 /// look: a notice or a warning, never a failure (failures are outcomes).
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Caveat {
-    pub level: Level,
-    pub message: String,
+pub(crate) struct Caveat {
+    pub(crate) level: Level,
+    pub(crate) message: String,
     /// The workspace-relative file it is about, when there is one.
-    pub file: Option<String>,
+    pub(crate) file: Option<String>,
     /// Said in the summary's evidence only, not as an annotation: a fact of
     /// the chosen layout that would otherwise repeat on every run.
-    pub quiet: bool,
+    pub(crate) quiet: bool,
 }
 
 impl Caveat {
-    pub fn warning(message: impl Into<String>) -> Caveat {
+    pub(crate) fn warning(message: impl Into<String>) -> Caveat {
         Caveat {
             level: Level::Warning,
             message: message.into(),
@@ -45,7 +45,7 @@ impl Caveat {
         }
     }
 
-    pub fn notice(message: impl Into<String>) -> Caveat {
+    pub(crate) fn notice(message: impl Into<String>) -> Caveat {
         Caveat {
             level: Level::Notice,
             message: message.into(),
@@ -54,17 +54,17 @@ impl Caveat {
         }
     }
 
-    pub fn quiet(mut self) -> Caveat {
+    pub(crate) fn quiet(mut self) -> Caveat {
         self.quiet = true;
         self
     }
 
-    pub fn on(mut self, file: &str) -> Caveat {
+    pub(crate) fn on(mut self, file: &str) -> Caveat {
         self.file = Some(file.to_string());
         self
     }
 
-    pub fn on_opt(self, file: Option<&str>) -> Caveat {
+    pub(crate) fn on_opt(self, file: Option<&str>) -> Caveat {
         match file {
             Some(f) => self.on(f),
             None => self,

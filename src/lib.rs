@@ -15,30 +15,30 @@
 //! Escaping, Markdown, errors, levels and logging are shared by all.
 
 pub mod agent;
-pub mod base;
-pub mod compare;
+mod base;
+mod compare;
 pub mod context;
-pub mod diff;
+mod diff;
 pub mod digest;
 pub mod error;
 pub mod escape;
 pub mod event;
-pub mod git;
+mod git;
 pub mod inputs;
 pub mod level;
 pub mod lint;
 pub mod logging;
 pub mod markdown;
-pub mod modes;
+mod modes;
 pub mod outcome;
 pub mod receipt;
 pub mod report;
 pub mod review;
-pub mod setup;
-pub mod sources;
-pub mod version;
-pub mod workspace;
-pub mod yaml;
+mod setup;
+mod sources;
+mod version;
+mod workspace;
+mod yaml;
 
 use context::Context;
 use error::Error;

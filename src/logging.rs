@@ -8,20 +8,20 @@ use tracing::Level;
 
 /// Debug lines saying when each step of a part of the run ended, so
 /// `RUNNER_DEBUG=1` shows where a run's time goes.
-pub struct Stopwatch {
+pub(crate) struct Stopwatch {
     part: &'static str,
     start: Instant,
 }
 
 impl Stopwatch {
-    pub fn start(part: &'static str) -> Stopwatch {
+    pub(crate) fn start(part: &'static str) -> Stopwatch {
         Stopwatch {
             part,
             start: Instant::now(),
         }
     }
 
-    pub fn lap(&self, step: &str) {
+    pub(crate) fn lap(&self, step: &str) {
         tracing::debug!(
             "{}: {step} after {:.1} ms",
             self.part,

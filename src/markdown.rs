@@ -79,7 +79,7 @@ pub fn text(s: &str) -> String {
 /// One of our sentences, where names are quoted in backticks: each quoted part
 /// becomes a code span and the rest plain text. Untrusted text inside is still
 /// escaped whichever way it is split.
-pub fn prose(s: &str) -> String {
+pub(crate) fn prose(s: &str) -> String {
     let parts: Vec<&str> = s.split('`').collect();
     if parts.len() % 2 == 0 {
         return text(s); // an unmatched backtick: not our quoting
@@ -118,7 +118,7 @@ pub fn code(s: &str) -> String {
 /// Characters that change how text around them reads without showing
 /// themselves: bidi embeddings, overrides and isolates, zero-width spaces and
 /// joiners, marks, the byte order mark (Trojan Source and its kin).
-pub fn invisible(c: char) -> bool {
+pub(crate) fn invisible(c: char) -> bool {
     matches!(c,
         '\u{200B}'..='\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}'
         | '\u{2060}'..='\u{2064}' | '\u{061C}' | '\u{FEFF}')
@@ -127,7 +127,7 @@ pub fn invisible(c: char) -> bool {
 /// Plain text (a check run's title, a log line): each invisible format
 /// character shown as `[U+XXXX]`, line breaks and tabs as spaces, other
 /// control characters as U+FFFD. Markup is not escaped: plain text has none.
-pub fn visible(s: &str) -> String {
+pub(crate) fn visible(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for c in s.chars() {
         match c {
@@ -143,7 +143,7 @@ pub fn visible(s: &str) -> String {
 /// A fenced code block: nothing inside is Markdown, and no line of `body`
 /// can close the fence early (the fence is longer than any run of backticks
 /// in it). Invisible characters are shown and tabs become spaces, line by line.
-pub fn fenced(info: &str, body: &str) -> String {
+pub(crate) fn fenced(info: &str, body: &str) -> String {
     let shown: Vec<String> = body.lines().map(visible).collect();
     let longest = shown
         .iter()
@@ -157,7 +157,7 @@ pub fn fenced(info: &str, body: &str) -> String {
 
 /// A long path cut in the middle, keeping its start and its file name:
 /// `src/very/deep/…/mod.rs`. Tables stay within the page.
-pub fn shorten_middle(s: &str, max: usize) -> String {
+pub(crate) fn shorten_middle(s: &str, max: usize) -> String {
     let n = s.chars().count();
     if n <= max || max < 5 {
         return s.to_string();
@@ -171,7 +171,7 @@ pub fn shorten_middle(s: &str, max: usize) -> String {
 
 /// The first 12 characters of a SHA-256, enough to tell two apart at a glance;
 /// the evidence block has the full value.
-pub fn short_hash(s: &str) -> String {
+pub(crate) fn short_hash(s: &str) -> String {
     if s.len() == 64 && s.bytes().all(|b| b.is_ascii_hexdigit()) {
         s[..12].to_string()
     } else {
@@ -183,7 +183,7 @@ pub fn short_hash(s: &str) -> String {
 /// wrap (a zero-width space every 24 characters of a run longer than 32), so
 /// one word cannot push a column off the page. The breaks go between escaped
 /// pieces, never inside an escape.
-pub fn cell(s: &str) -> String {
+pub(crate) fn cell(s: &str) -> String {
     let mut out = String::with_capacity(s.len() + s.len() / 4);
     let mut piece = String::new();
     let mut run = 0;
@@ -220,7 +220,7 @@ pub fn cell(s: &str) -> String {
 }
 
 /// Cuts `s` to at most `max` characters, marking the cut.
-pub fn clip(s: &str, max: usize) -> String {
+pub(crate) fn clip(s: &str, max: usize) -> String {
     if s.chars().count() <= max {
         return s.to_string();
     }

@@ -18,49 +18,49 @@ use crate::review::gate::{Conclusion, Decision};
 /// Everything the reports need to tell the story of one invocation.
 #[derive(Clone, Debug)]
 pub struct Outcome {
-    pub mode: Mode,
+    pub(crate) mode: Mode,
     /// The usage file, relative to the workspace.
-    pub usage_file: String,
+    pub(crate) usage_file: String,
     /// The receipt as written (`record`, `run`) or as read (`verify`).
-    pub receipt: Map<String, Value>,
-    pub verification: Option<Verification>,
+    pub(crate) receipt: Map<String, Value>,
+    pub(crate) verification: Option<Verification>,
     /// The agent's output checked against the schema (`run` only).
-    pub review: Option<Review>,
+    pub(crate) review: Option<Review>,
     /// What the gate made of the review (`run` only).
-    pub decision: Option<Decision>,
-    pub caveats: Vec<Caveat>,
+    pub(crate) decision: Option<Decision>,
+    pub(crate) caveats: Vec<Caveat>,
     /// What reached the agent, from Codex's record (`run` with codex-home).
-    pub agent: Option<AgentCheck>,
+    pub(crate) agent: Option<AgentCheck>,
     /// Filled in by the check-run report.
-    pub check_run: Option<CheckRunOutcome>,
+    pub(crate) check_run: Option<CheckRunOutcome>,
     /// Check runs of this check's name on the head commit that this workflow
     /// run did not post (filled in by the check-run report, before it posts).
-    pub imitations: Vec<Imitation>,
+    pub(crate) imitations: Vec<Imitation>,
     /// (`compare`) Base against head.
-    pub comparison: Option<Comparison>,
+    pub(crate) comparison: Option<Comparison>,
     /// What the workflow lint found (`lint`; `run` as warnings).
-    pub lints: Vec<Lint>,
+    pub(crate) lints: Vec<Lint>,
     /// The agent's instructions compared with the trusted base.
-    pub instructions: Option<base::Check>,
+    pub(crate) instructions: Option<base::Check>,
     /// Checks the receipt expected to make and could not. A check that could
     /// not run is not a pass.
-    pub unverified: Vec<Unverified>,
+    pub(crate) unverified: Vec<Unverified>,
     /// What made the session more than one turn of one model (a compaction,
     /// several turns, a model switch), each a sentence for the title: the
     /// conclusion is at most neutral.
-    pub timeline: Vec<String>,
+    pub(crate) timeline: Vec<String>,
 }
 
 /// A check that could not run: what, in a few words for the title, and why,
 /// with the fix, for the summary and the annotation.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Unverified {
-    pub what: String,
-    pub why: String,
+pub(crate) struct Unverified {
+    pub(crate) what: String,
+    pub(crate) why: String,
 }
 
 impl Unverified {
-    pub fn new(what: impl Into<String>, why: impl Into<String>) -> Unverified {
+    pub(crate) fn new(what: impl Into<String>, why: impl Into<String>) -> Unverified {
         Unverified {
             what: what.into(),
             why: why.into(),
@@ -70,7 +70,7 @@ impl Unverified {
 
 impl Outcome {
     /// An outcome with nothing found yet.
-    pub fn empty(mode: Mode, usage_file: String, receipt: Map<String, Value>) -> Outcome {
+    pub(crate) fn empty(mode: Mode, usage_file: String, receipt: Map<String, Value>) -> Outcome {
         Outcome {
             mode,
             usage_file,
@@ -97,7 +97,7 @@ impl Outcome {
 
     /// A failed verification fails whatever `fail-on` says: it is about the
     /// receipt's integrity, not the review's content.
-    pub fn conclusion(&self) -> Conclusion {
+    pub(crate) fn conclusion(&self) -> Conclusion {
         if self.verification.as_ref().is_some_and(|v| !v.passed()) {
             return Conclusion::Failure;
         }
@@ -144,7 +144,7 @@ impl Outcome {
 
     /// Takes what the agent's record showed: the check itself, the checks it
     /// could not support, and the turns it read.
-    pub fn take_agent(&mut self, agent: Option<AgentCheck>) {
+    pub(crate) fn take_agent(&mut self, agent: Option<AgentCheck>) {
         if let Some(a) = &agent {
             self.unverified.extend(
                 a.unverified
@@ -157,13 +157,13 @@ impl Outcome {
     }
 
     /// The comparison with the base, when it found a change.
-    pub fn instructions_changed(&self) -> Option<&base::Check> {
+    pub(crate) fn instructions_changed(&self) -> Option<&base::Check> {
         self.instructions.as_ref().filter(|c| !c.changes.is_empty())
     }
 
     /// Everything expected and not checked: the comparison with the base
     /// that could not be made, then each check the record could not support.
-    pub fn not_verified(&self) -> impl Iterator<Item = Unverified> + '_ {
+    pub(crate) fn not_verified(&self) -> impl Iterator<Item = Unverified> + '_ {
         self.instructions
             .iter()
             .filter_map(|c| c.unavailable.as_deref())
@@ -173,11 +173,11 @@ impl Outcome {
 
     /// A receipt field as text, empty when absent or null.
     /// The agent the receipt covers (a receipt without `agent` is Codex's).
-    pub fn agent_kind(&self) -> crate::agent::AgentKind {
+    pub(crate) fn agent_kind(&self) -> crate::agent::AgentKind {
         crate::agent::AgentKind::of_receipt(&self.receipt)
     }
 
-    pub fn field(&self, key: &str) -> String {
+    pub(crate) fn field(&self, key: &str) -> String {
         match self.receipt.get(key) {
             Some(Value::String(s)) => s.clone(),
             Some(Value::Null) | None => String::new(),
@@ -190,30 +190,30 @@ impl Outcome {
 /// posted by this workflow run. Every part is ours to print: numbers, the
 /// link built from them, and the check's own name (an input).
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Imitation {
+pub(crate) struct Imitation {
     /// The name both checks bear (`check-name`).
-    pub name: String,
-    pub check_run_id: u64,
+    pub(crate) name: String,
+    pub(crate) check_run_id: u64,
     /// Who posted it, in a few plain words: `workflow run 77 (job 88)`, `the
     /// app \`some-app\``, `a GitHub Actions workflow`.
-    pub source: String,
+    pub(crate) source: String,
     /// `{server}/{repo}/runs/{id}`, built from the id, never the answer's URL.
-    pub url: String,
+    pub(crate) url: String,
     /// What it says: `success`, `failure`, ..., or its status while it runs.
-    pub conclusion: String,
+    pub(crate) conclusion: String,
 }
 
 /// What a listing that failed leaves unverified (`not verified, missing: ...`).
-pub const NO_OTHER_CHECK: &str = "no other check of this name";
+pub(crate) const NO_OTHER_CHECK: &str = "no other check of this name";
 
 /// How the warning about a check run that was not created begins: the log
 /// says it as an annotation, the job summary near its top.
-pub const NOT_PUBLISHED: &str = "the check run was not created: ";
+pub(crate) const NOT_PUBLISHED: &str = "the check run was not created: ";
 
 /// What became of the check run: the check-run report fills it in, and the
 /// reports after it (step outputs, summary) link it or say why there is none.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum CheckRunOutcome {
+pub(crate) enum CheckRunOutcome {
     Published {
         id: u64,
         url: String,

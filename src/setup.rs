@@ -23,7 +23,7 @@ use crate::workspace::{Location, Workspace};
 impl Inputs {
     /// The commit whose instructions are trusted: input `base-ref`, else the
     /// pull request's base from the event.
-    pub fn base(&self, origin: &Origin) -> Option<Base> {
+    pub(crate) fn base(&self, origin: &Origin) -> Option<Base> {
         match (&self.base_ref, &origin.base_sha) {
             (Some(given), _) => Some(Base {
                 given: given.clone(),
@@ -38,12 +38,12 @@ impl Inputs {
     }
 
     /// The receipt file.
-    pub fn usage_location(&self, ws: &Workspace) -> Result<Location, Error> {
+    pub(crate) fn usage_location(&self, ws: &Workspace) -> Result<Location, Error> {
         ws.resolve_artifact("usage-file", &self.usage_file)
     }
 
     /// The folder the agent ran in, inside the workspace.
-    pub fn working_directory(&self, ws: &Workspace) -> Result<PathBuf, Error> {
+    pub(crate) fn working_directory(&self, ws: &Workspace) -> Result<PathBuf, Error> {
         let Some(dir) = &self.working_directory else {
             return Ok(ws.root().to_path_buf());
         };
@@ -58,7 +58,7 @@ impl Inputs {
     }
 
     /// Every source the step names, resolved in the order they are hashed.
-    pub fn sources(&self, ws: &Workspace) -> Result<Sources, Error> {
+    pub(crate) fn sources(&self, ws: &Workspace) -> Result<Sources, Error> {
         let workdir = self.working_directory(ws)?;
         let prompt = match &self.prompt {
             Some(PromptSource::Inline(text)) => Some(Prompt::Inline(text.clone())),
@@ -91,12 +91,12 @@ impl Inputs {
     }
 
     /// The agent's output.
-    pub fn output_location(&self, ws: &Workspace) -> Result<Location, Error> {
+    pub(crate) fn output_location(&self, ws: &Workspace) -> Result<Location, Error> {
         ws.resolve_artifact("output-file", &self.output_file)
     }
 
     /// The output schema: inline, the file given, or the default file.
-    pub fn schema_input(&self, ws: &Workspace) -> Result<SchemaInput, Error> {
+    pub(crate) fn schema_input(&self, ws: &Workspace) -> Result<SchemaInput, Error> {
         Ok(match &self.schema {
             SchemaSource::Inline(text) => SchemaInput::Inline(text.clone()),
             SchemaSource::File(given) => {
@@ -118,7 +118,7 @@ impl Inputs {
     }
 
     /// What the step was told of the agent run, in neutral words.
-    pub fn given(&self) -> Given {
+    pub(crate) fn given(&self) -> Given {
         Given {
             version: self.agent_version.clone(),
             args: self.agent_args.clone(),
@@ -132,12 +132,12 @@ impl Inputs {
 
     /// The agent as this step sets it up: its own settings read from its
     /// home (the agent home) and the inputs; a bad one is an error that names it.
-    pub fn agent_setup(&self, home: Option<&Path>) -> Result<Setup, Error> {
+    pub(crate) fn agent_setup(&self, home: Option<&Path>) -> Result<Setup, Error> {
         self.agent.setup(home, self.given())
     }
 
     /// Where the agent's record of the run is, when its home was given.
-    pub fn session_options(&self, home: Option<&Path>) -> Option<SessionOptions> {
+    pub(crate) fn session_options(&self, home: Option<&Path>) -> Option<SessionOptions> {
         Some(SessionOptions {
             home: home?.to_path_buf(),
             session_id: self.session_id.clone(),
@@ -147,7 +147,7 @@ impl Inputs {
     }
 
     /// What fails the step, and where the findings are.
-    pub fn gate_policy(&self) -> Policy {
+    pub(crate) fn gate_policy(&self) -> Policy {
         Policy {
             fail_on: self.fail_on,
             min_severity: self.min_severity,
@@ -156,7 +156,7 @@ impl Inputs {
     }
 
     /// (`compare`) The base run to compare this run with.
-    pub fn compare_request(&self, ws: &Workspace) -> Result<compare::Request, Error> {
+    pub(crate) fn compare_request(&self, ws: &Workspace) -> Result<compare::Request, Error> {
         let base_given = self.base_usage_file.as_deref().ok_or_else(|| {
             Error::new("mode `compare` needs `base-usage-file`: the receipt of the run to compare with (download it as an artifact)")
         })?;
@@ -170,7 +170,7 @@ impl Inputs {
     }
 
     /// Where the result goes besides the log: the check run's name, token and limits.
-    pub fn report_options(&self) -> report::Options {
+    pub(crate) fn report_options(&self) -> report::Options {
         report::Options {
             check_name: self.check_name.clone(),
             token: self.github_token.clone(),

@@ -8,7 +8,7 @@ use crate::workspace::Location;
 
 /// Where the prompt came from.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Prompt {
+pub(crate) enum Prompt {
     /// The text of input `prompt`.
     Inline(String),
     File(Location),
@@ -16,7 +16,7 @@ pub enum Prompt {
 
 /// Where the output schema came from.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum SchemaInput {
+pub(crate) enum SchemaInput {
     /// The text of input `output-schema`.
     Inline(String),
     /// Input `output-schema-file`.
@@ -28,22 +28,22 @@ pub enum SchemaInput {
 /// What to hash: every input the step names, its path resolved inside the
 /// workspace, and the values recorded as given.
 #[derive(Clone, Debug)]
-pub struct Sources {
+pub(crate) struct Sources {
     /// The folder the agent ran in (codex-action's `working-directory`).
-    pub workdir: PathBuf,
+    pub(crate) workdir: PathBuf,
     /// `None` only where it is not needed (`verify` reads the receipt's).
-    pub prompt: Option<Prompt>,
-    pub template: Option<Location>,
-    pub tools: Location,
+    pub(crate) prompt: Option<Prompt>,
+    pub(crate) template: Option<Location>,
+    pub(crate) tools: Location,
     /// `tools-file` was given, not defaulted: a missing file is worth a warning.
-    pub tools_given: bool,
-    pub schema: SchemaInput,
-    pub output: Location,
-    pub output_given: bool,
-    pub fixture: Option<Location>,
-    pub agent_version: Option<String>,
-    pub agent_args: Option<String>,
-    pub model: Option<String>,
+    pub(crate) tools_given: bool,
+    pub(crate) schema: SchemaInput,
+    pub(crate) output: Location,
+    pub(crate) output_given: bool,
+    pub(crate) fixture: Option<Location>,
+    pub(crate) agent_version: Option<String>,
+    pub(crate) agent_args: Option<String>,
+    pub(crate) model: Option<String>,
     /// codex-action's `safety-strategy`, as given.
-    pub safety_strategy: Option<String>,
+    pub(crate) safety_strategy: Option<String>,
 }

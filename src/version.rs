@@ -3,7 +3,7 @@
 /// The exact version `v` names, as npm reads it: `MAJOR.MINOR.PATCH`, with an
 /// optional `-prerelease` and `+build`, and an optional leading `v` or `=`
 /// (npm installs `v0.169.0` as 0.169.0). `None` for a tag or a range.
-pub fn exact(v: &str) -> Option<&str> {
+pub(crate) fn exact(v: &str) -> Option<&str> {
     let v = v.trim();
     let v = v.strip_prefix('=').map_or(v, str::trim_start);
     let v = v.strip_prefix(['v', 'V']).unwrap_or(v);
@@ -11,7 +11,7 @@ pub fn exact(v: &str) -> Option<&str> {
 }
 
 /// Whether `v` names one exact version (see [`exact`]).
-pub fn is_exact_version(v: &str) -> bool {
+pub(crate) fn is_exact_version(v: &str) -> bool {
     exact(v).is_some()
 }
 
@@ -34,14 +34,6 @@ fn is_semver(v: &str) -> bool {
         && numbers.iter().all(|n| numeric(n))
         && pre.is_none_or(|p| p.split('.').all(ident))
         && build.is_none_or(|b| b.split('.').all(ident))
-}
-
-/// `(major, minor, patch)` of a version, for "newer than" comparisons.
-pub fn triple(v: &str) -> Option<(u64, u64, u64)> {
-    let v = exact(v)?;
-    let core = v.split(['-', '+']).next()?;
-    let mut parts = core.split('.').map(|p| p.parse::<u64>().ok());
-    Some((parts.next()??, parts.next()??, parts.next()??))
 }
 
 #[cfg(test)]
@@ -75,6 +67,5 @@ mod tests {
         ] {
             assert_eq!(exact(bad), None, "{bad}");
         }
-        assert_eq!(triple("v0.171.0"), Some((0, 171, 0)));
     }
 }

@@ -16,7 +16,7 @@ use crate::error::Error;
 
 /// The workspace root, with symlinks resolved.
 #[derive(Clone, Debug)]
-pub struct Workspace {
+pub(crate) struct Workspace {
     root: PathBuf,
     /// `RUNNER_TEMP`, symlinks resolved, in Actions.
     temp: Option<PathBuf>,
@@ -24,19 +24,19 @@ pub struct Workspace {
 
 /// A path the user gave, resolved inside the workspace.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Location {
+pub(crate) struct Location {
     /// Relative to the workspace, with `/` separators: what the receipt records.
-    pub shown: String,
+    pub(crate) shown: String,
     /// Absolute, symlinks resolved as far as the path exists.
-    pub path: PathBuf,
+    pub(crate) path: PathBuf,
     /// As the input names it, relative to the workspace, links not followed
     /// (`None` for an absolute path): a link the pull request put there is a
     /// change of this path, whatever it points to.
-    pub named: Option<String>,
+    pub(crate) named: Option<String>,
 }
 
 impl Workspace {
-    pub fn open(root: &Path) -> Result<Workspace, Error> {
+    pub(crate) fn open(root: &Path) -> Result<Workspace, Error> {
         let root = fs::canonicalize(root).map_err(|e| {
             Error::new(format!(
                 "the workspace `{}` cannot be opened: {}; set GITHUB_WORKSPACE or --workspace to an existing folder",
@@ -55,12 +55,12 @@ impl Workspace {
 
     /// The runner's temp folder, where a workflow downloads artifacts it must
     /// not unpack over the checkout (a fork's artifact is written by fork code).
-    pub fn with_runner_temp(mut self, temp: Option<&Path>) -> Workspace {
+    pub(crate) fn with_runner_temp(mut self, temp: Option<&Path>) -> Workspace {
         self.temp = temp.and_then(|t| fs::canonicalize(t).ok());
         self
     }
 
-    pub fn root(&self) -> &Path {
+    pub(crate) fn root(&self) -> &Path {
         &self.root
     }
 
@@ -70,7 +70,7 @@ impl Workspace {
     /// the runner mounts as `RUNNER_TEMP` in a container). Such a file is shown
     /// as given: the receipt names it, and a later step can use the path.
     /// Anything that resolves outside both, through `..` or a symlink, is refused.
-    pub fn resolve_artifact(&self, input: &str, given: &str) -> Result<Location, Error> {
+    pub(crate) fn resolve_artifact(&self, input: &str, given: &str) -> Result<Location, Error> {
         let inside = self.resolve(input, given);
         let Some(temp) = &self.temp else {
             return inside;
@@ -108,7 +108,7 @@ impl Workspace {
 
     /// Resolves `given` (input `input`) against the workspace and refuses anything
     /// that lands outside it, through `..` or through a symlink.
-    pub fn resolve(&self, input: &str, given: &str) -> Result<Location, Error> {
+    pub(crate) fn resolve(&self, input: &str, given: &str) -> Result<Location, Error> {
         let joined = if Path::new(given).is_absolute() {
             PathBuf::from(given)
         } else {
@@ -141,7 +141,7 @@ impl Workspace {
     /// The workspace-relative form of a path inside it, with `/` separators
     /// (`.` for the root): what receipts and annotations show. A path outside
     /// is shown whole.
-    pub fn relative(&self, path: &Path) -> String {
+    pub(crate) fn relative(&self, path: &Path) -> String {
         let Ok(rel) = path.strip_prefix(&self.root) else {
             return path.to_string_lossy().into_owned();
         };
@@ -212,7 +212,7 @@ fn resolve_existing_prefix(path: &Path) -> Result<PathBuf, String> {
 
 /// Why a file of a checkout that a pull request controls was not read.
 #[derive(Debug)]
-pub enum Unread {
+pub(crate) enum Unread {
     Missing,
     /// It resolves, through a symlink, to this path outside every allowed root.
     Outside(PathBuf),
@@ -226,7 +226,7 @@ pub enum Unread {
 
 impl Unread {
     /// Why, in a few words, for a sentence about `shown`.
-    pub fn why(&self, shown: &str) -> String {
+    pub(crate) fn why(&self, shown: &str) -> String {
         match self {
             Unread::Missing => format!("`{shown}` does not exist"),
             Unread::Outside(real) => format!(
@@ -245,7 +245,7 @@ impl Unread {
 
 /// Reads `path` as data: it must resolve (symlinks followed) inside one of
 /// `roots`, be a regular file, and hold at most `max` bytes.
-pub fn read_contained(path: &Path, roots: &[&Path], max: u64) -> Result<Vec<u8>, Unread> {
+pub(crate) fn read_contained(path: &Path, roots: &[&Path], max: u64) -> Result<Vec<u8>, Unread> {
     use std::io::Read;
     let real = fs::canonicalize(path).map_err(|e| match e.kind() {
         io::ErrorKind::NotFound => Unread::Missing,
@@ -273,13 +273,13 @@ pub fn read_contained(path: &Path, roots: &[&Path], max: u64) -> Result<Vec<u8>,
 }
 
 /// Whether a location holds a file, and if not, why not, in the user's words.
-pub enum Presence {
+pub(crate) enum Presence {
     File,
     Missing,
 }
 
 /// Checks that `loc` is a readable regular file (or missing), naming the input on failure.
-pub fn presence(input: &str, loc: &Location) -> Result<Presence, Error> {
+pub(crate) fn presence(input: &str, loc: &Location) -> Result<Presence, Error> {
     match fs::metadata(&loc.path) {
         Ok(m) if m.is_dir() => Err(Error::in_file(
             &loc.shown,
@@ -307,7 +307,7 @@ pub fn presence(input: &str, loc: &Location) -> Result<Presence, Error> {
 }
 
 /// Reads a file that must exist.
-pub fn read_required(input: &str, loc: &Location) -> Result<Vec<u8>, Error> {
+pub(crate) fn read_required(input: &str, loc: &Location) -> Result<Vec<u8>, Error> {
     match presence(input, loc)? {
         Presence::Missing => Err(missing(input, loc)),
         Presence::File => fs::read(&loc.path).map_err(|e| {
@@ -321,7 +321,7 @@ pub fn read_required(input: &str, loc: &Location) -> Result<Vec<u8>, Error> {
     }
 }
 
-pub fn missing(input: &str, loc: &Location) -> Error {
+pub(crate) fn missing(input: &str, loc: &Location) -> Error {
     Error::in_file(
         &loc.shown,
         format!(
@@ -339,7 +339,7 @@ pub fn missing(input: &str, loc: &Location) -> Error {
 /// (`RUNNER_TEMP` set) it must be inside the workspace or the runner's temp
 /// folder, the only host folders a container sees (a downloaded artifact is
 /// one of them); on a developer's machine any folder will do (`~/.codex`).
-pub fn resolve_host_folder(
+pub(crate) fn resolve_host_folder(
     input: &str,
     given: &str,
     ws: &Workspace,

@@ -15,9 +15,9 @@ use yaml_rust2::scanner::{Marker, TScalarStyle};
 
 /// Where a node starts: 1-based line and column (in characters).
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq, PartialOrd, Ord)]
-pub struct Mark {
-    pub line: u64,
-    pub column: u64,
+pub(crate) struct Mark {
+    pub(crate) line: u64,
+    pub(crate) column: u64,
 }
 
 impl Mark {
@@ -30,7 +30,7 @@ impl Mark {
 }
 
 #[derive(Clone, Debug, PartialEq)]
-pub enum Value {
+pub(crate) enum Value {
     /// A scalar's text as written (quotes removed). `plain` scalars can be
     /// null (`~`, `null`, nothing); quoted ones are always strings.
     Scalar {
@@ -43,14 +43,14 @@ pub enum Value {
 }
 
 #[derive(Clone, Debug, PartialEq)]
-pub struct Node {
-    pub value: Value,
-    pub mark: Mark,
+pub(crate) struct Node {
+    pub(crate) value: Value,
+    pub(crate) mark: Mark,
 }
 
 impl Node {
     /// The scalar's text; `None` for a collection.
-    pub fn text(&self) -> Option<&str> {
+    pub(crate) fn text(&self) -> Option<&str> {
         match &self.value {
             Value::Scalar { text, .. } => Some(text),
             _ => None,
@@ -58,23 +58,23 @@ impl Node {
     }
 
     /// An unquoted scalar (the only kind that can be null or a merge key).
-    pub fn plain(&self) -> bool {
+    pub(crate) fn plain(&self) -> bool {
         matches!(self.value, Value::Scalar { plain: true, .. })
     }
 
     /// A null scalar: nothing, `~` or `null`, unquoted.
-    pub fn is_null(&self) -> bool {
+    pub(crate) fn is_null(&self) -> bool {
         matches!(&self.value, Value::Scalar { text, plain: true } if matches!(text.as_str(), "" | "~" | "null" | "Null" | "NULL"))
     }
 
-    pub fn entries(&self) -> &[(Node, Node)] {
+    pub(crate) fn entries(&self) -> &[(Node, Node)] {
         match &self.value {
             Value::Map(m) => m,
             _ => &[],
         }
     }
 
-    pub fn items(&self) -> &[Node] {
+    pub(crate) fn items(&self) -> &[Node] {
         match &self.value {
             Value::Seq(s) => s,
             _ => &[],
@@ -82,7 +82,7 @@ impl Node {
     }
 
     /// The entry under `key` (the last, as YAML loaders keep it), with its key.
-    pub fn entry(&self, key: &str) -> Option<(&Node, &Node)> {
+    pub(crate) fn entry(&self, key: &str) -> Option<(&Node, &Node)> {
         self.entries()
             .iter()
             .rev()
@@ -90,7 +90,7 @@ impl Node {
             .map(|(k, v)| (k, v))
     }
 
-    pub fn get(&self, key: &str) -> Option<&Node> {
+    pub(crate) fn get(&self, key: &str) -> Option<&Node> {
         self.entry(key).map(|(_, v)| v)
     }
 
@@ -113,9 +113,9 @@ impl Node {
 
 /// Why a text is not a workflow YAML can read, and where.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Invalid {
-    pub line: u64,
-    pub message: String,
+pub(crate) struct Invalid {
+    pub(crate) line: u64,
+    pub(crate) message: String,
 }
 
 /// A node under construction.
@@ -325,7 +325,7 @@ impl MarkedEventReceiver for Builder {
 }
 
 /// Parses a workflow's text into its one document (`None` for an empty file).
-pub fn parse(text: &str) -> Result<Option<Node>, Invalid> {
+pub(crate) fn parse(text: &str) -> Result<Option<Node>, Invalid> {
     // A byte order mark is not part of the YAML; GitHub accepts it.
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let mut builder = Builder::default();

@@ -8,29 +8,29 @@ use serde::{Deserialize, Serialize};
 
 /// One file of the chain, as recorded in the receipt.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct AgentsFile {
+pub(crate) struct AgentsFile {
     /// Relative to the workspace, or `$CODEX_HOME/...` (the agent's home) for
     /// a global file.
-    pub path: String,
+    pub(crate) path: String,
     /// The file's size on disk.
-    pub bytes: u64,
+    pub(crate) bytes: u64,
     /// SHA-256 of the file's bytes.
-    pub sha256: String,
+    pub(crate) sha256: String,
     /// Cut by a budget (the agent sends only the start), or dropped after it ran out.
-    pub truncated: bool,
+    pub(crate) truncated: bool,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Chain {
+pub(crate) struct Chain {
     /// Every file the agent would read, in the order it reads them.
-    pub files: Vec<AgentsFile>,
+    pub(crate) files: Vec<AgentsFile>,
     /// The instruction text the agent sends from them; `None` when empty.
-    pub body: Option<String>,
-    pub warnings: Vec<String>,
+    pub(crate) body: Option<String>,
+    pub(crate) warnings: Vec<String>,
 }
 
 impl Chain {
-    pub fn sha(&self) -> Option<String> {
+    pub(crate) fn sha(&self) -> Option<String> {
         self.body
             .as_ref()
             .map(|b| crate::digest::sha256_hex(b.as_bytes()))

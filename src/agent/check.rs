@@ -12,88 +12,88 @@ use super::turns::{SingleTurn, Turn};
 /// Anthropic's `input_tokens` leaves both out, and the Claude reader adds
 /// them back). `total` is `input + output`.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Tokens {
-    pub input: u64,
+pub(crate) struct Tokens {
+    pub(crate) input: u64,
     /// The part of `input` read from the prompt cache.
-    pub cached_input: u64,
+    pub(crate) cached_input: u64,
     /// The part of `input` written to the prompt cache (Codex 0.169 and later, Claude).
     #[serde(default)]
-    pub cache_write_input: u64,
-    pub output: u64,
+    pub(crate) cache_write_input: u64,
+    pub(crate) output: u64,
     /// The part of `output` spent reasoning, where the agent says.
-    pub reasoning: u64,
-    pub total: u64,
+    pub(crate) reasoning: u64,
+    pub(crate) total: u64,
 }
 
 /// The record itself, as the receipt names it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct TranscriptRecord {
-    pub path: String,
-    pub session_id: Option<String>,
-    pub sha256: String,
+pub(crate) struct TranscriptRecord {
+    pub(crate) path: String,
+    pub(crate) session_id: Option<String>,
+    pub(crate) sha256: String,
     /// `raw`, or `redacted` when the agent job's filter cut the record down
     /// (then `redaction` says what it dropped).
     #[serde(default)]
-    pub record: String,
+    pub(crate) record: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub redaction: Option<super::redaction::Redaction>,
+    pub(crate) redaction: Option<super::redaction::Redaction>,
 }
 
 /// The session's settings, as the record has them (the receipt's `session`).
 /// Codex's names; an agent fills what it records and leaves the rest `None`.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct SessionRecord {
-    pub cli_version: Option<String>,
-    pub originator: Option<String>,
-    pub model: Option<String>,
-    pub approval_policy: Option<String>,
-    pub sandbox: Option<String>,
-    pub duration_ms: Option<u64>,
+pub(crate) struct SessionRecord {
+    pub(crate) cli_version: Option<String>,
+    pub(crate) originator: Option<String>,
+    pub(crate) model: Option<String>,
+    pub(crate) approval_policy: Option<String>,
+    pub(crate) sandbox: Option<String>,
+    pub(crate) duration_ms: Option<u64>,
     /// The commit the agent ran on: the receipt's `git_sha` must be it.
     #[serde(default)]
-    pub git_commit: Option<String>,
+    pub(crate) git_commit: Option<String>,
     /// The reasoning effort and permission profile the turn ran with.
     #[serde(default)]
-    pub effort: Option<String>,
+    pub(crate) effort: Option<String>,
     #[serde(default)]
-    pub permission_profile: Option<String>,
+    pub(crate) permission_profile: Option<String>,
 }
 
 /// A skill as the receipt records it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Skill {
-    pub name: String,
+pub(crate) struct Skill {
+    pub(crate) name: String,
     /// Relative to the workspace for the repository's skills; as listed
     /// (`$CODEX_HOME/...` or absolute) for the others.
-    pub path: String,
+    pub(crate) path: String,
     /// SHA-256 of the SKILL.md file, when the receipt can read it.
-    pub sha256: Option<String>,
+    pub(crate) sha256: Option<String>,
 }
 
 /// The hashes of what the model received before the prompt, part by part.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Context {
+pub(crate) struct Context {
     /// Every message between the base instructions and the prompt, canonically serialized.
-    pub sha: String,
+    pub(crate) sha: String,
     /// The base instructions (system prompt) as the agent recorded them.
-    pub base_instructions_sha: Option<String>,
+    pub(crate) base_instructions_sha: Option<String>,
     /// The developer message: developer instructions, skills, permissions, tools note.
-    pub developer_sha: Option<String>,
+    pub(crate) developer_sha: Option<String>,
     /// The environment block.
-    pub environment_sha: Option<String>,
-    pub skills: Vec<Skill>,
+    pub(crate) environment_sha: Option<String>,
+    pub(crate) skills: Vec<Skill>,
 }
 
 /// One row of the evidence table that only one agent has ("Codex CLI",
 /// "Permission mode"). The value is the record's text: the report escapes it.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Fact {
-    pub label: String,
-    pub value: FactValue,
+pub(crate) struct Fact {
+    pub(crate) label: String,
+    pub(crate) value: FactValue,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum FactValue {
+pub(crate) enum FactValue {
     /// An identifier, a version, a hash: shown as code.
     Code(String),
     /// A sentence: shown as prose.
@@ -103,14 +103,14 @@ pub enum FactValue {
 }
 
 impl Fact {
-    pub fn code(label: &str, value: Option<&str>) -> Fact {
+    pub(crate) fn code(label: &str, value: Option<&str>) -> Fact {
         Fact {
             label: label.into(),
             value: value.map_or(FactValue::Missing, |v| FactValue::Code(v.into())),
         }
     }
 
-    pub fn text(label: &str, value: impl Into<String>) -> Fact {
+    pub(crate) fn text(label: &str, value: impl Into<String>) -> Fact {
         Fact {
             label: label.into(),
             value: FactValue::Text(value.into()),
@@ -120,62 +120,62 @@ impl Fact {
 
 /// What the record showed, and every disagreement with the checkout.
 #[derive(Clone, Debug, Default)]
-pub struct AgentCheck {
-    pub kind: AgentKind,
-    pub transcript: Option<TranscriptRecord>,
+pub(crate) struct AgentCheck {
+    pub(crate) kind: AgentKind,
+    pub(crate) transcript: Option<TranscriptRecord>,
     /// The settings the record holds (the receipt's `session`).
-    pub settings: Option<SessionRecord>,
-    pub prompt_sent_sha: Option<String>,
-    pub tokens: Option<Tokens>,
+    pub(crate) settings: Option<SessionRecord>,
+    pub(crate) prompt_sent_sha: Option<String>,
+    pub(crate) tokens: Option<Tokens>,
     /// Every turn the model answered; `output_turn` is the one whose answer
     /// is the output.
-    pub turns: Vec<Turn>,
-    pub output_turn: Option<usize>,
+    pub(crate) turns: Vec<Turn>,
+    pub(crate) output_turn: Option<usize>,
     /// What the model received between its base instructions and the prompt.
-    pub context: Option<Context>,
+    pub(crate) context: Option<Context>,
     /// Rows of the evidence table only this agent has, in order.
-    pub facts: Vec<Fact>,
+    pub(crate) facts: Vec<Fact>,
     /// Each fails the run.
-    pub problems: Vec<String>,
+    pub(crate) problems: Vec<String>,
     /// Worth saying, not failing: a stripped BOM, a choice between records.
-    pub notes: Vec<String>,
+    pub(crate) notes: Vec<String>,
     /// Skills the pull request added or changed that the agent was shown.
-    pub new_skills: Vec<String>,
+    pub(crate) new_skills: Vec<String>,
     /// Checks the record could not support: (what is missing, why it matters).
-    pub unverified: Vec<(String, String)>,
+    pub(crate) unverified: Vec<(String, String)>,
     /// What makes the session more than one turn of one model (a compaction,
     /// turns, models), each a sentence for the title: at most neutral.
-    pub timeline: Vec<String>,
+    pub(crate) timeline: Vec<String>,
 }
 
 /// What the checkout says the agent should have received: the same for
 /// every agent (each agent's own settings are in its options).
-pub struct Expected<'a> {
-    pub prompt_path: Option<&'a str>,
-    pub prompt_bytes: &'a [u8],
+pub(crate) struct Expected<'a> {
+    pub(crate) prompt_path: Option<&'a str>,
+    pub(crate) prompt_bytes: &'a [u8],
     /// SHA-256 of the instruction text the chain computed from the checkout
     /// predicts (the receipt's `agents_sha`).
-    pub agents_sha: Option<&'a str>,
-    pub cli_version: Option<&'a str>,
-    pub model: Option<&'a str>,
-    pub output_path: &'a str,
+    pub(crate) agents_sha: Option<&'a str>,
+    pub(crate) cli_version: Option<&'a str>,
+    pub(crate) model: Option<&'a str>,
+    pub(crate) output_path: &'a str,
     /// `None` when there is no output (the review gate says so already).
-    pub output: Option<&'a [u8]>,
-    pub max_total_tokens: Option<u64>,
+    pub(crate) output: Option<&'a [u8]>,
+    pub(crate) max_total_tokens: Option<u64>,
     /// The commit of the checkout (`git rev-parse HEAD`).
-    pub git_sha: &'a str,
+    pub(crate) git_sha: &'a str,
     /// The folder the agent ran in, relative to the workspace (`.` for the root).
-    pub workdir: &'a str,
+    pub(crate) workdir: &'a str,
     /// Every input the receipt records, relative to the workspace: the agent
     /// must not have changed any of them during its run.
-    pub inputs: &'a [String],
+    pub(crate) inputs: &'a [String],
     /// Skill files the pull request added or changed (relative to the workspace).
-    pub changed_skills: &'a [String],
+    pub(crate) changed_skills: &'a [String],
     /// What more than one turn, a compaction or a model switch does.
-    pub single_turn: SingleTurn,
+    pub(crate) single_turn: SingleTurn,
     /// The receipt's output schema, as the checkout (or the input) has it:
     /// the schema the agent must have been given.
-    pub schema: Option<&'a [u8]>,
+    pub(crate) schema: Option<&'a [u8]>,
 }
 
 /// Shell commands that can write a file they name: a command of the agent's

@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
     Copy, Clone, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize, clap::ValueEnum,
 )]
 #[serde(rename_all = "lowercase")]
-pub enum AgentKind {
+pub(crate) enum AgentKind {
     /// OpenAI Codex CLI, as openai/codex-action runs it.
     #[default]
     Codex,
@@ -25,7 +25,7 @@ pub enum AgentKind {
 
 impl AgentKind {
     /// The agent a receipt names (`agent`), Codex for receipts written before it.
-    pub fn of_receipt(receipt: &serde_json::Map<String, serde_json::Value>) -> AgentKind {
+    pub(crate) fn of_receipt(receipt: &serde_json::Map<String, serde_json::Value>) -> AgentKind {
         receipt
             .get("agent")
             .and_then(|v| serde_json::from_value(v.clone()).ok())

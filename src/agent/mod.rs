@@ -14,20 +14,20 @@
 //! [`seam::Agent`], one [`AgentKind`] variant and one line in [`registry`]
 //! (docs/adding-an-agent.md).
 
-pub mod chain;
-pub mod check;
+pub(crate) mod chain;
+pub(crate) mod check;
 pub mod claude;
 pub mod codex;
 pub mod gemini;
-pub mod kind;
-pub mod reach;
-pub mod redaction;
-pub mod registry;
-pub mod seam;
+pub(crate) mod kind;
+pub(crate) mod reach;
+pub(crate) mod redaction;
+pub(crate) mod registry;
+pub(crate) mod seam;
 #[cfg(test)]
 mod skeleton;
-pub mod turns;
+pub(crate) mod turns;
 
-pub use check::{AgentCheck, Expected, Fact, Skill, Tokens};
-pub use kind::AgentKind;
-pub use seam::{Given, SessionOptions, Setup};
+pub(crate) use check::{AgentCheck, Expected, Fact, Skill, Tokens};
+pub(crate) use kind::AgentKind;
+pub(crate) use seam::{Given, SessionOptions, Setup};

@@ -25,33 +25,33 @@ use crate::workspace::{Unread, Workspace};
 
 /// One repository file (or folder) the agent's runtime runs or loads.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct RuntimeFile {
+pub(crate) struct RuntimeFile {
     /// Relative to the workspace; a folder ends with `/`.
-    pub path: String,
+    pub(crate) path: String,
     /// What it is to the agent: `PreToolUse hook`, `MCP server`, `.env file`,
     /// `system prompt file`.
-    pub kind: String,
+    pub(crate) kind: String,
     /// The configuration that names it: `.claude/settings.json`.
-    pub by: String,
+    pub(crate) by: String,
     /// SHA-256 of the file's bytes; `null` for a folder, or a file that is
     /// not in the checkout (a pull request that adds it is still a change).
-    pub sha256: Option<String>,
+    pub(crate) sha256: Option<String>,
 }
 
 /// What the runtime reaches, and what the receipt cannot follow.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Reach {
-    pub files: Vec<RuntimeFile>,
+pub(crate) struct Reach {
+    pub(crate) files: Vec<RuntimeFile>,
     /// Each thing the receipt cannot see through: (what, why). Not verified,
     /// so the run is never green over it.
-    pub unseen: Vec<(String, String)>,
+    pub(crate) unseen: Vec<(String, String)>,
 }
 
 /// Most files one agent's reach lists: a configuration with ten thousand
 /// hooks is named by its first ones.
-pub const MAX_FILES: usize = 256;
+pub(crate) const MAX_FILES: usize = 256;
 /// Most bytes of one configuration read (a settings file, `.mcp.json`, `.env`).
-pub const MAX_CONFIG_BYTES: u64 = 1 << 20;
+pub(crate) const MAX_CONFIG_BYTES: u64 = 1 << 20;
 /// Most bytes of one runtime file hashed for the receipt; a larger one is
 /// listed without a hash (the comparison with the base is git's, and whole).
 const MAX_HASHED_BYTES: u64 = 64 << 20;
@@ -73,15 +73,15 @@ const MANIFESTS: &[(&str, &[&str])] = &[
 
 /// Reads what one agent's runtime reaches; each agent's `reach` calls these.
 pub(crate) struct Finder<'a> {
-    pub ws: &'a Workspace,
+    pub(crate) ws: &'a Workspace,
     /// The working directory, where commands start.
-    pub cwd: &'a Path,
+    pub(crate) cwd: &'a Path,
     root: PathBuf,
-    pub reach: Reach,
+    pub(crate) reach: Reach,
 }
 
 impl<'a> Finder<'a> {
-    pub fn new(ws: &'a Workspace, cwd: &'a Path) -> Finder<'a> {
+    pub(crate) fn new(ws: &'a Workspace, cwd: &'a Path) -> Finder<'a> {
         let root = std::fs::canonicalize(ws.root()).unwrap_or_else(|_| ws.root().to_path_buf());
         Finder {
             ws,
@@ -93,7 +93,7 @@ impl<'a> Finder<'a> {
 
     /// The folders a project's configuration is read from: the root, then
     /// the working directory when it is another.
-    pub fn project_dirs(&self) -> Vec<PathBuf> {
+    pub(crate) fn project_dirs(&self) -> Vec<PathBuf> {
         let mut dirs = vec![self.ws.root().to_path_buf()];
         if self.cwd != self.ws.root() {
             dirs.push(self.cwd.to_path_buf());
@@ -103,7 +103,7 @@ impl<'a> Finder<'a> {
 
     /// A configuration file of the checkout, as bytes: `None` when it is not
     /// there, and said when it is there but cannot be read safely.
-    pub fn read(&mut self, path: &Path) -> Option<Vec<u8>> {
+    pub(crate) fn read(&mut self, path: &Path) -> Option<Vec<u8>> {
         let shown = self.ws.relative(path);
         let root = self.root.clone();
         self.read_in(path, &root, &shown)
@@ -111,7 +111,7 @@ impl<'a> Finder<'a> {
 
     /// A configuration in the agent's home (`~/.claude/settings.json`): a
     /// command it names can still run a repository file.
-    pub fn read_home(&mut self, home: &Path, rel: &str, shown: &str) -> Option<Vec<u8>> {
+    pub(crate) fn read_home(&mut self, home: &Path, rel: &str, shown: &str) -> Option<Vec<u8>> {
         let real = std::fs::canonicalize(home).unwrap_or_else(|_| home.to_path_buf());
         self.read_in(&home.join(rel), &real, shown)
     }
@@ -135,13 +135,13 @@ impl<'a> Finder<'a> {
 
     /// A JSON configuration; one that is not JSON is said (the agent may
     /// still read it, more leniently).
-    pub fn json(&mut self, path: &Path) -> Option<(Value, String)> {
+    pub(crate) fn json(&mut self, path: &Path) -> Option<(Value, String)> {
         let bytes = self.read(path)?;
         let shown = self.ws.relative(path);
         self.parse_json(&bytes, shown)
     }
 
-    pub fn parse_json(&mut self, bytes: &[u8], shown: String) -> Option<(Value, String)> {
+    pub(crate) fn parse_json(&mut self, bytes: &[u8], shown: String) -> Option<(Value, String)> {
         match serde_json::from_slice::<Value>(bytes) {
             Ok(v) => Some((v, shown)),
             Err(e) => {
@@ -157,7 +157,7 @@ impl<'a> Finder<'a> {
         }
     }
 
-    pub fn unseen(&mut self, what: &str, why: String) {
+    pub(crate) fn unseen(&mut self, what: &str, why: String) {
         let item = (what.to_string(), why);
         if !self.reach.unseen.contains(&item) && self.reach.unseen.len() < MAX_FILES {
             self.reach.unseen.push(item);
@@ -166,7 +166,7 @@ impl<'a> Finder<'a> {
 
     /// A file the runtime loads by its place alone (`.env`): listed whether
     /// or not the checkout has it, so adding it is a change.
-    pub fn place(&mut self, path: &Path, kind: &str, by: &str) {
+    pub(crate) fn place(&mut self, path: &Path, kind: &str, by: &str) {
         let rel = self.ws.relative(path);
         self.add(rel, kind, by, false);
     }
@@ -198,7 +198,7 @@ impl<'a> Finder<'a> {
     /// Every hook command of a `hooks` object (Claude Code, Codex and Gemini
     /// CLI share its shape: event -> matchers -> `hooks` -> `command`), each
     /// resolved to the files it runs.
-    pub fn hooks(&mut self, hooks: &Value, by: &str, vars: &[&str]) {
+    pub(crate) fn hooks(&mut self, hooks: &Value, by: &str, vars: &[&str]) {
         let Some(events) = hooks.as_object() else {
             return;
         };
@@ -226,7 +226,7 @@ impl<'a> Finder<'a> {
 
     /// MCP servers (`mcpServers` in JSON, `mcp_servers` in Codex's TOML):
     /// each local server's program, its arguments and working directory.
-    pub fn mcp_servers(&mut self, servers: &Value, by: &str, vars: &[&str]) {
+    pub(crate) fn mcp_servers(&mut self, servers: &Value, by: &str, vars: &[&str]) {
         let Some(servers) = servers.as_object() else {
             return;
         };
@@ -266,7 +266,7 @@ impl<'a> Finder<'a> {
     }
 
     /// A command given as a string a shell runs (a hook, `apiKeyHelper`).
-    pub fn command(&mut self, command: &str, kind: &str, by: &str, vars: &[&str]) {
+    pub(crate) fn command(&mut self, command: &str, kind: &str, by: &str, vars: &[&str]) {
         let expanded = expand(command, vars, self.cwd);
         if let Some(why) = opaque(&expanded) {
             self.unseen(
@@ -432,7 +432,7 @@ impl<'a> Finder<'a> {
     }
 
     /// A file outside the checkout that a repository configuration names.
-    pub fn outside(&mut self, word: &str, kind: &str, by: &str) {
+    pub(crate) fn outside(&mut self, word: &str, kind: &str, by: &str) {
         self.unseen(
             "a file outside the checkout",
             format!(
@@ -445,7 +445,7 @@ impl<'a> Finder<'a> {
     /// `path` as the runtime resolves it from `cwd`, when it stays inside
     /// the checkout (`.` and `..` taken as written, as the shell does for a
     /// path it opens).
-    pub fn within(&self, path: &str, cwd: &Path) -> Option<PathBuf> {
+    pub(crate) fn within(&self, path: &str, cwd: &Path) -> Option<PathBuf> {
         if path.starts_with('~') {
             return None;
         }
@@ -465,7 +465,7 @@ impl<'a> Finder<'a> {
 
     /// A setting that points the model's requests elsewhere: named, since
     /// the answer then came from somewhere the workflow did not say.
-    pub fn endpoint(&mut self, key: &str, by: &str) {
+    pub(crate) fn endpoint(&mut self, key: &str, by: &str) {
         self.unseen(
             "the model's endpoint",
             format!(
@@ -573,7 +573,7 @@ fn shown(text: &str) -> String {
 /// A minimal `.env` reader with the rules of the `dotenv` package Gemini CLI
 /// uses: `KEY=VALUE` or `KEY: VALUE`, an optional `export `, quotes removed,
 /// a `#` after an unquoted value starts a comment, no variable expansion.
-pub fn dotenv(bytes: &[u8]) -> Vec<(String, String)> {
+pub(crate) fn dotenv(bytes: &[u8]) -> Vec<(String, String)> {
     let text = String::from_utf8_lossy(bytes);
     let mut out = Vec::new();
     for line in text.lines() {

@@ -19,9 +19,9 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 /// The marker line's `type`.
-pub const MARKER: &str = "prompt_receipt_redacted";
+pub(crate) const MARKER: &str = "prompt_receipt_redacted";
 /// What the shipped filter drops, in the receipt's words.
-pub const WHAT_IS_DROPPED: &str = "tool outputs, reasoning and assistant messages dropped";
+pub(crate) const WHAT_IS_DROPPED: &str = "tool outputs, reasoning and assistant messages dropped";
 
 /// Kinds kept from one marker; more are added up under `other`.
 const MAX_KINDS: usize = 32;
@@ -30,23 +30,23 @@ const MAX_KIND_CHARS: usize = 80;
 
 /// What the marker says was done to the record.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Redaction {
+pub(crate) struct Redaction {
     /// The filter's name and version, as the marker gives them.
-    pub filter: String,
-    pub version: u64,
+    pub(crate) filter: String,
+    pub(crate) version: u64,
     /// Lines the filter read and kept.
-    pub lines_read: u64,
-    pub lines_kept: u64,
+    pub(crate) lines_read: u64,
+    pub(crate) lines_kept: u64,
     /// Whole lines dropped, by kind (`response_item:function_call_output`).
-    pub dropped: BTreeMap<String, u64>,
+    pub(crate) dropped: BTreeMap<String, u64>,
     /// Fields cut from lines that were kept (a command's output).
-    pub cut: BTreeMap<String, u64>,
+    pub(crate) cut: BTreeMap<String, u64>,
 }
 
 impl Redaction {
     /// The marker's payload, read leniently and bounded: its text is the
     /// uploader's.
-    pub fn from_payload(p: &Value) -> Redaction {
+    pub(crate) fn from_payload(p: &Value) -> Redaction {
         let text = |k: &str| {
             p[k].as_str()
                 .map(|s| s.chars().take(MAX_KIND_CHARS).collect())
@@ -62,11 +62,11 @@ impl Redaction {
         }
     }
 
-    pub fn lines_dropped(&self) -> u64 {
+    pub(crate) fn lines_dropped(&self) -> u64 {
         self.dropped.values().fold(0, |a, n| a.saturating_add(*n))
     }
 
-    pub fn fields_cut(&self) -> u64 {
+    pub(crate) fn fields_cut(&self) -> u64 {
         self.cut.values().fold(0, |a, n| a.saturating_add(*n))
     }
 }
@@ -90,7 +90,7 @@ fn counts(v: &Value) -> BTreeMap<String, u64> {
 }
 
 /// `raw` or `redacted`: what the receipt records in `transcript.record`.
-pub fn kind(redaction: Option<&Redaction>) -> &'static str {
+pub(crate) fn kind(redaction: Option<&Redaction>) -> &'static str {
     if redaction.is_some() {
         "redacted"
     } else {
@@ -100,7 +100,7 @@ pub fn kind(redaction: Option<&Redaction>) -> &'static str {
 
 /// One sentence for the evidence (names in backticks, for `markdown::prose`):
 /// which record was verified.
-pub fn describe(redaction: Option<&Redaction>) -> String {
+pub(crate) fn describe(redaction: Option<&Redaction>) -> String {
     match redaction {
         None => "raw (every line as uploaded; no redaction marker)".to_string(),
         Some(r) => format!(

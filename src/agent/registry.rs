@@ -36,32 +36,32 @@ pub(crate) fn agent(kind: AgentKind) -> &'static dyn Agent {
 
 impl AgentKind {
     /// The receipt's and the input's word for it.
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         agent(self).about().word
     }
 
     /// The agent's name in a sentence.
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         agent(self).about().name
     }
 
     /// Its instruction files, as people call them.
-    pub fn chain_name(self) -> &'static str {
+    pub(crate) fn chain_name(self) -> &'static str {
         agent(self).about().chain_name
     }
 
     /// Paths besides its chain compared with the base, each with its kind.
-    pub fn base_globs(self) -> &'static [(&'static str, &'static str)] {
+    pub(crate) fn base_globs(self) -> &'static [(&'static str, &'static str)] {
         agent(self).about().base_globs
     }
 
     /// What the receipt cannot vouch for when it was given no record.
-    pub fn without_home(self) -> &'static str {
+    pub(crate) fn without_home(self) -> &'static str {
         agent(self).about().without_home
     }
 
     /// The older name of a neutral input, for this agent: `codex-version`.
-    pub fn alias(self, neutral: &str) -> Option<&'static str> {
+    pub(crate) fn alias(self, neutral: &str) -> Option<&'static str> {
         agent(self)
             .about()
             .aliases
@@ -71,7 +71,7 @@ impl AgentKind {
     }
 
     /// The agent set up for this step: its own settings read from `home`.
-    pub fn setup(self, home: Option<&Path>, given: Given) -> Result<Setup, Error> {
+    pub(crate) fn setup(self, home: Option<&Path>, given: Given) -> Result<Setup, Error> {
         Setup::new(agent(self), home, given)
     }
 }

@@ -21,31 +21,31 @@ use crate::workspace::Workspace;
 /// (each reads what it needs; `agent-version` is Claude Code's
 /// `claude-version` and Codex's `codex-version`).
 #[derive(Clone, Debug, Default)]
-pub struct Given {
+pub(crate) struct Given {
     /// `agent-version`: the exact CLI release the agent job installed.
-    pub version: Option<String>,
+    pub(crate) version: Option<String>,
     /// `agent-args`: the extra arguments the agent's action was given.
-    pub args: Option<String>,
+    pub(crate) args: Option<String>,
     /// `effort`, `permission-profile`: what the agent step was set to run with.
-    pub effort: Option<String>,
-    pub permission_profile: Option<String>,
+    pub(crate) effort: Option<String>,
+    pub(crate) permission_profile: Option<String>,
     /// `default-branch-instructions`: the agent saw the default branch's
     /// instruction files, not the checkout's.
-    pub default_branch_instructions: bool,
+    pub(crate) default_branch_instructions: bool,
     /// `project-doc-max-bytes` and `agents-fallback-filenames`: how the
     /// agent was told to read its chain.
-    pub chain_max_bytes: Option<u64>,
-    pub chain_fallback_names: Vec<String>,
+    pub(crate) chain_max_bytes: Option<u64>,
+    pub(crate) chain_fallback_names: Vec<String>,
 }
 
 /// The agent as this step set it up: which agent, the folder of its record,
 /// what the step was told, and the agent's own settings read from its home
 /// (read once, by [`Agent::configure`], so that a bad one is one error).
 #[derive(Clone)]
-pub struct Setup {
-    pub kind: AgentKind,
-    pub home: Option<PathBuf>,
-    pub given: Given,
+pub(crate) struct Setup {
+    pub(crate) kind: AgentKind,
+    pub(crate) home: Option<PathBuf>,
+    pub(crate) given: Given,
     agent: &'static dyn Agent,
     own: Arc<dyn Any + Send + Sync>,
 }
@@ -83,7 +83,7 @@ impl Setup {
 
     /// Said when the step was not told the agent's version and nothing else
     /// will say it.
-    pub fn without_version(&self) -> Option<&'static str> {
+    pub(crate) fn without_version(&self) -> Option<&'static str> {
         self.given
             .version
             .is_none()
@@ -92,24 +92,28 @@ impl Setup {
     }
 
     /// Its instruction chain, computed from the checkout as it loads it.
-    pub fn chain(&self, cwd: &Path, ws: &Workspace) -> Result<Chain, Error> {
+    pub(crate) fn chain(&self, cwd: &Path, ws: &Workspace) -> Result<Chain, Error> {
         self.agent.chain(self, cwd, ws)
     }
 
     /// Every path, relative to the workspace, where it would look for a chain
     /// file: a file added or removed at any of them changes what it reads.
-    pub fn candidate_paths(&self, cwd: &Path, ws: &Workspace) -> Vec<String> {
+    pub(crate) fn candidate_paths(&self, cwd: &Path, ws: &Workspace) -> Vec<String> {
         self.agent.candidate_paths(self, cwd, ws)
     }
 
     /// What its runtime runs or loads besides the chain.
-    pub fn reach(&self, cwd: &Path, ws: &Workspace) -> Reach {
+    pub(crate) fn reach(&self, cwd: &Path, ws: &Workspace) -> Reach {
         self.agent.reach(self, cwd, ws)
     }
 
     /// The hook configurations that can add text to its input (the receipt's
     /// `hooks`), and a sentence for each there but unreadable.
-    pub fn hook_configs(&self, cwd: &Path, ws: &Workspace) -> (Vec<HookConfig>, Vec<String>) {
+    pub(crate) fn hook_configs(
+        &self,
+        cwd: &Path,
+        ws: &Workspace,
+    ) -> (Vec<HookConfig>, Vec<String>) {
         let mut unread = Vec::new();
         let configs = self.agent.hook_configs(self, cwd, ws, &mut unread);
         (configs, unread)
@@ -118,7 +122,7 @@ impl Setup {
     /// Finds its record of this run, reads it and checks it against what the
     /// checkout predicts. A record that cannot be found or read is a problem
     /// in the result, not an error: the receipt is still written.
-    pub fn read_and_check(
+    pub(crate) fn read_and_check(
         &self,
         session: &SessionOptions,
         cwd: &Path,
@@ -133,38 +137,38 @@ impl Setup {
 
 /// Where the agent's record is, and what else to hold it to, whichever agent.
 #[derive(Clone, Debug)]
-pub struct SessionOptions {
+pub(crate) struct SessionOptions {
     /// The folder the record is in (the agent home).
-    pub home: PathBuf,
+    pub(crate) home: PathBuf,
     /// The session to read, when the folder holds several.
-    pub session_id: Option<String>,
+    pub(crate) session_id: Option<String>,
     /// The circuit breaker: more tokens than this is a problem.
-    pub max_total_tokens: Option<u64>,
+    pub(crate) max_total_tokens: Option<u64>,
     /// What more than one turn, a compaction or a model switch does.
-    pub single_turn: SingleTurn,
+    pub(crate) single_turn: SingleTurn,
 }
 
 /// What an agent is, in words and names: its facts, one constant per agent.
 pub(crate) struct About {
-    pub kind: AgentKind,
+    pub(crate) kind: AgentKind,
     /// The receipt's and the input's word for it: `codex`.
-    pub word: &'static str,
+    pub(crate) word: &'static str,
     /// Its name in a sentence: `Claude Code`.
-    pub name: &'static str,
+    pub(crate) name: &'static str,
     /// Its instruction files, as people call them: `GEMINI.md`.
-    pub chain_name: &'static str,
+    pub(crate) chain_name: &'static str,
     /// What the receipt cannot vouch for when it was given no record.
-    pub without_home: &'static str,
+    pub(crate) without_home: &'static str,
     /// Said when `agent-version` was not given and nothing else will say it.
-    pub without_version: Option<&'static str>,
+    pub(crate) without_version: Option<&'static str>,
     /// Paths besides its chain whose change between the base and the pull
     /// request changes what it receives: (kind, glob), first match wins.
-    pub base_globs: &'static [(&'static str, &'static str)],
+    pub(crate) base_globs: &'static [(&'static str, &'static str)],
     /// The actions that run it in a workflow (`uses:` without the ref).
-    pub actions: &'static [&'static str],
+    pub(crate) actions: &'static [&'static str],
     /// The older names its action's users know a neutral input by:
     /// (`agent-version`, `codex-version`).
-    pub aliases: &'static [(&'static str, &'static str)],
+    pub(crate) aliases: &'static [(&'static str, &'static str)],
 }
 
 /// One agent: its folder implements this, and the registry lists it.

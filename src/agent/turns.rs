@@ -11,31 +11,31 @@ use serde::{Deserialize, Serialize};
 /// One turn: a prompt, the request it made, the model that answered it, and
 /// what was added to the model's input besides the prompt.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Turn {
-    pub model: Option<String>,
+pub(crate) struct Turn {
+    pub(crate) model: Option<String>,
     /// SHA-256 of the user text that started the turn.
-    pub prompt_sha: Option<String>,
+    pub(crate) prompt_sha: Option<String>,
     /// SHA-256 of the messages before the prompt in the turn's request, as
     /// the receipt's `context_sha` is computed.
-    pub context_sha: Option<String>,
-    pub items: Vec<Item>,
+    pub(crate) context_sha: Option<String>,
+    pub(crate) items: Vec<Item>,
 }
 
 /// A model-visible message that is neither the prompt nor the context the
 /// checkout predicts. Hashes and sizes only: the receipt holds no text.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Item {
+pub(crate) struct Item {
     #[serde(flatten)]
-    pub kind: ItemKind,
+    pub(crate) kind: ItemKind,
     /// SHA-256 of its text; `null` when the record's copy was cut (a
     /// redacted record drops the compaction summary).
-    pub sha256: Option<String>,
-    pub bytes: usize,
+    pub(crate) sha256: Option<String>,
+    pub(crate) bytes: usize,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
-pub enum ItemKind {
+pub(crate) enum ItemKind {
     /// Text a hook added (Codex's `additionalContext`, Claude's, Gemini's).
     /// `event` when the record names it (`SessionStart`, `UserPromptSubmit`).
     Hook {
@@ -53,7 +53,7 @@ pub enum ItemKind {
 
 impl ItemKind {
     /// In a sentence: "a hook's message", "the compaction summary".
-    pub fn describe(&self) -> String {
+    pub(crate) fn describe(&self) -> String {
         match self {
             ItemKind::Hook { event, .. } => format!("a {} message", hook_name(event.as_deref())),
             ItemKind::CompactionSummary => "a compaction summary written by the model".into(),
@@ -63,13 +63,13 @@ impl ItemKind {
         }
     }
 
-    pub fn is_hook(&self) -> bool {
+    pub(crate) fn is_hook(&self) -> bool {
         matches!(self, ItemKind::Hook { .. })
     }
 }
 
 /// The hook's event as the record names it, else `hook`.
-pub fn hook_name(event: Option<&str>) -> String {
+pub(crate) fn hook_name(event: Option<&str>) -> String {
     match event {
         Some(e) => format!("{} hook", crate::escape::one_line(e)),
         None => "hook".into(),
@@ -78,7 +78,7 @@ pub fn hook_name(event: Option<&str>) -> String {
 
 /// What a run with more than one turn, a compaction or a model switch does.
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
-pub enum SingleTurn {
+pub(crate) enum SingleTurn {
     /// The step fails.
     Require,
     /// At most neutral, and the title says why.
@@ -91,15 +91,15 @@ pub enum SingleTurn {
 /// A file, or a part of one, that defines hooks: whatever a hook prints can
 /// reach the model, so the configuration is a receipt subject.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct HookConfig {
+pub(crate) struct HookConfig {
     /// `$CODEX_HOME/hooks.json`, `$CODEX_HOME/config.toml#hooks`, or a
     /// workspace path.
-    pub path: String,
-    pub sha256: String,
+    pub(crate) path: String,
+    pub(crate) sha256: String,
 }
 
 /// Every model the turns used, in the order first used.
-pub fn models(turns: &[Turn]) -> Vec<String> {
+pub(crate) fn models(turns: &[Turn]) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     for m in turns.iter().filter_map(|t| t.model.as_ref()) {
         if !out.contains(m) {
@@ -110,7 +110,7 @@ pub fn models(turns: &[Turn]) -> Vec<String> {
 }
 
 /// Whether any turn holds a compaction summary.
-pub fn compacted(turns: &[Turn]) -> bool {
+pub(crate) fn compacted(turns: &[Turn]) -> bool {
     turns
         .iter()
         .flat_map(|t| &t.items)
@@ -119,7 +119,7 @@ pub fn compacted(turns: &[Turn]) -> bool {
 
 /// What makes the timeline more than one turn of one model with nothing
 /// summarised: each a short sentence for the title, empty when none.
-pub fn beyond_one_turn(turns: &[Turn]) -> Vec<String> {
+pub(crate) fn beyond_one_turn(turns: &[Turn]) -> Vec<String> {
     let mut said = Vec::new();
     if compacted(turns) {
         said.push("The model saw a compaction summary written by the model".to_string());
@@ -146,7 +146,7 @@ pub fn beyond_one_turn(turns: &[Turn]) -> Vec<String> {
 /// covers is named (a hook's output, a message after the prompt), every
 /// turn's model is the one stated, and more than one turn, a compaction or a
 /// model switch is said as `single-turn` decides.
-pub fn check(
+pub(crate) fn check(
     c: &mut super::AgentCheck,
     turns: &[Turn],
     output_turn: Option<usize>,

@@ -6,7 +6,7 @@
 //! input it is about. The rules are in the README's table with their levels.
 
 mod rules;
-pub mod workflow;
+pub(crate) mod workflow;
 
 use std::fs;
 use std::path::Path;
@@ -37,10 +37,10 @@ pub struct LocalAction {
 }
 
 /// The larger workflows are not linted: GitHub's own limit is far below.
-pub const MAX_WORKFLOW_BYTES: u64 = 16 * 1024 * 1024;
+pub(crate) const MAX_WORKFLOW_BYTES: u64 = 16 * 1024 * 1024;
 
 /// Lints every workflow of the repository.
-pub fn lint_workflows(ws: &Workspace) -> Vec<Lint> {
+pub(crate) fn lint_workflows(ws: &Workspace) -> Vec<Lint> {
     let dir = ws.root().join(".github/workflows");
     let Ok(entries) = fs::read_dir(&dir) else {
         return Vec::new();
@@ -158,7 +158,7 @@ pub fn lint(file: &str, text: &str, local: &dyn Fn(&str) -> Option<LocalAction>)
 
 /// Where the workflow file `file` records a receipt before its agent runs
 /// (the line of that step), when it does.
-pub fn records_before_agent(ws: &Workspace, file: &str) -> Option<u64> {
+pub(crate) fn records_before_agent(ws: &Workspace, file: &str) -> Option<u64> {
     let path = ws.resolve("workflow", file).ok()?.path;
     let bytes = crate::workspace::read_contained(&path, &[ws.root()], MAX_WORKFLOW_BYTES).ok()?;
     let text = line_breaks(&String::from_utf8_lossy(&bytes));

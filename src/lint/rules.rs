@@ -87,11 +87,11 @@ pub const RULES: &[Rule] = &[
 ];
 
 /// One finding of a rule, before it is given its file.
-pub struct Finding {
+pub(crate) struct Finding {
     pub level: Level,
-    pub rule: &'static str,
-    pub line: u64,
-    pub message: String,
+    pub(crate) rule: &'static str,
+    pub(crate) line: u64,
+    pub(crate) message: String,
 }
 
 fn finding(rule: &'static str, level: Level, line: u64, message: String) -> Finding {
@@ -113,7 +113,7 @@ fn agent_of(step: &Step) -> Option<&'static str> {
 }
 
 /// Every finding in one job, in the order of its steps.
-pub fn check(
+pub(crate) fn check(
     job: &Job,
     upstream: &[&Step],
     local: &dyn Fn(&str) -> Option<LocalAction>,
@@ -204,7 +204,10 @@ fn older_inputs(step: &Step, out: &mut Vec<Finding>) {
 
 /// The line of a prompt-receipt step with `mode: record` before a codex-action
 /// step of the same job: the layout that records a receipt before the agent.
-pub fn records_before_agent(job: &Job, local: &dyn Fn(&str) -> Option<LocalAction>) -> Option<u64> {
+pub(crate) fn records_before_agent(
+    job: &Job,
+    local: &dyn Fn(&str) -> Option<LocalAction>,
+) -> Option<u64> {
     let steps = &job.steps;
     let first_agent = steps.iter().position(|s| s.is(CODEX_ACTION))?;
     steps[..first_agent]

@@ -12,7 +12,7 @@ use crate::yaml::{Mark, Node};
 
 /// What a step's input will be when the step runs.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Input {
+pub(crate) enum Input {
     /// Not given, null, or empty (whitespace only).
     Absent,
     /// A value known now, trimmed. `from_env` names the variable it came from.
@@ -25,14 +25,14 @@ pub enum Input {
 }
 
 impl Input {
-    pub fn literal(&self) -> Option<&str> {
+    pub(crate) fn literal(&self) -> Option<&str> {
         match self {
             Input::Literal { value, .. } => Some(value),
             _ => None,
         }
     }
 
-    pub fn is_absent(&self) -> bool {
+    pub(crate) fn is_absent(&self) -> bool {
         *self == Input::Absent
     }
 }
@@ -53,29 +53,29 @@ fn env_of(node: Option<&Node>) -> Env {
     .unwrap_or_default()
 }
 
-pub struct Workflow<'a> {
-    pub jobs: Vec<Job<'a>>,
+pub(crate) struct Workflow<'a> {
+    pub(crate) jobs: Vec<Job<'a>>,
 }
 
-pub struct Job<'a> {
-    pub id: String,
+pub(crate) struct Job<'a> {
+    pub(crate) id: String,
     /// The jobs it `needs:` (a name, or a list of names).
-    pub needs: Vec<String>,
-    pub steps: Vec<Step<'a>>,
+    pub(crate) needs: Vec<String>,
+    pub(crate) steps: Vec<Step<'a>>,
 }
 
-pub struct Step<'a> {
-    pub node: &'a Node,
+pub(crate) struct Step<'a> {
+    pub(crate) node: &'a Node,
     /// The step's position: where its mapping starts (its `- ` line).
-    pub mark: Mark,
+    pub(crate) mark: Mark,
     /// `uses:` as written, trimmed; empty for a `run:` step.
-    pub uses: String,
+    pub(crate) uses: String,
     /// The step's, then the job's, then the workflow's env.
     env: [Env; 3],
 }
 
 impl<'a> Workflow<'a> {
-    pub fn of(doc: &'a Node) -> Workflow<'a> {
+    pub(crate) fn of(doc: &'a Node) -> Workflow<'a> {
         let workflow_env = env_of(doc.get("env"));
         let jobs = doc
             .get("jobs")
@@ -132,7 +132,7 @@ impl<'a> Workflow<'a> {
 
 impl Step<'_> {
     /// The action's name without its ref, `owner/repo[/path]`, or `./path`.
-    pub fn action(&self) -> &str {
+    pub(crate) fn action(&self) -> &str {
         self.uses
             .split('@')
             .next()
@@ -141,7 +141,7 @@ impl Step<'_> {
     }
 
     /// Whether this step uses `action` (`owner/repo`), at any ref.
-    pub fn is(&self, action: &str) -> bool {
+    pub(crate) fn is(&self, action: &str) -> bool {
         self.action().eq_ignore_ascii_case(action)
     }
 
@@ -151,12 +151,12 @@ impl Step<'_> {
     }
 
     /// Where input `key` is written, else where the step is.
-    pub fn line_of(&self, key: &str) -> u64 {
+    pub(crate) fn line_of(&self, key: &str) -> u64 {
         self.with(key).map_or(self.mark.line, |(k, _)| k.mark.line)
     }
 
     /// Input `key` as the step will see it.
-    pub fn input(&self, key: &str) -> Input {
+    pub(crate) fn input(&self, key: &str) -> Input {
         let Some((_, value)) = self.with(key) else {
             return Input::Absent;
         };
@@ -217,7 +217,7 @@ fn env_reference(text: &str) -> Option<&str> {
 /// A path input as the action resolves it against the workspace: `./`,
 /// trailing slashes and a leading `${{ github.workspace }}` removed; `.` for
 /// the workspace itself. `None` when it depends on another expression.
-pub fn workspace_path(input: &Input, default: &str) -> Option<String> {
+pub(crate) fn workspace_path(input: &Input, default: &str) -> Option<String> {
     let raw = match input {
         Input::Absent => default.to_string(),
         Input::Literal { value, .. } => value.clone(),

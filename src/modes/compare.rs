@@ -12,7 +12,7 @@ use crate::receipt::usage_file;
 use crate::review::findings::{self, Finding};
 use crate::workspace::{self, Location, Workspace};
 
-pub fn compare(inputs: &Inputs, ws: &Workspace) -> Result<Outcome, Error> {
+pub(crate) fn compare(inputs: &Inputs, ws: &Workspace) -> Result<Outcome, Error> {
     let usage = inputs.usage_location(ws)?;
     let head = usage_file::load(&usage)?;
     let request = inputs.compare_request(ws)?;

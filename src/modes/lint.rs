@@ -6,7 +6,7 @@ use crate::lint;
 use crate::outcome::Outcome;
 use crate::workspace::Workspace;
 
-pub fn lint(ws: &Workspace) -> Result<Outcome, Error> {
+pub(crate) fn lint(ws: &Workspace) -> Result<Outcome, Error> {
     let mut outcome = Outcome::empty(Mode::Lint, String::new(), Default::default());
     outcome.lints = lint::lint_workflows(ws);
     Ok(outcome)

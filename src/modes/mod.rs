@@ -27,7 +27,7 @@ use crate::workspace::Workspace;
 /// Runs the mode the inputs ask for. `origin`: what the event says of the
 /// pull request (its base, a fork, the workflow file), for the comparison of
 /// the agent's instructions with the base.
-pub fn execute(
+pub(crate) fn execute(
     inputs: &Inputs,
     ws: &Workspace,
     home: Option<&Path>,

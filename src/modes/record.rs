@@ -9,7 +9,11 @@ use crate::outcome::Outcome;
 use crate::receipt::{identities, usage_file};
 use crate::workspace::Workspace;
 
-pub fn record(inputs: &Inputs, ws: &Workspace, home: Option<&Path>) -> Result<Outcome, Error> {
+pub(crate) fn record(
+    inputs: &Inputs,
+    ws: &Workspace,
+    home: Option<&Path>,
+) -> Result<Outcome, Error> {
     let usage = inputs.usage_location(ws)?;
     let existing = usage_file::load(&usage)?;
     let Covered { sources, agent, .. } = Covered::read(inputs, ws, home)?;

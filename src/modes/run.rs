@@ -23,7 +23,7 @@ use crate::review::{self, Review, schema};
 use crate::sources::Sources;
 use crate::workspace::{Location, Workspace};
 
-pub fn run(
+pub(crate) fn run(
     inputs: &Inputs,
     ws: &Workspace,
     home: Option<&Path>,

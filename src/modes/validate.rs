@@ -19,7 +19,7 @@ fn schema_shown(input: &SchemaInput) -> String {
 }
 use crate::workspace::Workspace;
 
-pub fn validate(inputs: &Inputs, ws: &Workspace, origin: &Origin) -> Result<Outcome, Error> {
+pub(crate) fn validate(inputs: &Inputs, ws: &Workspace, origin: &Origin) -> Result<Outcome, Error> {
     let policy = inputs.gate_policy();
     let schema_input = inputs.schema_input(ws)?;
     // Whose schema judges: the base's copy when a base is known (git runs only then).

@@ -11,7 +11,7 @@ use crate::receipt::verify::{self, Scope};
 use crate::receipt::{identities, usage_file};
 use crate::workspace::Workspace;
 
-pub fn verify(
+pub(crate) fn verify(
     inputs: &Inputs,
     ws: &Workspace,
     home: Option<&Path>,

@@ -7,12 +7,13 @@
 
 use serde_json::{Map, Value, json};
 
-pub const STATEMENT_TYPE: &str = "https://in-toto.io/Statement/v1";
+pub(crate) const STATEMENT_TYPE: &str = "https://in-toto.io/Statement/v1";
 /// This project's predicate type: the receipt, as documented in the README.
-pub const PREDICATE_TYPE: &str = "https://github.com/prompt-receipt/prompt-receipt/receipt/v1";
+pub(crate) const PREDICATE_TYPE: &str =
+    "https://github.com/prompt-receipt/prompt-receipt/receipt/v1";
 
 /// Where the statement goes: `usage.json` -> `usage.intoto.json`.
-pub fn path_for(usage_file: &str) -> String {
+pub(crate) fn path_for(usage_file: &str) -> String {
     match usage_file.strip_suffix(".json") {
         Some(stem) => format!("{stem}.intoto.json"),
         None => format!("{usage_file}.intoto.json"),
@@ -25,7 +26,7 @@ fn subject(name: &str, sha: &str) -> Value {
 
 /// The statement for a receipt. Only identities the receipt records become
 /// subjects; inline inputs are named for what they are.
-pub fn statement(receipt: &Map<String, Value>) -> Value {
+pub(crate) fn statement(receipt: &Map<String, Value>) -> Value {
     let text = |k: &str| receipt.get(k).and_then(Value::as_str);
     let mut subjects = Vec::new();
     let mut pair = |path_key: &str, sha_key: &str, inline: &str| {

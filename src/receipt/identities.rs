@@ -12,22 +12,22 @@ use crate::receipt::{RECEIPT_VERSION, Receipt};
 use crate::sources::{Prompt, SchemaInput, Sources};
 use crate::workspace::{self, Location, Presence, Workspace};
 
-pub struct Collected {
-    pub receipt: Receipt,
-    pub caveats: Vec<Caveat>,
+pub(crate) struct Collected {
+    pub(crate) receipt: Receipt,
+    pub(crate) caveats: Vec<Caveat>,
     /// The prompt's bytes, to compare with what the agent received.
-    pub prompt_bytes: Vec<u8>,
+    pub(crate) prompt_bytes: Vec<u8>,
 }
 
 /// The facts about a prompt's bytes that change its identity without changing how it looks.
-pub struct PromptFacts {
-    pub sha: String,
-    pub bom: bool,
-    pub line_endings: LineEndings,
+pub(crate) struct PromptFacts {
+    pub(crate) sha: String,
+    pub(crate) bom: bool,
+    pub(crate) line_endings: LineEndings,
 }
 
 impl PromptFacts {
-    pub fn of(bytes: &[u8]) -> PromptFacts {
+    pub(crate) fn of(bytes: &[u8]) -> PromptFacts {
         PromptFacts {
             sha: digest::sha256_hex(bytes),
             bom: digest::has_bom(bytes),
@@ -37,7 +37,7 @@ impl PromptFacts {
 }
 
 /// Reads a prompt file that must exist and be UTF-8, as the agent step sends it.
-pub fn read_prompt(input: &str, loc: &Location) -> Result<Vec<u8>, Error> {
+pub(crate) fn read_prompt(input: &str, loc: &Location) -> Result<Vec<u8>, Error> {
     let bytes = workspace::read_required(input, loc)?;
     if let Err(e) = std::str::from_utf8(&bytes) {
         return Err(Error::in_file(
@@ -54,7 +54,7 @@ pub fn read_prompt(input: &str, loc: &Location) -> Result<Vec<u8>, Error> {
 }
 
 /// SHA-256 of an optional file: `None` when it does not exist.
-pub fn optional_sha(input: &str, loc: &Location) -> Result<Option<String>, Error> {
+pub(crate) fn optional_sha(input: &str, loc: &Location) -> Result<Option<String>, Error> {
     match workspace::presence(input, loc)? {
         Presence::Missing => Ok(None),
         Presence::File => digest::sha256_file(&loc.path).map(Some).map_err(|e| {
@@ -76,13 +76,13 @@ fn given_sha(input: &str, loc: Option<&Location>) -> Result<Option<(String, Stri
 }
 
 /// SHA-256 of a file that must exist.
-pub fn required_sha(input: &str, loc: &Location) -> Result<String, Error> {
+pub(crate) fn required_sha(input: &str, loc: &Location) -> Result<String, Error> {
     optional_sha(input, loc)?.ok_or_else(|| workspace::missing(input, loc))
 }
 
 /// Hashes every source, asks git, and reads the AGENTS.md chain (git runs
 /// while the files are hashed).
-pub fn collect(
+pub(crate) fn collect(
     sources: &Sources,
     agent: &Setup,
     ws: &Workspace,

@@ -10,11 +10,11 @@
 //! `prompt_sha`, `tools_sha`, `git_describe`, `git_sha`) so receipts written by
 //! its script and by this tool read the same.
 
-pub mod attest;
-pub mod identities;
+pub(crate) mod attest;
+pub(crate) mod identities;
 pub mod pyjson;
 pub mod usage_file;
-pub mod verify;
+pub(crate) mod verify;
 
 use std::collections::BTreeMap;
 
@@ -24,128 +24,128 @@ use serde_json::{Map, Value};
 use crate::digest::LineEndings;
 
 /// Bumped when a field changes meaning; readers check it.
-pub const RECEIPT_VERSION: u32 = 1;
+pub(crate) const RECEIPT_VERSION: u32 = 1;
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct Receipt {
-    pub receipt_version: u32,
+pub(crate) struct Receipt {
+    pub(crate) receipt_version: u32,
     /// Workspace-relative path of the prompt file; `null` for an inline prompt.
-    pub prompt_path: Option<String>,
+    pub(crate) prompt_path: Option<String>,
     /// SHA-256 of the prompt's exact bytes (an inline prompt: its UTF-8 bytes).
-    pub prompt_sha: String,
+    pub(crate) prompt_sha: String,
     /// The prompt starts with a UTF-8 byte order mark.
-    pub prompt_bom: bool,
-    pub prompt_line_endings: LineEndings,
-    pub prompt_template_path: Option<String>,
-    pub prompt_template_sha: Option<String>,
-    pub tools_path: String,
+    pub(crate) prompt_bom: bool,
+    pub(crate) prompt_line_endings: LineEndings,
+    pub(crate) prompt_template_path: Option<String>,
+    pub(crate) prompt_template_sha: Option<String>,
+    pub(crate) tools_path: String,
     /// `null` when the tools file does not exist.
-    pub tools_sha: Option<String>,
+    pub(crate) tools_sha: Option<String>,
     /// `null` for an inline schema.
-    pub schema_path: Option<String>,
-    pub schema_sha: String,
+    pub(crate) schema_path: Option<String>,
+    pub(crate) schema_sha: String,
     /// The frozen pull-request diff the review ran on, or `null`.
-    pub fixture_path: Option<String>,
-    pub fixture_sha: Option<String>,
-    pub output_path: String,
+    pub(crate) fixture_path: Option<String>,
+    pub(crate) fixture_sha: Option<String>,
+    pub(crate) output_path: String,
     /// `null` when the agent's output does not exist.
-    pub output_sha: Option<String>,
-    pub codex_version: Option<String>,
-    pub codex_args: Option<String>,
-    pub model: Option<String>,
-    pub git_describe: String,
-    pub git_sha: String,
-    pub git_shallow: bool,
+    pub(crate) output_sha: Option<String>,
+    pub(crate) codex_version: Option<String>,
+    pub(crate) codex_args: Option<String>,
+    pub(crate) model: Option<String>,
+    pub(crate) git_describe: String,
+    pub(crate) git_sha: String,
+    pub(crate) git_shallow: bool,
     /// The agent's output checked against the schema (`run` mode only).
     #[serde(skip_serializing_if = "Option::is_none", default)]
-    pub validation: Option<ValidationRecord>,
+    pub(crate) validation: Option<ValidationRecord>,
     /// How many findings the review reported (`run` mode only).
     #[serde(skip_serializing_if = "Option::is_none", default)]
-    pub findings_count: Option<usize>,
+    pub(crate) findings_count: Option<usize>,
     /// The review's own `ok`, when it has one.
     #[serde(skip_serializing_if = "Option::is_none", default)]
-    pub ok: Option<bool>,
+    pub(crate) ok: Option<bool>,
     /// Findings counted by severity (`unknown` for none or an unknown word).
     #[serde(skip_serializing_if = "Option::is_none", default)]
-    pub findings_by_severity: Option<BTreeMap<String, usize>>,
+    pub(crate) findings_by_severity: Option<BTreeMap<String, usize>>,
     /// The agent whose instructions, chain and record the receipt covers
     /// (`codex`, the default, when absent: receipts written before it).
     #[serde(skip_serializing_if = "Option::is_none", default)]
-    pub agent: Option<crate::agent::AgentKind>,
+    pub(crate) agent: Option<crate::agent::AgentKind>,
     /// The instruction chain as the agent reads it (AGENTS.md for Codex), file by file.
     #[serde(skip_serializing_if = "Option::is_none", default)]
-    pub agents: Option<Vec<crate::agent::chain::AgentsFile>>,
+    pub(crate) agents: Option<Vec<crate::agent::chain::AgentsFile>>,
     /// SHA-256 of the instruction body Codex sends; `null` when the chain is empty.
     #[serde(skip_serializing_if = "Option::is_none", default)]
-    pub agents_sha: Option<Option<String>>,
+    pub(crate) agents_sha: Option<Option<String>>,
     /// SHA-256 of the prompt as the agent received it (with `codex-home`).
     #[serde(skip_serializing_if = "Option::is_none", default)]
-    pub prompt_sent_sha: Option<String>,
+    pub(crate) prompt_sent_sha: Option<String>,
     /// Codex's session record of this run.
     #[serde(skip_serializing_if = "Option::is_none", default)]
-    pub transcript: Option<crate::agent::check::TranscriptRecord>,
+    pub(crate) transcript: Option<crate::agent::check::TranscriptRecord>,
     /// Tokens the session used.
     #[serde(skip_serializing_if = "Option::is_none", default)]
-    pub tokens: Option<crate::agent::Tokens>,
+    pub(crate) tokens: Option<crate::agent::Tokens>,
     /// The session's settings as Codex recorded them.
     #[serde(skip_serializing_if = "Option::is_none", default)]
-    pub session: Option<crate::agent::check::SessionRecord>,
+    pub(crate) session: Option<crate::agent::check::SessionRecord>,
     /// SHA-256 of the messages Codex sent between its base instructions and
     /// the prompt, canonically serialized (`run`, codex-home).
     #[serde(skip_serializing_if = "Option::is_none", default)]
-    pub context_sha: Option<String>,
+    pub(crate) context_sha: Option<String>,
     /// Its parts: the base instructions as Codex recorded them, the developer
     /// message, the environment context.
     #[serde(skip_serializing_if = "Option::is_none", default)]
-    pub base_instructions_sha: Option<String>,
+    pub(crate) base_instructions_sha: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none", default)]
-    pub developer_sha: Option<String>,
+    pub(crate) developer_sha: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none", default)]
-    pub environment_sha: Option<String>,
+    pub(crate) environment_sha: Option<String>,
     /// Every turn of the session: its model, the hashes of its prompt and
     /// context, and each model-visible item no input covers (hooks,
     /// compaction summaries, later messages), hashes only.
     #[serde(skip_serializing_if = "Option::is_none", default)]
-    pub turns: Option<Vec<crate::agent::turns::Turn>>,
+    pub(crate) turns: Option<Vec<crate::agent::turns::Turn>>,
     /// Every model the session used, in order; `model` is the one whose
     /// answer is the output.
     #[serde(skip_serializing_if = "Option::is_none", default)]
-    pub models: Option<Vec<String>>,
+    pub(crate) models: Option<Vec<String>>,
     /// The hook configurations that can add text to the model's input.
     #[serde(skip_serializing_if = "Option::is_none", default)]
-    pub hooks: Option<Vec<crate::agent::turns::HookConfig>>,
+    pub(crate) hooks: Option<Vec<crate::agent::turns::HookConfig>>,
     /// What the agent's runtime runs or loads from the repository besides
     /// its chain (hook scripts, MCP servers, `.env`, files settings name).
     #[serde(skip_serializing_if = "Option::is_none", default)]
-    pub runtime: Option<Vec<crate::agent::reach::RuntimeFile>>,
+    pub(crate) runtime: Option<Vec<crate::agent::reach::RuntimeFile>>,
     /// The skills Codex listed to the model.
     #[serde(skip_serializing_if = "Option::is_none", default)]
-    pub skills: Option<Vec<crate::agent::Skill>>,
+    pub(crate) skills: Option<Vec<crate::agent::Skill>>,
     /// codex-action's `safety-strategy`, as given to this step.
     #[serde(skip_serializing_if = "Option::is_none", default)]
-    pub safety_strategy: Option<String>,
+    pub(crate) safety_strategy: Option<String>,
     /// The trusted base and every instruction file that differs from it.
     #[serde(skip_serializing_if = "Option::is_none", default)]
-    pub base: Option<crate::base::BaseRecord>,
+    pub(crate) base: Option<crate::base::BaseRecord>,
     /// Whose output schema judged the review, when a base was in play.
     #[serde(skip_serializing_if = "Option::is_none", default)]
-    pub gate_schema: Option<crate::review::judge::JudgeRecord>,
+    pub(crate) gate_schema: Option<crate::review::judge::JudgeRecord>,
     /// The result of verifying identities recorded earlier (`run` mode only).
     #[serde(skip_serializing_if = "Option::is_none", default)]
-    pub verification: Option<VerificationRecord>,
+    pub(crate) verification: Option<VerificationRecord>,
 }
 
 /// What verification found, kept in the receipt so a mismatch is never lost
 /// when the fresh identities overwrite the recorded ones.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct VerificationRecord {
-    pub verified: bool,
-    pub mismatches: Vec<Mismatch>,
+pub(crate) struct VerificationRecord {
+    pub(crate) verified: bool,
+    pub(crate) mismatches: Vec<Mismatch>,
 }
 
 impl VerificationRecord {
     /// What verifying a receipt recorded earlier found; verified when there was none.
-    pub fn of(before: Option<&verify::Verification>) -> VerificationRecord {
+    pub(crate) fn of(before: Option<&verify::Verification>) -> VerificationRecord {
         VerificationRecord {
             verified: before.is_none_or(verify::Verification::passed),
             mismatches: before.map(|v| v.mismatches.clone()).unwrap_or_default(),
@@ -155,31 +155,31 @@ impl VerificationRecord {
 
 /// The schema gate's verdict on the agent's output.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct ValidationRecord {
-    pub valid: bool,
+pub(crate) struct ValidationRecord {
+    pub(crate) valid: bool,
     /// `valid`, `invalid`, `missing`, `empty`, `not-json`, `too-deep` or `too-large`.
-    pub verdict: String,
+    pub(crate) verdict: String,
     /// The schema's draft: `2020-12`, `2019-09`, `7`, `6` or `4`.
-    pub draft: String,
+    pub(crate) draft: String,
     /// How many schema violations.
-    pub errors: usize,
+    pub(crate) errors: usize,
 }
 
 /// A recorded identity that differs from the one computed now.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct Mismatch {
-    pub field: String,
-    pub recorded: Value,
-    pub actual: Value,
+pub(crate) struct Mismatch {
+    pub(crate) field: String,
+    pub(crate) recorded: Value,
+    pub(crate) actual: Value,
     /// The files whose bytes changed, relative to the workspace, when the
     /// field is a file's identity (the AGENTS.md chain can name several).
     #[serde(skip_serializing_if = "Vec::is_empty", default)]
-    pub files: Vec<String>,
+    pub(crate) files: Vec<String>,
 }
 
 /// Every top-level key this tool writes. Keys it does not produce in a run are
 /// removed, so a stale value cannot pass for a fresh one.
-pub const OWNED_KEYS: &[&str] = &[
+pub(crate) const OWNED_KEYS: &[&str] = &[
     "receipt_version",
     "prompt_path",
     "prompt_sha",
@@ -231,7 +231,7 @@ impl Receipt {
     /// Every file this receipt vouches for as an input to the agent, relative
     /// to the workspace: the prompt, its template, the tools, the schema, the
     /// fixture and the AGENTS.md files in the checkout.
-    pub fn input_paths(&self) -> Vec<String> {
+    pub(crate) fn input_paths(&self) -> Vec<String> {
         let mut paths: Vec<String> = [
             self.prompt_path.as_ref(),
             self.prompt_template_path.as_ref(),
@@ -253,7 +253,7 @@ impl Receipt {
         paths
     }
 
-    pub fn to_map(&self) -> Map<String, Value> {
+    pub(crate) fn to_map(&self) -> Map<String, Value> {
         match serde_json::to_value(self).expect("a receipt always serializes") {
             Value::Object(map) => map,
             _ => unreachable!("a struct serializes to an object"),

@@ -94,7 +94,7 @@ impl Formatter for PyFormatter {
 
 /// Python's `repr(float)`: the shortest round-trip digits, fixed notation when the
 /// decimal exponent is in [-4, 16), else `d.ddde+XX` with at least two exponent digits.
-pub fn python_float_repr(value: f64) -> String {
+pub(crate) fn python_float_repr(value: f64) -> String {
     if value.is_nan() {
         return "NaN".into();
     }

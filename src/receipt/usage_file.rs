@@ -16,7 +16,7 @@ use crate::receipt::{OWNED_KEYS, Receipt, attest};
 use crate::workspace::{self, Location, Presence, Workspace};
 
 /// Reads the receipt file: `None` when it does not exist yet.
-pub fn load(loc: &Location) -> Result<Option<Map<String, Value>>, Error> {
+pub(crate) fn load(loc: &Location) -> Result<Option<Map<String, Value>>, Error> {
     match workspace::presence("usage-file", loc)? {
         Presence::Missing => return Ok(None),
         Presence::File => {}
@@ -40,7 +40,7 @@ pub fn load(loc: &Location) -> Result<Option<Map<String, Value>>, Error> {
 }
 
 /// The largest usage file read.
-pub const MAX_USAGE_BYTES: u64 = 4 * 1024 * 1024;
+pub(crate) const MAX_USAGE_BYTES: u64 = 4 * 1024 * 1024;
 
 /// Parses a receipt file's bytes; anything but a JSON object is refused.
 pub fn parse(shown: &str, bytes: &[u8]) -> Result<Map<String, Value>, Error> {
@@ -91,7 +91,7 @@ pub fn merge(
 
 /// What becomes of the keys of an existing usage file that this tool does not write.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub enum Foreign {
+pub(crate) enum Foreign {
     /// Kept beside the receipt (`record`: the job's own file, e.g. the seed
     /// recipe's token budget).
     Keep,
@@ -101,12 +101,12 @@ pub enum Foreign {
 }
 
 /// Where `run` keeps the keys an uploaded usage file brought.
-pub const CLAIMED: &str = "claimed_by_upload";
+pub(crate) const CLAIMED: &str = "claimed_by_upload";
 
 /// Writes the receipt into the usage file and the in-toto statement beside
 /// it (whose predicate holds only what this tool wrote). Returns the receipt
 /// as written.
-pub fn write_receipt(
+pub(crate) fn write_receipt(
     usage: &Location,
     existing: Option<Map<String, Value>>,
     receipt: &Receipt,
@@ -144,18 +144,18 @@ pub fn write_receipt(
 
 /// Writes `map` as Python's `json.dumps(indent=2, sort_keys=True)` would, atomically:
 /// a temporary file in the same folder, flushed, then renamed over the target.
-pub fn write(loc: &Location, map: &Map<String, Value>) -> Result<(), Error> {
+pub(crate) fn write(loc: &Location, map: &Map<String, Value>) -> Result<(), Error> {
     let text = crate::receipt::pyjson::to_string(map);
     write_atomically(loc, text.as_bytes())
 }
 
-pub fn write_atomically(loc: &Location, bytes: &[u8]) -> Result<(), Error> {
+pub(crate) fn write_atomically(loc: &Location, bytes: &[u8]) -> Result<(), Error> {
     write_replacing(loc, bytes, true)
 }
 
 /// Atomic, without waiting for the disk: for files derived from the receipt
 /// (the in-toto statement), which can always be written again from it.
-pub fn write_derived(loc: &Location, bytes: &[u8]) -> Result<(), Error> {
+pub(crate) fn write_derived(loc: &Location, bytes: &[u8]) -> Result<(), Error> {
     write_replacing(loc, bytes, false)
 }
 

@@ -19,7 +19,7 @@ use crate::workspace::{Location, Presence, Workspace};
 
 /// Which recorded identities to check.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub enum Scope {
+pub(crate) enum Scope {
     /// Everything the receipt records.
     All,
     /// A receipt recorded before the agent ran: its output did not exist yet.
@@ -27,16 +27,16 @@ pub enum Scope {
 }
 
 #[derive(Clone, Debug, Default, PartialEq)]
-pub struct Verification {
+pub(crate) struct Verification {
     /// The fields whose recorded value was compared with a fresh one.
-    pub checked: Vec<String>,
-    pub mismatches: Vec<Mismatch>,
+    pub(crate) checked: Vec<String>,
+    pub(crate) mismatches: Vec<Mismatch>,
     /// Recorded fields that could not be recomputed, and why.
-    pub skipped: Vec<(String, String)>,
+    pub(crate) skipped: Vec<(String, String)>,
 }
 
 impl Verification {
-    pub fn passed(&self) -> bool {
+    pub(crate) fn passed(&self) -> bool {
         self.mismatches.is_empty()
     }
 
@@ -66,7 +66,10 @@ impl Verification {
 
 /// The fields of a receipt read back from disk that differ from what was
 /// written: `recorded` is what the file says, `actual` what was meant.
-pub fn read_back(written: &Map<String, Value>, on_disk: &Map<String, Value>) -> Vec<Mismatch> {
+pub(crate) fn read_back(
+    written: &Map<String, Value>,
+    on_disk: &Map<String, Value>,
+) -> Vec<Mismatch> {
     let fields: std::collections::BTreeSet<&String> =
         written.keys().chain(on_disk.keys()).collect();
     fields
@@ -82,7 +85,7 @@ pub fn read_back(written: &Map<String, Value>, on_disk: &Map<String, Value>) -> 
 }
 
 /// Whether a usage file holds a receipt at all (the seed's or ours).
-pub fn has_identities(recorded: &Map<String, Value>) -> bool {
+pub(crate) fn has_identities(recorded: &Map<String, Value>) -> bool {
     recorded.contains_key("prompt_sha")
 }
 
@@ -98,7 +101,7 @@ struct Pair {
 
 /// Recomputes what `recorded` says, from the files and git, and checks that
 /// the sources given to this step describe the same run.
-pub fn verify(
+pub(crate) fn verify(
     recorded: &Map<String, Value>,
     usage_shown: &str,
     sources: &Sources,

@@ -13,7 +13,7 @@ use crate::review::{Review, Verdict};
 
 /// A finding's level: high and critical fail, medium warns, the rest notes.
 /// Unknown severity warns: it is seen, but not blamed on the author as an error.
-pub fn level_of(s: Option<Severity>) -> Level {
+pub(crate) fn level_of(s: Option<Severity>) -> Level {
     match s {
         Some(Severity::Critical | Severity::High) => Level::Failure,
         Some(Severity::Medium) | None => Level::Warning,
@@ -22,21 +22,21 @@ pub fn level_of(s: Option<Severity>) -> Level {
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Annotation {
-    pub level: Level,
-    pub path: Option<String>,
-    pub line: Option<u64>,
-    pub end_line: Option<u64>,
-    pub column: Option<u64>,
-    pub title: Option<String>,
-    pub message: String,
+pub(crate) struct Annotation {
+    pub(crate) level: Level,
+    pub(crate) path: Option<String>,
+    pub(crate) line: Option<u64>,
+    pub(crate) end_line: Option<u64>,
+    pub(crate) column: Option<u64>,
+    pub(crate) title: Option<String>,
+    pub(crate) message: String,
 }
 
 /// The annotations of a run, up to a number per level, and how many there were.
 #[derive(Clone, Debug, Default)]
-pub struct Annotations {
+pub(crate) struct Annotations {
     /// Most important first within each level.
-    pub list: Vec<Annotation>,
+    pub(crate) list: Vec<Annotation>,
     totals: [usize; 3],
     kept: [usize; 3],
     per_level: usize,
@@ -57,16 +57,16 @@ impl Annotations {
     }
 
     /// How many annotations had a file and a line, kept or not.
-    pub fn located(&self) -> usize {
+    pub(crate) fn located(&self) -> usize {
         self.located
     }
 
     /// How many annotations of `level` the run had, kept or not.
-    pub fn total(&self, level: Level) -> usize {
+    pub(crate) fn total(&self, level: Level) -> usize {
         self.totals[level as usize]
     }
 
-    pub fn of_level(&self, level: Level) -> impl Iterator<Item = &Annotation> {
+    pub(crate) fn of_level(&self, level: Level) -> impl Iterator<Item = &Annotation> {
         self.list.iter().filter(move |a| a.level == level)
     }
 }
@@ -101,7 +101,7 @@ fn imitations(out: &mut Annotations, result: &Outcome) {
 }
 
 /// Every annotation of a run, keeping at most `per_level` of each level.
-pub fn collect(result: &Outcome, per_level: usize) -> Annotations {
+pub(crate) fn collect(result: &Outcome, per_level: usize) -> Annotations {
     let mut out = Annotations {
         per_level,
         ..Annotations::default()
@@ -260,7 +260,7 @@ fn shown(v: &serde_json::Value) -> String {
 
 /// Where a verification failure belongs, and what it says: the file that
 /// changed, what changed, and what to do about it.
-pub fn explain_mismatch(m: &Mismatch, usage: &str) -> (String, String) {
+pub(crate) fn explain_mismatch(m: &Mismatch, usage: &str) -> (String, String) {
     let (recorded, actual) = (shown(&m.recorded), shown(&m.actual));
     if let Some(first) = m.files.first() {
         let names: Vec<String> = m.files.iter().map(|f| format!("`{f}`")).collect();

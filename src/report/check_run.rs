@@ -36,19 +36,19 @@ use crate::markdown::{clip, code, fenced, short_hash, shorten_middle};
 use crate::outcome::{CheckRunOutcome, Imitation, NO_OTHER_CHECK, Outcome, Unverified};
 
 /// GitHub's limits on a check run's output.
-pub const MAX_TEXT: usize = 65_535;
-pub const ANNOTATIONS_PER_REQUEST: usize = 50;
+pub(crate) const MAX_TEXT: usize = 65_535;
+pub(crate) const ANNOTATIONS_PER_REQUEST: usize = 50;
 const MAX_TITLE: usize = 255;
 const MAX_MESSAGE: usize = 16_000;
 
-pub struct CheckRun {
-    pub ctx: Context,
+pub(crate) struct CheckRun {
+    pub(crate) ctx: Context,
     /// Where finding locations link (see `summary::Page`).
-    pub blob_base: Option<String>,
-    pub token: Option<String>,
-    pub name: String,
-    pub max_annotations: usize,
-    pub budget: Duration,
+    pub(crate) blob_base: Option<String>,
+    pub(crate) token: Option<String>,
+    pub(crate) name: String,
+    pub(crate) max_annotations: usize,
+    pub(crate) budget: Duration,
 }
 
 impl Report for CheckRun {
@@ -136,7 +136,7 @@ impl Report for CheckRun {
 /// have made the run, so it is looked for again by this mark; two jobs of one
 /// run (a matrix over models, both with the same prompt) have different
 /// nonces, so neither can adopt the other's run.
-pub fn external_id(ctx: &Context) -> Result<String, Error> {
+pub(crate) fn external_id(ctx: &Context) -> Result<String, Error> {
     let mut nonce = [0u8; 8];
     getrandom::fill(&mut nonce)
         .map_err(|e| Error::new(format!("no randomness for the check run's identity: {e}")))?;
@@ -150,33 +150,33 @@ pub fn external_id(ctx: &Context) -> Result<String, Error> {
 }
 
 #[derive(Serialize)]
-pub struct CreateBody {
-    pub name: String,
-    pub head_sha: String,
-    pub status: &'static str,
-    pub conclusion: &'static str,
+pub(crate) struct CreateBody {
+    pub(crate) name: String,
+    pub(crate) head_sha: String,
+    pub(crate) status: &'static str,
+    pub(crate) conclusion: &'static str,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub details_url: Option<String>,
-    pub external_id: String,
-    pub output: CheckRunOutput,
+    pub(crate) details_url: Option<String>,
+    pub(crate) external_id: String,
+    pub(crate) output: CheckRunOutput,
 }
 
 #[derive(Serialize)]
-pub struct UpdateBody {
-    pub output: CheckRunOutput,
+pub(crate) struct UpdateBody {
+    pub(crate) output: CheckRunOutput,
 }
 
 /// Everything to send, worked out before the first request.
-pub struct Plan {
-    pub create: CreateBody,
-    pub updates: Vec<UpdateBody>,
-    pub annotations: usize,
-    pub left_out: usize,
+pub(crate) struct Plan {
+    pub(crate) create: CreateBody,
+    pub(crate) updates: Vec<UpdateBody>,
+    pub(crate) annotations: usize,
+    pub(crate) left_out: usize,
 }
 
 /// Builds the requests: summary and text within GitHub's limits, annotations
 /// with a file and line (at most `max`), 50 a request.
-pub fn plan(
+pub(crate) fn plan(
     result: &Outcome,
     name: &str,
     head_sha: &str,
@@ -691,7 +691,7 @@ async fn find_own(api: &mut Api, repo: &str, plan: &Plan) -> Result<Option<Creat
 const PER_PAGE: usize = 100;
 /// Pages of check runs of this name read to find another's: 1,000 runs of one
 /// name on one commit. Past them the listing is not verified.
-pub const MAX_LISTED_PAGES: usize = 10;
+pub(crate) const MAX_LISTED_PAGES: usize = 10;
 
 enum ListError {
     Refused(String),

@@ -11,12 +11,12 @@ use crate::level::Level;
 use crate::outcome::Outcome;
 
 /// The runner records at most 10 annotations of each level per step.
-pub const ANNOTATIONS_PER_LEVEL: usize = 10;
+pub(crate) const ANNOTATIONS_PER_LEVEL: usize = 10;
 /// On a terminal, more fit; past this many the summary has the rest.
-pub const LINES_PER_LEVEL: usize = 50;
+pub(crate) const LINES_PER_LEVEL: usize = 50;
 
-pub struct Console {
-    pub in_actions: bool,
+pub(crate) struct Console {
+    pub(crate) in_actions: bool,
 }
 
 impl Report for Console {

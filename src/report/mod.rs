@@ -2,17 +2,18 @@
 //! run, step outputs, the job summary, the console (log lines or workflow
 //! commands). [`annotations`] is the one list of problems they share.
 
-pub mod annotations;
+pub(crate) mod annotations;
 mod check_run;
 mod console;
 mod outputs;
 mod summary;
-pub mod verdict;
+pub(crate) mod verdict;
 
-pub use check_run::CheckRun;
-pub use console::Console;
-pub use outputs::{OTHER_OUTPUTS, OUTPUTS, StepOutputs};
-pub use summary::{JobSummary, Page, render as render_summary};
+pub(crate) use check_run::CheckRun;
+pub(crate) use console::Console;
+pub(crate) use outputs::StepOutputs;
+pub use outputs::{OTHER_OUTPUTS, OUTPUTS};
+pub(crate) use summary::{JobSummary, Page, render as render_summary};
 
 use crate::context::Context;
 use crate::error::Error;
@@ -22,17 +23,17 @@ use crate::outcome::Outcome;
 /// The inputs that say how to report: the check run's name, the token that
 /// creates it, and the limits.
 #[derive(Clone, Debug)]
-pub struct Options {
-    pub check_name: String,
-    pub token: Option<String>,
-    pub max_annotations: usize,
+pub(crate) struct Options {
+    pub(crate) check_name: String,
+    pub(crate) token: Option<String>,
+    pub(crate) max_annotations: usize,
     /// What all GitHub API calls may take, retries included.
-    pub api_timeout: std::time::Duration,
+    pub(crate) api_timeout: std::time::Duration,
 }
 
 /// Every destination of a `mode`'s outcome here, in the order they report:
 /// the check run first, so the others can link it or say why there is none.
-pub fn destinations(ctx: &Context, options: Options, mode: Mode) -> Vec<Box<dyn Report>> {
+pub(crate) fn destinations(ctx: &Context, options: Options, mode: Mode) -> Vec<Box<dyn Report>> {
     let mut reports: Vec<Box<dyn Report>> = Vec::new();
     let blob_base = blob_base(ctx);
     if matches!(mode, Mode::Run | Mode::Compare | Mode::Validate) {
@@ -94,6 +95,6 @@ fn append_to_step_file(variable: &str, file: &std::path::Path, bytes: &[u8]) -> 
 
 /// Reports run in order; one may add what it produced (the check run's link,
 /// or why there is none) for the reports after it.
-pub trait Report {
+pub(crate) trait Report {
     fn report(&mut self, result: &mut Outcome) -> Result<(), Error>;
 }

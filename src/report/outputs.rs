@@ -41,8 +41,8 @@ pub const OTHER_OUTPUTS: &[&str] = &[
     "not-verified",
 ];
 
-pub struct StepOutputs {
-    pub file: PathBuf,
+pub(crate) struct StepOutputs {
+    pub(crate) file: PathBuf,
 }
 
 impl Report for StepOutputs {
@@ -118,7 +118,7 @@ impl Report for StepOutputs {
 
 /// `name<<DELIM\nvalue\nDELIM\n`: the multi-line form, safe for any value.
 /// A value that contains the delimiter is refused, as `@actions/core` does.
-pub fn entry(name: &str, value: &str, delim: &str) -> Result<String, Error> {
+pub(crate) fn entry(name: &str, value: &str, delim: &str) -> Result<String, Error> {
     if value.contains(delim) || name.contains(delim) {
         return Err(Error::new(format!(
             "output `{name}` contains the delimiter `{delim}`; this cannot happen by chance: check the inputs"

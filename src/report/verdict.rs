@@ -17,25 +17,25 @@ use crate::review::{Review, Verdict as Output};
 
 /// An icon and words; names in the words are quoted in backticks.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Verdict {
-    pub icon: &'static str,
-    pub words: String,
+pub(crate) struct Verdict {
+    pub(crate) icon: &'static str,
+    pub(crate) words: String,
 }
 
 impl Verdict {
     /// For Markdown: quoted names become code spans, the rest is escaped.
-    pub fn markdown(&self) -> String {
+    pub(crate) fn markdown(&self) -> String {
         format!("{} {}", self.icon, prose(&self.words))
     }
 
     /// For plain text (the check run's title, the log): no backticks, and
     /// nothing invisible left to reorder or hide the words.
-    pub fn plain(&self) -> String {
+    pub(crate) fn plain(&self) -> String {
         format!("{} {}", self.icon, visible(&self.words.replace('`', "")))
     }
 }
 
-pub fn icon(conclusion: Conclusion) -> &'static str {
+pub(crate) fn icon(conclusion: Conclusion) -> &'static str {
     match conclusion {
         Conclusion::Success => "✅",
         Conclusion::Neutral => "⚠️",
@@ -43,7 +43,7 @@ pub fn icon(conclusion: Conclusion) -> &'static str {
     }
 }
 
-pub fn of(result: &Outcome) -> Verdict {
+pub(crate) fn of(result: &Outcome) -> Verdict {
     Verdict {
         icon: icon(result.conclusion()),
         words: capitalize(&words(result)),
@@ -108,7 +108,7 @@ fn words(result: &Outcome) -> String {
 
 /// `Another check named "Agent review receipt" was posted on this commit by
 /// workflow run 77 (job 88): only this one comes from the default branch`.
-pub fn imitation_words(first: &crate::outcome::Imitation, more: usize) -> String {
+pub(crate) fn imitation_words(first: &crate::outcome::Imitation, more: usize) -> String {
     let more = match more {
         0 => String::new(),
         n => format!(" and {n} more"),
@@ -254,7 +254,7 @@ fn review_words(review: &Review) -> Vec<String> {
 }
 
 /// "1 high, 1 low": counts from the most severe down.
-pub fn by_severity(list: &[Finding]) -> String {
+pub(crate) fn by_severity(list: &[Finding]) -> String {
     let mut parts = Vec::new();
     for s in Severity::ALL.iter().rev() {
         let n = list.iter().filter(|f| f.severity == Some(*s)).count();
@@ -270,7 +270,7 @@ pub fn by_severity(list: &[Finding]) -> String {
 }
 
 /// What a failed verification means, in a few words naming the file.
-pub fn mismatch_words(m: &Mismatch) -> String {
+pub(crate) fn mismatch_words(m: &Mismatch) -> String {
     let kind = match m.field.as_str() {
         "prompt_sha" | "prompt_bom" | "prompt_line_endings" => "Prompt file",
         "prompt_template_sha" => "Prompt template",
@@ -304,7 +304,7 @@ pub fn mismatch_words(m: &Mismatch) -> String {
 }
 
 /// Identities counted once each (`run` recomputes some twice).
-pub fn distinct(fields: &[String]) -> usize {
+pub(crate) fn distinct(fields: &[String]) -> usize {
     fields
         .iter()
         .collect::<std::collections::BTreeSet<_>>()
@@ -327,7 +327,7 @@ fn capitalize(s: &str) -> String {
     }
 }
 
-pub fn plural(n: usize) -> &'static str {
+pub(crate) fn plural(n: usize) -> &'static str {
     if n == 1 { "" } else { "s" }
 }
 

@@ -13,7 +13,7 @@ use serde_json::Value;
 /// Ordered from least to most severe.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 #[serde(rename_all = "lowercase")]
-pub enum Severity {
+pub(crate) enum Severity {
     Info,
     Low,
     Medium,
@@ -22,7 +22,7 @@ pub enum Severity {
 }
 
 impl Severity {
-    pub const ALL: [Severity; 5] = [
+    pub(crate) const ALL: [Severity; 5] = [
         Severity::Info,
         Severity::Low,
         Severity::Medium,
@@ -31,7 +31,7 @@ impl Severity {
     ];
 
     /// Reads the words reviewers and tools use for severity, case-insensitively.
-    pub fn parse(s: &str) -> Option<Severity> {
+    pub(crate) fn parse(s: &str) -> Option<Severity> {
         const WORDS: [(&str, Severity); 21] = [
             ("info", Severity::Info),
             ("informational", Severity::Info),
@@ -62,7 +62,7 @@ impl Severity {
             .map(|(_, severity)| *severity)
     }
 
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             Severity::Info => "info",
             Severity::Low => "low",
@@ -82,7 +82,7 @@ impl fmt::Display for Severity {
 /// Where a finding points, once its path is read and, when the checkout can
 /// tell, checked: agents invent locations.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub enum Place {
+pub(crate) enum Place {
     /// The finding names no file.
     #[default]
     Nowhere,
@@ -101,7 +101,7 @@ pub enum Place {
 
 impl Place {
     /// The repository path to annotate, when there is one to trust.
-    pub fn annotatable(&self) -> Option<&str> {
+    pub(crate) fn annotatable(&self) -> Option<&str> {
         match self {
             Place::Path(p) | Place::InCheckout(p) | Place::Missing(p) => Some(p),
             Place::PastEnd { path, .. } => Some(path),
@@ -113,7 +113,7 @@ impl Place {
 /// A finding's path as a repository path: backslashes become slashes, `./`
 /// and `a/..` are resolved; an absolute path, one that climbs out of the
 /// repository, or one with control characters is refused, saying why.
-pub fn normalize_path(raw: &str) -> Result<String, String> {
+pub(crate) fn normalize_path(raw: &str) -> Result<String, String> {
     if raw.chars().any(char::is_control) {
         return Err("contains control characters".into());
     }
@@ -142,40 +142,40 @@ pub fn normalize_path(raw: &str) -> Result<String, String> {
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Finding {
+pub(crate) struct Finding {
     /// `None` when the review gave none, or a word we do not know.
-    pub severity: Option<Severity>,
+    pub(crate) severity: Option<Severity>,
     /// As the review wrote it.
-    pub path: Option<String>,
+    pub(crate) path: Option<String>,
     /// Where it points, read from `path`.
-    pub place: Place,
-    pub line: Option<u64>,
-    pub end_line: Option<u64>,
-    pub title: Option<String>,
-    pub message: String,
+    pub(crate) place: Place,
+    pub(crate) line: Option<u64>,
+    pub(crate) end_line: Option<u64>,
+    pub(crate) title: Option<String>,
+    pub(crate) message: String,
 }
 
 impl Finding {
     /// Whether it can become an annotation on a file and line.
-    pub fn is_located(&self) -> bool {
+    pub(crate) fn is_located(&self) -> bool {
         self.place.annotatable().is_some() && self.line.is_some()
     }
 }
 
 /// The findings of a review, and its `ok` verdict when it has one.
 #[derive(Clone, Debug, Default, PartialEq)]
-pub struct Findings {
-    pub ok: Option<bool>,
-    pub list: Vec<Finding>,
+pub(crate) struct Findings {
+    pub(crate) ok: Option<bool>,
+    pub(crate) list: Vec<Finding>,
     /// Set when the pointer names something that is not a list.
-    pub problem: Option<String>,
+    pub(crate) problem: Option<String>,
     /// Set when the pointer names nothing but the review has a list elsewhere
     /// at its top: perhaps findings-pointer should name that list.
-    pub hint: Option<String>,
+    pub(crate) hint: Option<String>,
 }
 
 impl Findings {
-    pub fn by_severity(&self) -> BTreeMap<String, usize> {
+    pub(crate) fn by_severity(&self) -> BTreeMap<String, usize> {
         let mut counts: BTreeMap<&str, usize> = BTreeMap::new();
         for f in &self.list {
             *counts
@@ -191,7 +191,7 @@ impl Findings {
 
 /// Reads findings at `pointer` (e.g. `/findings`) and `ok` at the top level.
 /// Their text is moved out of `review`, not copied: the caller is done with it.
-pub fn take(review: &mut Value, pointer: &str) -> Findings {
+pub(crate) fn take(review: &mut Value, pointer: &str) -> Findings {
     let ok = review.get("ok").and_then(Value::as_bool);
     let hint = match review.pointer(pointer) {
         None => lists_at_top(review).map(|lists| {

@@ -7,7 +7,7 @@ use crate::review::Review;
 use crate::review::findings::Severity;
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
-pub enum FailOn {
+pub(crate) enum FailOn {
     /// Fail when the output is missing, unparsable or violates the schema.
     Invalid,
     /// Also fail when `ok` is false or a finding is at or above `min-severity`.
@@ -19,15 +19,15 @@ pub enum FailOn {
 /// What the user chose: which problems fail the step, from which severity,
 /// and where the review keeps its findings.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Policy {
-    pub fail_on: FailOn,
-    pub min_severity: Severity,
+pub(crate) struct Policy {
+    pub(crate) fail_on: FailOn,
+    pub(crate) min_severity: Severity,
     /// A JSON Pointer into the review.
-    pub findings_pointer: String,
+    pub(crate) findings_pointer: String,
 }
 
 impl Policy {
-    pub fn decide(&self, review: &Review) -> Decision {
+    pub(crate) fn decide(&self, review: &Review) -> Decision {
         decide(review, self.fail_on, self.min_severity)
     }
 }
@@ -35,7 +35,7 @@ impl Policy {
 /// The check run's conclusion, and the step's result.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
-pub enum Conclusion {
+pub(crate) enum Conclusion {
     Success,
     Failure,
     /// The step passes, but there is something to look at: the agent says
@@ -46,7 +46,7 @@ pub enum Conclusion {
 }
 
 impl Conclusion {
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             Conclusion::Success => "success",
             Conclusion::Failure => "failure",
@@ -58,18 +58,18 @@ impl Conclusion {
 /// The gate's decision: what fails the step, what it reports without failing,
 /// and the policy that drew the line (the summary says which let what pass).
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Decision {
-    pub conclusion: Conclusion,
+pub(crate) struct Decision {
+    pub(crate) conclusion: Conclusion,
     /// Each problem that fails the step.
-    pub fails: Vec<String>,
+    pub(crate) fails: Vec<String>,
     /// Each problem the policy lets pass.
-    pub passes_over: Vec<String>,
-    pub fail_on: FailOn,
-    pub min_severity: Severity,
+    pub(crate) passes_over: Vec<String>,
+    pub(crate) fail_on: FailOn,
+    pub(crate) min_severity: Severity,
 }
 
 impl FailOn {
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             FailOn::Invalid => "invalid",
             FailOn::Findings => "findings",
@@ -80,7 +80,7 @@ impl FailOn {
 
 /// Findings at or above the threshold. A finding with no severity we know counts:
 /// a gate that cannot classify a finding does not let it pass silently.
-pub fn blocking_findings(review: &Review, min: Severity) -> usize {
+pub(crate) fn blocking_findings(review: &Review, min: Severity) -> usize {
     review
         .findings
         .list
@@ -89,7 +89,7 @@ pub fn blocking_findings(review: &Review, min: Severity) -> usize {
         .count()
 }
 
-pub fn decide(review: &Review, fail_on: FailOn, min: Severity) -> Decision {
+pub(crate) fn decide(review: &Review, fail_on: FailOn, min: Severity) -> Decision {
     let mut invalid = Vec::new();
     if !review.valid() {
         invalid.push(review.summary());

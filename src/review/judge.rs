@@ -19,7 +19,7 @@ use crate::workspace::Workspace;
 
 /// Whose output schema judges the review (input `gate-schema`).
 #[derive(Copy, Clone, Debug, PartialEq, Eq, clap::ValueEnum)]
-pub enum Whose {
+pub(crate) enum Whose {
     /// The base commit's copy: a pull request cannot loosen its own judge.
     Base,
     /// The checkout's copy, the one the agent was given.
@@ -28,14 +28,14 @@ pub enum Whose {
 
 /// The schema the gate uses, chosen before the review is read.
 #[derive(Clone, Debug, Default)]
-pub struct Judge {
+pub(crate) struct Judge {
     /// The base commit's bytes of the schema file, when they judge.
     base: Option<(String, Vec<u8>)>,
     /// What the receipt records of the choice.
-    pub record: Option<JudgeRecord>,
+    pub(crate) record: Option<JudgeRecord>,
     /// Why the choice is worth a word: the schemas differ, or base was asked
     /// for and could not be had.
-    pub caveat: Option<Caveat>,
+    pub(crate) caveat: Option<Caveat>,
 }
 
 /// The schema file as the step names it (`output-schema-file`, or the
@@ -51,15 +51,15 @@ fn given_path(input: &SchemaInput, resolved: &str) -> String {
 
 /// The receipt's `gate_schema`: whose schema judged, and its hash.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct JudgeRecord {
+pub(crate) struct JudgeRecord {
     /// `base` or `checkout`.
-    pub from: String,
-    pub sha256: Option<String>,
+    pub(crate) from: String,
+    pub(crate) sha256: Option<String>,
 }
 
 impl Judge {
     /// `whose` as given (`None`: base when a base commit is known).
-    pub fn choose(
+    pub(crate) fn choose(
         whose: Option<Whose>,
         input: &SchemaInput,
         ws: &Workspace,
@@ -141,7 +141,7 @@ impl Judge {
 
     /// Compiles the chosen schema. A base copy's relative `$ref`s resolve in
     /// the checkout: only the file itself is taken from the base.
-    pub fn compile(&self, input: &SchemaInput, ws: &Workspace) -> Result<Schema, Error> {
+    pub(crate) fn compile(&self, input: &SchemaInput, ws: &Workspace) -> Result<Schema, Error> {
         match (&self.base, input) {
             (Some((commit, bytes)), SchemaInput::File(loc) | SchemaInput::Default(loc)) => {
                 let shown = format!("{} (at the base commit {})", loc.shown, &commit[..12]);

@@ -6,9 +6,9 @@
 //! value starts; the first [`MAX_VIOLATIONS`] in the file are reported. Each
 //! limit, when hit, is named in the verdict.
 
-pub mod findings;
-pub mod gate;
-pub mod judge;
+pub(crate) mod findings;
+pub(crate) mod gate;
+pub(crate) mod judge;
 pub mod locate;
 pub mod schema;
 
@@ -26,19 +26,19 @@ use schema::Schema;
 
 /// The largest agent output read. A review is kilobytes; 32 MiB is generous and
 /// keeps memory bounded whatever the agent wrote.
-pub const MAX_OUTPUT_BYTES: u64 = 32 * 1024 * 1024;
+pub(crate) const MAX_OUTPUT_BYTES: u64 = 32 * 1024 * 1024;
 /// serde_json's nesting limit, named here because it is one of ours.
-pub const MAX_DEPTH: usize = 128;
+pub(crate) const MAX_DEPTH: usize = 128;
 /// Violations located (to put them in file order); the rest are counted.
-pub const MAX_LOCATED: usize = 10_000;
+pub(crate) const MAX_LOCATED: usize = 10_000;
 /// Violations reported, the first in the file: more than any report shows.
-pub const MAX_VIOLATIONS: usize = 1_000;
+pub(crate) const MAX_VIOLATIONS: usize = 1_000;
 /// A violation message quotes the offending value; longer messages are cut.
-pub const MAX_MESSAGE_CHARS: usize = 500;
+pub(crate) const MAX_MESSAGE_CHARS: usize = 500;
 
 /// What the output file turned out to be. Each has its own message.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Verdict {
+pub(crate) enum Verdict {
     Missing,
     Empty,
     TooLarge { bytes: u64 },
@@ -50,12 +50,12 @@ pub enum Verdict {
 
 impl Verdict {
     /// One line for people, naming the file and what to do.
-    pub fn describe(&self, path: &str, errors: usize) -> String {
+    pub(crate) fn describe(&self, path: &str, errors: usize) -> String {
         format!("`{path}` {}", self.explain(errors))
     }
 
     /// What the verdict means, without the file's name.
-    pub fn explain(&self, errors: usize) -> String {
+    pub(crate) fn explain(&self, errors: usize) -> String {
         match self {
             Verdict::Missing => "does not exist: the agent wrote no output there; check the agent step's output-file".into(),
             Verdict::Empty => "is empty: the agent produced no output".into(),
@@ -76,7 +76,7 @@ impl Verdict {
         }
     }
 
-    pub fn as_str(&self) -> &'static str {
+    pub(crate) fn as_str(&self) -> &'static str {
         match self {
             Verdict::Missing => "missing",
             Verdict::Empty => "empty",
@@ -94,42 +94,42 @@ pub struct Violation {
     /// JSON Pointer to the offending value in the review.
     pub instance_path: String,
     /// JSON Pointer to the schema keyword that failed.
-    pub schema_path: String,
-    pub keyword: String,
-    pub message: String,
+    pub(crate) schema_path: String,
+    pub(crate) keyword: String,
+    pub(crate) message: String,
     pub position: Option<Position>,
 }
 
 #[derive(Clone, Debug)]
 pub struct Review {
     /// The output file, relative to the workspace.
-    pub path: String,
-    pub verdict: Verdict,
-    pub draft: &'static str,
+    pub(crate) path: String,
+    pub(crate) verdict: Verdict,
+    pub(crate) draft: &'static str,
     /// Sorted by position in the file.
     pub violations: Vec<Violation>,
     /// All violations, including those past [`MAX_VIOLATIONS`].
-    pub violations_total: usize,
-    pub findings: Findings,
+    pub(crate) violations_total: usize,
+    pub(crate) findings: Findings,
     /// The parsed review. Kept, not dropped inside `check`: freeing 100,000
     /// nodes one by one costs milliseconds, and the binary exits without it.
-    pub document: Option<Value>,
+    pub(crate) document: Option<Value>,
     /// The output's bytes as read (not when missing or over the size limit).
-    pub bytes: Option<Vec<u8>>,
+    pub(crate) bytes: Option<Vec<u8>>,
 }
 
 impl Review {
-    pub fn valid(&self) -> bool {
+    pub(crate) fn valid(&self) -> bool {
         self.verdict == Verdict::Valid
     }
 
-    pub fn summary(&self) -> String {
+    pub(crate) fn summary(&self) -> String {
         self.verdict.describe(&self.path, self.violations_total)
     }
 
     /// Checks each finding's place against the checkout: is the file there,
     /// is the line within it? Files over 16 MiB are not counted.
-    pub fn place_findings(&mut self, workspace: &std::path::Path) {
+    pub(crate) fn place_findings(&mut self, workspace: &std::path::Path) {
         use findings::Place;
         for f in &mut self.findings.list {
             let Place::Path(path) = &f.place else {
@@ -153,7 +153,7 @@ impl Review {
     }
 
     /// What is worth saying about the review without failing it.
-    pub fn caveats(&self) -> Vec<crate::level::Caveat> {
+    pub(crate) fn caveats(&self) -> Vec<crate::level::Caveat> {
         self.findings
             .hint
             .iter()
@@ -165,16 +165,16 @@ impl Review {
 /// The agent's output as read, before any schema: its bytes and the parsed
 /// document, or the verdict that leaves nothing to validate. Reading needs no
 /// schema, so it can start while the schema is compiled elsewhere.
-pub struct Output {
+pub(crate) struct Output {
     /// The output file, relative to the workspace.
-    pub path: String,
+    pub(crate) path: String,
     /// The bytes as read (not when missing or over the size limit).
-    pub bytes: Option<Vec<u8>>,
-    pub document: Result<Value, Verdict>,
+    pub(crate) bytes: Option<Vec<u8>>,
+    pub(crate) document: Result<Value, Verdict>,
 }
 
 /// Reads and parses the output file at `loc`.
-pub fn read(loc: &Location) -> Result<Output, Error> {
+pub(crate) fn read(loc: &Location) -> Result<Output, Error> {
     let output = |bytes, document| Output {
         path: loc.shown.clone(),
         bytes,
@@ -204,7 +204,7 @@ pub fn read(loc: &Location) -> Result<Output, Error> {
 /// Reads the agent's output at `output` and checks it with the schema that is
 /// compiled elsewhere meanwhile (`schema` hands it over). A broken schema is a
 /// configuration error, reported before anything about the output.
-pub fn read_and_judge(
+pub(crate) fn read_and_judge(
     output: &Location,
     schema: &Receiver<Result<Schema, Error>>,
     findings_pointer: &str,
@@ -220,7 +220,7 @@ pub fn read_and_judge(
 }
 
 /// Parses an output's bytes, or says why they cannot be validated.
-pub fn parse(bytes: &[u8]) -> Result<Value, Verdict> {
+pub(crate) fn parse(bytes: &[u8]) -> Result<Value, Verdict> {
     if bytes.len() as u64 > MAX_OUTPUT_BYTES {
         return Err(Verdict::TooLarge {
             bytes: bytes.len() as u64,
@@ -253,7 +253,7 @@ pub fn parse(bytes: &[u8]) -> Result<Value, Verdict> {
 
 /// Checks an output against the schema: the verdict, every violation located,
 /// and the findings.
-pub fn judge(output: Output, schema: &Schema, findings_pointer: &str) -> Review {
+pub(crate) fn judge(output: Output, schema: &Schema, findings_pointer: &str) -> Review {
     let mut review = Review {
         path: output.path,
         verdict: Verdict::Valid,

@@ -20,15 +20,15 @@ use crate::workspace::Workspace;
 /// the others stop here, so a pattern built to backtrack for ever
 /// (`^((a|a)*)\2?b`) costs milliseconds a string, and the value it could not
 /// decide is a violation that says so.
-pub const MAX_BACKTRACK: usize = 10_000;
+pub(crate) const MAX_BACKTRACK: usize = 10_000;
 
 pub struct Schema {
     pub validator: Validator,
     /// The draft's name as people write it: `2020-12`, `7`, ...
-    pub draft: &'static str,
+    pub(crate) draft: &'static str,
 }
 
-pub fn draft_name(d: Draft) -> &'static str {
+pub(crate) fn draft_name(d: Draft) -> &'static str {
     match d {
         Draft::Draft4 => "4",
         Draft::Draft6 => "6",
@@ -40,7 +40,7 @@ pub fn draft_name(d: Draft) -> &'static str {
 }
 
 /// The drafts the gate knows, as people name them.
-pub const DRAFTS: &str = "4, 6, 7, 2019-09 or 2020-12";
+pub(crate) const DRAFTS: &str = "4, 6, 7, 2019-09 or 2020-12";
 
 /// `$schema`, when it names no draft the gate knows: a custom meta-schema.
 fn unknown_meta_schema(schema: &Value) -> Option<&str> {
@@ -125,7 +125,7 @@ fn file_uri(path: &Path) -> String {
 
 /// Reads and compiles the output schema the step names: inline, a file, or the
 /// default file (which must then exist).
-pub fn compile_input(input: &SchemaInput, ws: &Workspace) -> Result<Schema, Error> {
+pub(crate) fn compile_input(input: &SchemaInput, ws: &Workspace) -> Result<Schema, Error> {
     let loc = match input {
         SchemaInput::Inline(text) => {
             return compile(

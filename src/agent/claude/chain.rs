@@ -27,13 +27,13 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
-pub use crate::agent::chain::{AgentsFile, Chain};
+pub(crate) use crate::agent::chain::{AgentsFile, Chain};
 
 /// Where the chain is read from besides the checkout: the agent home, for
 /// the user's global file.
 #[derive(Clone, Debug, Default)]
-pub struct Options {
-    pub home: Option<PathBuf>,
+pub(crate) struct Options {
+    pub(crate) home: Option<PathBuf>,
 }
 use crate::digest::sha256_hex;
 use crate::error::Error;
@@ -42,10 +42,10 @@ use crate::workspace::{Unread, Workspace};
 /// How the instruction block begins.
 pub const HEADER: &str = "<system-reminder>\nCodebase and user instructions are shown below. Be sure to adhere to these instructions. IMPORTANT: These instructions OVERRIDE any default behavior and you MUST follow them exactly as written.\n\n";
 /// How it ends.
-pub const TRAILER: &str = "\n</system-reminder>";
+pub(crate) const TRAILER: &str = "\n</system-reminder>";
 
 /// The user's global file, as the receipt names it.
-pub const HOME_FILE: &str = "~/.claude/CLAUDE.md";
+pub(crate) const HOME_FILE: &str = "~/.claude/CLAUDE.md";
 
 /// The largest instruction file read.
 const MAX_FILE_BYTES: u64 = 16 * 1024 * 1024;
@@ -54,14 +54,14 @@ const MAX_IMPORT_DEPTH: usize = 5;
 
 /// Which of Claude Code's memory types a file is: the label it is sent with.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub enum Scope {
+pub(crate) enum Scope {
     User,
     Project,
     Local,
 }
 
 impl Scope {
-    pub fn label(self) -> &'static str {
+    pub(crate) fn label(self) -> &'static str {
         match self {
             Scope::User => "user's private global instructions for all projects",
             Scope::Project => "project instructions, checked into the codebase",
@@ -70,7 +70,7 @@ impl Scope {
     }
 
     /// The record's word (`attachment.files[].type`).
-    pub fn from_record(word: &str) -> Option<Scope> {
+    pub(crate) fn from_record(word: &str) -> Option<Scope> {
         match word {
             "User" => Some(Scope::User),
             "Project" => Some(Scope::Project),
@@ -82,16 +82,16 @@ impl Scope {
 
 /// One file as Claude Code sends it.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Entry {
+pub(crate) struct Entry {
     /// As the receipt names it.
-    pub shown: String,
-    pub scope: Scope,
+    pub(crate) shown: String,
+    pub(crate) scope: Scope,
     /// Trimmed, as sent.
-    pub text: String,
+    pub(crate) text: String,
 }
 
 /// The block's body: every entry, each file named as the receipt names it.
-pub fn block(entries: &[Entry]) -> Option<String> {
+pub(crate) fn block(entries: &[Entry]) -> Option<String> {
     if entries.is_empty() {
         return None;
     }
@@ -111,7 +111,7 @@ pub fn block(entries: &[Entry]) -> Option<String> {
 
 /// The text Claude Code sends of a file: no byte order mark, whitespace
 /// trimmed as JavaScript's `String.prototype.trim` does.
-pub fn sent_text(bytes: &[u8]) -> String {
+pub(crate) fn sent_text(bytes: &[u8]) -> String {
     let text = String::from_utf8_lossy(bytes);
     let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
     text.trim_matches(js_space).to_string()
@@ -155,11 +155,11 @@ fn walk(cwd: &Path, root: &Path) -> Vec<PathBuf> {
 /// The most rule files read from one `.claude/rules/`.
 const MAX_RULES: usize = 512;
 /// How many folders deep the receipt reads under `.claude/rules/`.
-pub const MAX_RULES_DEPTH: usize = 8;
+pub(crate) const MAX_RULES_DEPTH: usize = 8;
 /// The most files one CLAUDE.md chain imports (each file once).
-pub const MAX_IMPORTS: usize = 1024;
+pub(crate) const MAX_IMPORTS: usize = 1024;
 /// The most bytes one CLAUDE.md chain reads: every file, imports and rules.
-pub const MAX_CHAIN_BYTES: u64 = 32 * 1024 * 1024;
+pub(crate) const MAX_CHAIN_BYTES: u64 = 32 * 1024 * 1024;
 
 /// `.claude/rules/` of a folder: its `.md` files by name, then each
 /// subfolder's, recursively; a folder deeper than [`MAX_RULES_DEPTH`] is
@@ -210,7 +210,7 @@ fn conditional(text: &str) -> bool {
 
 /// The `@path` imports of a file's text, in order: not in code, each a
 /// word that starts with `@`.
-pub fn imports(text: &str) -> Vec<String> {
+pub(crate) fn imports(text: &str) -> Vec<String> {
     let mut out = Vec::new();
     let mut fenced = false;
     for line in text.split('\n') {
@@ -395,7 +395,7 @@ impl Walker<'_> {
 }
 
 /// Every file of the chain as Claude Code sends it, and the files read.
-pub fn entries(
+pub(crate) fn entries(
     cwd: &Path,
     ws: &Workspace,
     home: Option<&Path>,
@@ -505,7 +505,7 @@ fn read_home(home: &Path, w: &mut Walker) -> Result<(), Error> {
 }
 
 /// Reads the chain for an agent that ran in `cwd` (inside the workspace).
-pub fn load(cwd: &Path, ws: &Workspace, opts: &Options) -> Result<Chain, Error> {
+pub(crate) fn load(cwd: &Path, ws: &Workspace, opts: &Options) -> Result<Chain, Error> {
     let (entries, mut chain) = entries(cwd, ws, opts.home.as_deref())?;
     chain.body = block(&entries);
     Ok(chain)
@@ -514,7 +514,7 @@ pub fn load(cwd: &Path, ws: &Workspace, opts: &Options) -> Result<Chain, Error> 
 /// Every path where Claude Code would look for a chain file: a file added or
 /// removed at any of them changes what it reads (`.claude/` as a whole is
 /// compared with the base by its own glob).
-pub fn candidate_paths(cwd: &Path, ws: &Workspace, opts: &Options) -> Vec<String> {
+pub(crate) fn candidate_paths(cwd: &Path, ws: &Workspace, opts: &Options) -> Vec<String> {
     let mut out = Vec::new();
     for dir in walk(cwd, ws.root()) {
         if !dir.starts_with(ws.root()) {
@@ -542,7 +542,7 @@ pub fn candidate_paths(cwd: &Path, ws: &Workspace, opts: &Options) -> Vec<String
 /// The repository files besides the chain that change what Claude Code does
 /// (settings and their hooks, rules, MCP servers), as globs for the
 /// comparison with the base: (kind, glob).
-pub const BASE_GLOBS: &[(&str, &str)] = &[
+pub(crate) const BASE_GLOBS: &[(&str, &str)] = &[
     ("Claude hooks", "**/.claude/settings.json"),
     ("Claude hooks", "**/.claude/settings.local.json"),
     ("Claude config", "**/.claude/**"),

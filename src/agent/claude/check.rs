@@ -35,7 +35,7 @@ fn said(s: &str) -> String {
 /// Finds this run's record in agent-home, reads it, and checks it against the
 /// checkout. A record that cannot be found or read is a problem, not an
 /// error: the receipt is still written, and the check fails.
-pub fn read_and_check(
+pub(crate) fn read_and_check(
     opts: &SessionOptions,
     settings: &Settings,
     workdir: &Path,

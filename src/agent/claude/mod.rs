@@ -12,9 +12,9 @@
 //! - the check of the record against the checkout ([`check`]).
 
 pub mod chain;
-pub mod check;
-pub mod reach;
-pub mod record;
+pub(crate) mod check;
+pub(crate) mod reach;
+pub(crate) mod record;
 
 use std::path::Path;
 
@@ -99,28 +99,28 @@ fn chain_options(setup: &Setup) -> chain::Options {
 
 /// What only Claude Code's check takes.
 #[derive(Clone, Debug)]
-pub struct Settings {
+pub(crate) struct Settings {
     /// `claude-version`: the Claude Code release the agent job pinned.
-    pub cli_version: Option<String>,
+    pub(crate) cli_version: Option<String>,
     /// `claude-args`, as given to claude-code-action (`claude_args`).
-    pub args: Option<String>,
+    pub(crate) args: Option<String>,
 }
 
 /// What `claude-args` says, read as claude-code-action reads `claude_args`
 /// (shell words).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Args {
-    pub json_schema: Option<String>,
-    pub model: Option<String>,
-    pub append_system_prompt: Option<String>,
-    pub system_prompt: Option<String>,
+pub(crate) struct Args {
+    pub(crate) json_schema: Option<String>,
+    pub(crate) model: Option<String>,
+    pub(crate) append_system_prompt: Option<String>,
+    pub(crate) system_prompt: Option<String>,
     /// `--resume` or `--continue`: the run goes on from an earlier session.
-    pub resumes: bool,
+    pub(crate) resumes: bool,
 }
 
 impl Args {
     /// Reads `claude-args`; a clear one-line error when it cannot be split.
-    pub fn parse(given: &str) -> Result<Args, String> {
+    pub(crate) fn parse(given: &str) -> Result<Args, String> {
         let words = shlex::split(given).ok_or_else(|| {
             "input `claude-args` has an unclosed quote; give it as claude-code-action's `claude_args`".to_string()
         })?;
@@ -164,7 +164,7 @@ impl Args {
 /// (at the root and in the working directory) and the user's
 /// `~/.claude/settings.json` from the agent home. Each is listed when it has
 /// `hooks`, or cannot be read as JSON (then nobody can say it has none).
-pub fn hook_configs(
+pub(crate) fn hook_configs(
     workdir: &std::path::Path,
     ws: &crate::workspace::Workspace,
     home: Option<&std::path::Path>,

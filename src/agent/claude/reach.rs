@@ -28,7 +28,7 @@ const ENDPOINTS: &[&str] = &[
     "HTTP_PROXY",
 ];
 
-pub fn reach(workdir: &Path, ws: &Workspace, home: Option<&Path>) -> Reach {
+pub(crate) fn reach(workdir: &Path, ws: &Workspace, home: Option<&Path>) -> Reach {
     let mut f = Finder::new(ws, workdir);
     if let Some(home) = home {
         // The workflow's own settings: their endpoint is the workflow's

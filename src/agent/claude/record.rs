@@ -25,8 +25,8 @@ use crate::agent::Tokens;
 use crate::agent::turns::{Item, ItemKind};
 use crate::digest::sha256_hex;
 
-pub const EXECUTION_FILE: &str = "claude-execution-output.json";
-pub const PROMPT_FILE: &str = "claude-prompt.txt";
+pub(crate) const EXECUTION_FILE: &str = "claude-execution-output.json";
+pub(crate) const PROMPT_FILE: &str = "claude-prompt.txt";
 
 const MAX_RECORD_BYTES: u64 = 256 * 1024 * 1024;
 const MAX_EXECUTION_BYTES: u64 = 64 * 1024 * 1024;
@@ -36,124 +36,122 @@ const MAX_LINE_BYTES: usize = 32 * 1024 * 1024;
 /// a bound on the work a hostile one can ask for.
 const MAX_LINES: usize = 200_000;
 /// The most project records looked at to find this run's.
-pub const MAX_CANDIDATES: usize = 64;
+pub(crate) const MAX_CANDIDATES: usize = 64;
 /// The most hook runs kept from one record (each names its command).
 const MAX_HOOK_RUNS: usize = 10_000;
 
 /// The execution file's facts.
 #[derive(Clone, Debug, Default)]
-pub struct Execution {
-    pub path: PathBuf,
-    pub sha256: String,
-    pub session_id: Option<String>,
-    pub cwd: Option<String>,
-    pub model: Option<String>,
-    pub version: Option<String>,
-    pub permission_mode: Option<String>,
-    pub tools: Vec<String>,
-    pub mcp_servers: Vec<String>,
+pub(crate) struct Execution {
+    pub(crate) session_id: Option<String>,
+    pub(crate) cwd: Option<String>,
+    pub(crate) model: Option<String>,
+    pub(crate) version: Option<String>,
+    pub(crate) permission_mode: Option<String>,
+    pub(crate) tools: Vec<String>,
+    pub(crate) mcp_servers: Vec<String>,
     /// The `result` message, when the stream reached it.
-    pub result: Option<Value>,
-    pub compactions: usize,
+    pub(crate) result: Option<Value>,
+    pub(crate) compactions: usize,
     /// How many `init` and `result` messages it holds: one run writes one of each.
-    pub inits: usize,
-    pub results: usize,
+    pub(crate) inits: usize,
+    pub(crate) results: usize,
 }
 
 /// One turn as the project record has it.
 #[derive(Clone, Debug, Default)]
-pub struct RecordTurn {
-    pub prompt: Option<String>,
-    pub model: Option<String>,
-    pub items: Vec<Item>,
+pub(crate) struct RecordTurn {
+    pub(crate) prompt: Option<String>,
+    pub(crate) model: Option<String>,
+    pub(crate) items: Vec<Item>,
     /// The model's own answer: the last `StructuredOutput` call the
     /// assistant sent in this turn, as the model wrote it (before any hook).
-    pub answer: Option<Call>,
+    pub(crate) answer: Option<Call>,
     /// What Claude Code returned as the structured output (`attachment`
     /// `structured_output`): the tool's input after the `PreToolUse` hooks.
-    pub structured_output: Option<Value>,
+    pub(crate) structured_output: Option<Value>,
 }
 
 /// A tool call as the model sent it (`assistant` `tool_use`).
 #[derive(Clone, Debug, PartialEq)]
-pub struct Call {
-    pub id: Option<String>,
-    pub input: Value,
+pub(crate) struct Call {
+    pub(crate) id: Option<String>,
+    pub(crate) input: Value,
 }
 
 /// A hook that ran, as the record shows it (`attachment` `hook_success`,
 /// `hook_non_blocking_error`, ...: measured with 2.1.300 and 2.1.332, a hook
 /// that prints nothing leaves no line).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct HookRun {
+pub(crate) struct HookRun {
     /// The attachment's type (`hook_success`).
-    pub kind: String,
+    pub(crate) kind: String,
     /// `PreToolUse`, `PostToolUse`, ...
-    pub event: Option<String>,
+    pub(crate) event: Option<String>,
     /// The tool call it ran on (`toolUseID`).
-    pub tool_use_id: Option<String>,
+    pub(crate) tool_use_id: Option<String>,
     /// The command as the settings give it.
-    pub command: Option<String>,
+    pub(crate) command: Option<String>,
 }
 
 /// A file the record says was sent (`attachment` `instructions`).
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct SentFile {
-    pub path: String,
-    pub kind: String,
-    pub content: String,
+pub(crate) struct SentFile {
+    pub(crate) path: String,
+    pub(crate) kind: String,
+    pub(crate) content: String,
 }
 
 /// A tool the agent called that can write a file.
 #[derive(Clone, Debug)]
-pub struct ToolUse {
-    pub id: Option<String>,
-    pub name: String,
-    pub input: Value,
+pub(crate) struct ToolUse {
+    pub(crate) id: Option<String>,
+    pub(crate) name: String,
+    pub(crate) input: Value,
     /// Its result was an error (refused by the permissions, or failed): it
     /// changed nothing the record can tell.
-    pub failed: bool,
+    pub(crate) failed: bool,
 }
 
 /// The project record's facts.
 #[derive(Clone, Debug, Default)]
-pub struct Session {
+pub(crate) struct Session {
     /// Lines that are not JSON: what they held (a prompt, a hook) is unknown.
-    pub unread_lines: usize,
-    pub path: PathBuf,
+    pub(crate) unread_lines: usize,
+    pub(crate) path: PathBuf,
     pub sha256: String,
-    pub session_id: Option<String>,
-    pub cwd: Option<String>,
-    pub version: Option<String>,
+    pub(crate) session_id: Option<String>,
+    pub(crate) cwd: Option<String>,
+    pub(crate) version: Option<String>,
     /// Every Claude Code version a line names: one run, one version.
-    pub versions: std::collections::BTreeSet<String>,
-    pub permission_mode: Option<String>,
-    pub turns: Vec<RecordTurn>,
+    pub(crate) versions: std::collections::BTreeSet<String>,
+    pub(crate) permission_mode: Option<String>,
+    pub(crate) turns: Vec<RecordTurn>,
     /// The first `instructions` attachment: what the first request held.
-    pub instructions: Option<Vec<SentFile>>,
+    pub(crate) instructions: Option<Vec<SentFile>>,
     /// The instruction block exactly as the first request held it
     /// (`api-request-blob`), when the record keeps request parts.
-    pub instruction_block: Option<String>,
+    pub(crate) instruction_block: Option<String>,
     /// The `StructuredOutput` tool's `input_schema` the model was given.
-    pub structured_schema: Option<Value>,
+    pub(crate) structured_schema: Option<Value>,
     /// SHA-256 of what the first request held before the prompt: the first
     /// user message's blocks before the prompt's, each `{"text", "type"}`,
     /// as compact JSON (the record's `api-request-blob`).
-    pub context_sha: Option<String>,
+    pub(crate) context_sha: Option<String>,
     /// The record keeps the request's parts (`api-request-blob`).
-    pub request_kept: bool,
+    pub(crate) request_kept: bool,
     /// The system prompt's text blocks of the first request (`api-request-shape`).
-    pub system: Option<Vec<String>>,
+    pub(crate) system: Option<Vec<String>>,
     /// The commit `git log` showed at the start (`gitStatus`, abbreviated).
-    pub git_head: Option<String>,
+    pub(crate) git_head: Option<String>,
     /// Summed over the record's responses (each message id once).
-    pub tokens: Option<Tokens>,
-    pub tool_uses: Vec<ToolUse>,
+    pub(crate) tokens: Option<Tokens>,
+    pub(crate) tool_uses: Vec<ToolUse>,
     /// Every hook run the record shows, in order.
-    pub hook_runs: Vec<HookRun>,
+    pub(crate) hook_runs: Vec<HookRun>,
     /// The agent job cut the record down (its last line says how).
-    pub redaction: Option<crate::agent::redaction::Redaction>,
-    pub warnings: Vec<String>,
+    pub(crate) redaction: Option<crate::agent::redaction::Redaction>,
+    pub(crate) warnings: Vec<String>,
 }
 
 /// Reads a JSON file of the agent home, contained in it.
@@ -164,7 +162,7 @@ fn read(path: &Path, home: &Path, max: u64) -> Result<Vec<u8>, String> {
 }
 
 /// The execution file, if the agent home has one.
-pub fn execution(home: &Path) -> Result<Option<Execution>, String> {
+pub(crate) fn execution(home: &Path) -> Result<Option<Execution>, String> {
     let path = home.join(EXECUTION_FILE);
     if fs::symlink_metadata(&path).is_err() {
         return Ok(None);
@@ -178,11 +176,7 @@ pub fn execution(home: &Path) -> Result<Option<Execution>, String> {
             "`{EXECUTION_FILE}` in agent-home is not a JSON array of SDK messages: upload the action's execution_file as it wrote it"
         ));
     };
-    let mut e = Execution {
-        sha256: sha256_hex(&bytes),
-        path,
-        ..Execution::default()
-    };
+    let mut e = Execution::default();
     for m in &messages {
         match (m["type"].as_str(), m["subtype"].as_str()) {
             (Some("system"), Some("init")) => e.inits += 1,
@@ -221,7 +215,7 @@ fn strings(v: &Value) -> Vec<String> {
 }
 
 /// Every project record in the agent home.
-pub fn candidates(home: &Path) -> Vec<PathBuf> {
+pub(crate) fn candidates(home: &Path) -> Vec<PathBuf> {
     let mut out = Vec::new();
     for projects in [home.join(".claude/projects"), home.join("projects")] {
         let Ok(dirs) = fs::read_dir(&projects) else {
@@ -246,7 +240,7 @@ pub fn candidates(home: &Path) -> Vec<PathBuf> {
 }
 
 /// Anthropic's usage, normalized: `input` counts cache reads and writes.
-pub fn tokens_of(usage: &Value) -> Option<Tokens> {
+pub(crate) fn tokens_of(usage: &Value) -> Option<Tokens> {
     let n = |k: &str| usage[k].as_u64();
     let input = n("input_tokens")?;
     let read = n("cache_read_input_tokens").unwrap_or(0);
@@ -302,7 +296,7 @@ fn harness_text(line: &Value, text: &str) -> bool {
 }
 
 /// Reads a project record.
-pub fn read_session(path: &Path, home: &Path) -> Result<Session, String> {
+pub(crate) fn read_session(path: &Path, home: &Path) -> Result<Session, String> {
     let bytes = read(path, home, MAX_RECORD_BYTES)?;
     let mut r = SessionReader {
         s: Session {
@@ -692,7 +686,7 @@ impl SessionReader {
 
 /// The hash of a user message's blocks before `prompt`, when its last text
 /// block is the prompt.
-pub fn context_before(message: &Value, prompt: &str) -> Option<String> {
+pub(crate) fn context_before(message: &Value, prompt: &str) -> Option<String> {
     let blocks = message["content"].as_array()?;
     let (last, before) = blocks.split_last()?;
     if last["type"] != "text" || last["text"].as_str() != Some(prompt) {

@@ -20,36 +20,36 @@ use std::fs;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
-pub use crate::agent::chain::{AgentsFile, Chain};
+pub(crate) use crate::agent::chain::{AgentsFile, Chain};
 
 /// How Codex was set up to read its chain: this step's inputs, else Codex's
 /// settings, else Codex's defaults ([`super::Codex`] makes it).
 #[derive(Clone, Debug)]
-pub struct Options {
+pub(crate) struct Options {
     /// `project_doc_fallback_filenames`.
-    pub fallback_names: Vec<String>,
+    pub(crate) fallback_names: Vec<String>,
     /// `project_doc_max_bytes`.
-    pub max_bytes: u64,
+    pub(crate) max_bytes: u64,
     /// `project_root_markers`: `[".git"]` unless configured; empty means no walk up.
-    pub root_markers: Vec<String>,
+    pub(crate) root_markers: Vec<String>,
     /// codex-home, for the global AGENTS.md.
-    pub home: Option<PathBuf>,
+    pub(crate) home: Option<PathBuf>,
 }
 use crate::digest::sha256_hex;
 use crate::error::Error;
 use crate::workspace::Workspace;
 
-pub const OVERRIDE: &str = "AGENTS.override.md";
-pub const DEFAULT: &str = "AGENTS.md";
-pub const PROJECT_DOC_SEPARATOR: &str = "\n\n--- project-doc ---\n\n";
-pub const DEFAULT_MAX_BYTES: u64 = 32 * 1024;
+pub(crate) const OVERRIDE: &str = "AGENTS.override.md";
+pub(crate) const DEFAULT: &str = "AGENTS.md";
+pub(crate) const PROJECT_DOC_SEPARATOR: &str = "\n\n--- project-doc ---\n\n";
+pub(crate) const DEFAULT_MAX_BYTES: u64 = 32 * 1024;
 
 /// The largest AGENTS file read: Codex takes project-doc-max-bytes of the
 /// chain, and the receipt hashes whole files.
 const MAX_FILE_BYTES: u64 = 16 * 1024 * 1024;
 
 /// Codex's default `project_root_markers`.
-pub fn default_root_markers() -> Vec<String> {
+pub(crate) fn default_root_markers() -> Vec<String> {
     vec![".git".to_string()]
 }
 
@@ -76,7 +76,7 @@ fn search_dirs(cwd: &Path, markers: &[String]) -> Vec<PathBuf> {
 /// Every path, relative to the workspace, where Codex would look for a chain
 /// file for an agent in `cwd`: a file added or removed at any of them changes
 /// what the agent reads.
-pub fn candidate_paths(cwd: &Path, ws: &Workspace, opts: &Options) -> Vec<String> {
+pub(crate) fn candidate_paths(cwd: &Path, ws: &Workspace, opts: &Options) -> Vec<String> {
     let names = candidates(opts);
     let mut out = Vec::new();
     for dir in search_dirs(cwd, &opts.root_markers) {
@@ -110,7 +110,7 @@ fn candidates(opts: &Options) -> Vec<String> {
 }
 
 /// Reads the chain for an agent that ran in `cwd` (inside the workspace).
-pub fn load(cwd: &Path, ws: &Workspace, opts: &Options) -> Result<Chain, Error> {
+pub(crate) fn load(cwd: &Path, ws: &Workspace, opts: &Options) -> Result<Chain, Error> {
     let mut chain = Chain::default();
     let global = match &opts.home {
         Some(home) => read_global(home, &mut chain)?,
@@ -244,7 +244,7 @@ fn read_global(home: &Path, chain: &mut Chain) -> Result<Option<String>, Error> 
 }
 
 /// How an AGENTS.md block Codex sends begins.
-pub const BLOCK_HEADING: &str = "# AGENTS.md instructions";
+pub(crate) const BLOCK_HEADING: &str = "# AGENTS.md instructions";
 
 /// The body inside an AGENTS.md block as Codex sends it:
 /// `# AGENTS.md instructions for CWD\n\n<INSTRUCTIONS>\nBODY\n</INSTRUCTIONS>`,

@@ -20,7 +20,7 @@ use crate::workspace::Workspace;
 /// Finds this run's record in codex-home, reads it, and checks it against the
 /// checkout. A record that cannot be found or read is a problem, not an error:
 /// the receipt is still written, and the check fails.
-pub fn read_and_check(
+pub(crate) fn read_and_check(
     opts: &SessionOptions,
     settings: &Settings,
     workdir: &Path,
@@ -89,7 +89,7 @@ const MAX_CANDIDATES: usize = 64;
 /// directory, the uploader chooses the file names, so the newest name proves
 /// nothing: the record is the one whose commit and prompt are this checkout's,
 /// and it must be the only one.
-pub fn load(
+pub(crate) fn load(
     codex_home: &Path,
     session_id: Option<&str>,
     workdir: &Path,
@@ -161,39 +161,39 @@ pub fn load(
 
 /// What the checkout says Codex should have received: the neutral
 /// expectation with Codex's own settings and skills.
-pub struct Expected<'a> {
-    pub prompt_path: Option<&'a str>,
-    pub prompt_bytes: &'a [u8],
+pub(crate) struct Expected<'a> {
+    pub(crate) prompt_path: Option<&'a str>,
+    pub(crate) prompt_bytes: &'a [u8],
     /// SHA-256 of the AGENTS.md body computed from the checkout.
-    pub agents_sha: Option<&'a str>,
-    pub codex_version: Option<&'a str>,
-    pub model: Option<&'a str>,
-    pub output_path: &'a str,
+    pub(crate) agents_sha: Option<&'a str>,
+    pub(crate) codex_version: Option<&'a str>,
+    pub(crate) model: Option<&'a str>,
+    pub(crate) output_path: &'a str,
     /// `None` when there is no output (the review gate says so already).
-    pub output: Option<&'a [u8]>,
-    pub max_total_tokens: Option<u64>,
+    pub(crate) output: Option<&'a [u8]>,
+    pub(crate) max_total_tokens: Option<u64>,
     /// The commit of the checkout (`git rev-parse HEAD`).
-    pub git_sha: &'a str,
+    pub(crate) git_sha: &'a str,
     /// The folder the agent ran in, relative to the workspace (`.` for the root).
-    pub workdir: &'a str,
+    pub(crate) workdir: &'a str,
     /// Every input the receipt records, relative to the workspace: the agent
     /// must not have changed any of them during its run.
-    pub inputs: &'a [String],
+    pub(crate) inputs: &'a [String],
     /// The repository's skills as the checkout has them.
-    pub skills: &'a [InCheckout],
+    pub(crate) skills: &'a [InCheckout],
     /// Skill files the pull request added or changed (relative to the workspace).
-    pub changed_skills: &'a [String],
+    pub(crate) changed_skills: &'a [String],
     /// What Codex's settings and this step's inputs say was sent.
-    pub developer_instructions: Option<&'a str>,
-    pub effort: Option<&'a str>,
-    pub permission_profile: Option<&'a str>,
-    pub default_branch_instructions: bool,
+    pub(crate) developer_instructions: Option<&'a str>,
+    pub(crate) effort: Option<&'a str>,
+    pub(crate) permission_profile: Option<&'a str>,
+    pub(crate) default_branch_instructions: bool,
     /// What more than one turn, a compaction or a model switch does.
-    pub single_turn: SingleTurn,
+    pub(crate) single_turn: SingleTurn,
 }
 
 /// The pure core: the record against the checkout.
-pub fn check(session: Session, shown: String, expected: &Expected) -> AgentCheck {
+pub(crate) fn check(session: Session, shown: String, expected: &Expected) -> AgentCheck {
     let mut c = AgentCheck::default();
     check_prompt(&mut c, &session, expected);
     check_agents(&mut c, &session, expected);

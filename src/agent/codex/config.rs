@@ -15,7 +15,7 @@ use crate::error::Error;
 
 /// codex-args as codex-action splits them: a JSON array of strings when it
 /// starts with `[`, else a shell-like string (quotes group, whitespace splits).
-pub fn split_args(given: &str) -> Result<Vec<String>, String> {
+pub(crate) fn split_args(given: &str) -> Result<Vec<String>, String> {
     let given = given.trim();
     if given.starts_with('[') {
         return serde_json::from_str::<Vec<String>>(given)
@@ -26,16 +26,16 @@ pub fn split_args(given: &str) -> Result<Vec<String>, String> {
 
 /// The settings read, each `None` when neither the file nor codex-args set it.
 #[derive(Clone, Debug, Default, PartialEq)]
-pub struct CodexConfig {
-    pub project_root_markers: Option<Vec<String>>,
-    pub project_doc_max_bytes: Option<u64>,
-    pub project_doc_fallback_filenames: Option<Vec<String>>,
-    pub developer_instructions: Option<String>,
+pub(crate) struct CodexConfig {
+    pub(crate) project_root_markers: Option<Vec<String>>,
+    pub(crate) project_doc_max_bytes: Option<u64>,
+    pub(crate) project_doc_fallback_filenames: Option<Vec<String>>,
+    pub(crate) developer_instructions: Option<String>,
     /// `[hooks]` in config.toml and `$CODEX_HOME/hooks.json`: what a hook
     /// prints reaches the model, so each is a receipt subject.
-    pub hooks: Vec<crate::agent::turns::HookConfig>,
+    pub(crate) hooks: Vec<crate::agent::turns::HookConfig>,
     /// Where each setting came from, for messages: `config.toml` or `codex-args`.
-    pub sources: Vec<(String, &'static str)>,
+    pub(crate) sources: Vec<(String, &'static str)>,
 }
 
 const KEYS: [&str; 4] = [
@@ -49,7 +49,10 @@ impl CodexConfig {
     /// Reads `home/config.toml` (when there is one) and the `-c` overrides of
     /// `codex_args`. A file or an override that cannot be read is a
     /// configuration error that names it: Codex would have refused it too.
-    pub fn read(home: Option<&Path>, codex_args: Option<&str>) -> Result<CodexConfig, Error> {
+    pub(crate) fn read(
+        home: Option<&Path>,
+        codex_args: Option<&str>,
+    ) -> Result<CodexConfig, Error> {
         let mut config = CodexConfig::default();
         if let Some(home) = home {
             let path = home.join("config.toml");
@@ -158,15 +161,11 @@ impl CodexConfig {
         self.sources.push((key.to_string(), source));
         Ok(())
     }
-
-    pub fn source_of(&self, key: &str) -> Option<&'static str> {
-        self.sources.iter().find(|(k, _)| k == key).map(|(_, s)| *s)
-    }
 }
 
 /// `-c key=value` and `--config key=value` (also `--config=key=value`) in
 /// order. The value is read as TOML, else taken as a string, as Codex does.
-pub fn overrides(args: &[String]) -> Vec<(String, Value)> {
+pub(crate) fn overrides(args: &[String]) -> Vec<(String, Value)> {
     let mut out = Vec::new();
     let mut i = 0;
     while i < args.len() {
@@ -257,8 +256,6 @@ mod tests {
         let c = CodexConfig::read(Some(home.path()), Some(args)).unwrap();
         assert_eq!(c.project_root_markers, Some(vec![".projroot".to_string()]));
         assert_eq!(c.project_doc_max_bytes, Some(0));
-        assert_eq!(c.source_of("project_doc_max_bytes"), Some("codex-args"));
-        assert_eq!(c.source_of("project_root_markers"), Some("config.toml"));
         assert_eq!(c.developer_instructions.as_deref(), Some("Be strict."));
         assert_eq!(
             c.project_doc_fallback_filenames,

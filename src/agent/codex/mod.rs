@@ -10,11 +10,11 @@
 //!   repository's skills ([`skills`]).
 
 pub mod chain;
-pub mod check;
-pub mod config;
-pub mod reach;
+pub(crate) mod check;
+pub(crate) mod config;
+pub(crate) mod reach;
 pub mod session;
-pub mod skills;
+pub(crate) mod skills;
 
 use std::any::Any;
 use std::path::Path;
@@ -151,7 +151,7 @@ pub(crate) fn chain_options(setup: &Setup) -> chain::Options {
 
 /// Besides the AGENTS.md chain, compared with the base: skills (listed to
 /// the model), the repository's hooks and the rest of its Codex config.
-pub const BASE_GLOBS: &[(&str, &str)] = &[
+pub(crate) const BASE_GLOBS: &[(&str, &str)] = &[
     ("skill", "**/.agents/skills/**"),
     ("Codex hooks", "**/.codex/hooks.json"),
     ("Codex config", "**/.codex/**"),
@@ -160,7 +160,7 @@ pub const BASE_GLOBS: &[(&str, &str)] = &[
 /// The hook configurations: codex-home's (read with its config), then the
 /// repository's `.codex/hooks.json` at the root and in the working directory
 /// (Codex loads them for a trusted project).
-pub fn hook_configs(
+pub(crate) fn hook_configs(
     home: &[HookConfig],
     workdir: &Path,
     ws: &Workspace,
@@ -189,16 +189,16 @@ pub fn hook_configs(
 
 /// What only Codex's check takes.
 #[derive(Clone, Debug, Default)]
-pub struct Settings {
+pub(crate) struct Settings {
     /// `developer_instructions` as Codex's settings give it: what the
     /// developer message must begin with.
-    pub developer_instructions: Option<String>,
+    pub(crate) developer_instructions: Option<String>,
     /// What this step was told codex-action ran with.
-    pub effort: Option<String>,
-    pub permission_profile: Option<String>,
+    pub(crate) effort: Option<String>,
+    pub(crate) permission_profile: Option<String>,
     /// codex-action's `default-branch` mode: the agent saw the default
     /// branch's AGENTS files, from `$CODEX_HOME/AGENTS.override.md`.
-    pub default_branch_instructions: bool,
+    pub(crate) default_branch_instructions: bool,
 }
 
 #[cfg(test)]

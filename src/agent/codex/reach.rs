@@ -13,7 +13,7 @@ use crate::workspace::Workspace;
 /// Config keys whose value is a file Codex sends the model as instructions.
 const INSTRUCTION_FILES: &[&str] = &["model_instructions_file", "experimental_instructions_file"];
 
-pub fn reach(workdir: &Path, ws: &Workspace, home: Option<&Path>) -> Reach {
+pub(crate) fn reach(workdir: &Path, ws: &Workspace, home: Option<&Path>) -> Reach {
     let mut f = Finder::new(ws, workdir);
     if let Some(home) = home {
         // codex-home is the workflow's: its provider points at codex-action's

@@ -16,75 +16,75 @@ use sha2::{Digest, Sha256};
 
 use crate::agent::turns::{Item, ItemKind, Turn};
 
-pub use crate::agent::Tokens;
+pub(crate) use crate::agent::Tokens;
 use crate::error::Error;
 
 /// A line longer than this is skipped (hashed, not parsed): memory stays bounded.
-pub const MAX_LINE_BYTES: usize = 32 * 1024 * 1024;
+pub(crate) const MAX_LINE_BYTES: usize = 32 * 1024 * 1024;
 /// The newest Codex CLI whose record format this was checked against (the
 /// tests run every release from 0.165.0 to it).
-pub const KNOWN_CLI: (u64, u64) = (0, 171);
+pub(crate) const KNOWN_CLI: (u64, u64) = (0, 171);
 /// The oldest, with [`KNOWN_CLI`]: the range the README states.
-pub const OLDEST_CLI: &str = "0.165.0";
+pub(crate) const OLDEST_CLI: &str = "0.165.0";
 
 /// What the record says about the run.
 #[derive(Clone, Debug, Default)]
 pub struct Session {
-    pub path: PathBuf,
+    pub(crate) path: PathBuf,
     pub sha256: String,
     pub bytes: u64,
-    pub id: Option<String>,
-    pub cwd: Option<String>,
-    pub cli_version: Option<String>,
-    pub originator: Option<String>,
-    pub model: Option<String>,
-    pub approval_policy: Option<String>,
-    pub sandbox: Option<String>,
+    pub(crate) id: Option<String>,
+    pub(crate) cwd: Option<String>,
+    pub(crate) cli_version: Option<String>,
+    pub(crate) originator: Option<String>,
+    pub(crate) model: Option<String>,
+    pub(crate) approval_policy: Option<String>,
+    pub(crate) sandbox: Option<String>,
     /// The user prompt exactly as sent.
-    pub prompt: Option<String>,
+    pub(crate) prompt: Option<String>,
     /// The AGENTS.md block as sent (`# AGENTS.md instructions for ...`).
-    pub agents_block: Option<String>,
+    pub(crate) agents_block: Option<String>,
     /// 0.169's `world_state.agents_md.text`: the body alone.
-    pub agents_text: Option<String>,
-    pub tokens: Option<Tokens>,
-    pub duration_ms: Option<u64>,
-    pub last_agent_message: Option<String>,
+    pub(crate) agents_text: Option<String>,
+    pub(crate) tokens: Option<Tokens>,
+    pub(crate) duration_ms: Option<u64>,
+    pub(crate) last_agent_message: Option<String>,
     /// SHA-256 of `session_meta.base_instructions.text`: the model's base
     /// instructions as Codex recorded them (it adjusts them per model before
     /// sending, so this is not the hash of the bytes sent).
-    pub base_instructions_sha: Option<String>,
+    pub(crate) base_instructions_sha: Option<String>,
     /// Every message Codex sent after its base instructions and before the
     /// prompt (developer instructions, skills, permissions, the AGENTS.md block,
     /// the environment), each as `{"role", "content": [{"type", "text"}]}`.
-    pub context: Vec<Value>,
+    pub(crate) context: Vec<Value>,
     /// The developer message's parts, in order.
-    pub developer: Vec<String>,
+    pub(crate) developer: Vec<String>,
     /// The `<environment_context>` block.
-    pub environment: Option<String>,
+    pub(crate) environment: Option<String>,
     /// The `<skills_instructions>` block: the skills Codex listed.
-    pub skills_block: Option<String>,
+    pub(crate) skills_block: Option<String>,
     /// `turn_context.effort` and `permission_profile` (as compact JSON, or its name).
-    pub effort: Option<String>,
-    pub permission_profile: Option<String>,
+    pub(crate) effort: Option<String>,
+    pub(crate) permission_profile: Option<String>,
     /// `session_meta.git`: the commit and branch the agent ran on.
-    pub git_commit: Option<String>,
-    pub git_branch: Option<String>,
+    pub(crate) git_commit: Option<String>,
+    pub(crate) git_branch: Option<String>,
     /// Files the agent's patches changed, as Codex recorded them.
-    pub file_changes: Vec<FileChange>,
+    pub(crate) file_changes: Vec<FileChange>,
     /// Commands the agent ran (at most [`MAX_COMMANDS`] kept).
-    pub commands: Vec<Command>,
+    pub(crate) commands: Vec<Command>,
     /// Every turn, in order: the first is the one whose prompt is `prompt`;
     /// each holds the model-visible items no receipt input covers (hooks,
     /// compaction summaries, messages after the prompt).
-    pub turns: Vec<Turn>,
+    pub(crate) turns: Vec<Turn>,
     /// The turn whose answer is `last_agent_message` (an index into `turns`).
-    pub output_turn: Option<usize>,
+    pub(crate) output_turn: Option<usize>,
     /// Where the reader is in the timeline.
     pub(crate) reading: Reading,
     /// Odd things met on the way, said once each.
-    pub warnings: Vec<String>,
+    pub(crate) warnings: Vec<String>,
     /// The agent job's filter cut the record down before uploading it.
-    pub redaction: Option<crate::agent::redaction::Redaction>,
+    pub(crate) redaction: Option<crate::agent::redaction::Redaction>,
 }
 
 /// The reader's place in the timeline.
@@ -159,28 +159,28 @@ fn is_base_instructions(p: &Value) -> bool {
 
 /// A file a patch of the agent's touched (`item_completed`, `FileChange`).
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct FileChange {
+pub(crate) struct FileChange {
     /// As recorded: absolute on the agent's machine, or relative to its cwd.
-    pub path: String,
+    pub(crate) path: String,
     /// `add`, `delete`, `update`; a move names its destination in `moved_to`.
-    pub kind: String,
-    pub moved_to: Option<String>,
+    pub(crate) kind: String,
+    pub(crate) moved_to: Option<String>,
     /// `completed`, `failed`, `declined`...
-    pub status: String,
+    pub(crate) status: String,
 }
 
 /// A command the agent ran (`item_completed`, `CommandExecution`).
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Command {
+pub(crate) struct Command {
     /// The command as the shell got it (the last argument of `bash -lc`).
-    pub text: String,
+    pub(crate) text: String,
     /// Codex's reading of it: `read`, `list_files`, `search` or `unknown`, per part.
-    pub parsed: Vec<String>,
-    pub status: String,
+    pub(crate) parsed: Vec<String>,
+    pub(crate) status: String,
 }
 
 /// Commands kept from one record; past this many they are counted only.
-pub const MAX_COMMANDS: usize = 10_000;
+pub(crate) const MAX_COMMANDS: usize = 10_000;
 
 /// Hashes every byte read through it.
 struct Hashing<R> {
@@ -284,7 +284,7 @@ fn wanted(kind: &str, payload: Option<&str>, head: &str) -> bool {
 }
 
 /// Reads a rollout: bounded memory whatever its size.
-pub fn read(path: &Path) -> Result<Session, Error> {
+pub(crate) fn read(path: &Path) -> Result<Session, Error> {
     let shown = path.display().to_string();
     let fail = |e: io::Error| Error::io("cannot read the Codex session record", &shown, path, &e);
     let file = File::open(path).map_err(fail)?;
@@ -311,7 +311,7 @@ pub fn read(path: &Path) -> Result<Session, Error> {
 
 /// The most bytes of a record read, after decompression: a review's record is
 /// a few MiB, and a 134 KB zstd file can expand to 4 GiB.
-pub const MAX_RECORD_BYTES: u64 = 256 * 1024 * 1024;
+pub(crate) const MAX_RECORD_BYTES: u64 = 256 * 1024 * 1024;
 
 /// A stream that fails once it has given [`MAX_RECORD_BYTES`].
 struct Capped<R> {
@@ -738,7 +738,7 @@ fn absorb_message(s: &mut Session, p: &Value, texts: &[&str], is_context: bool) 
 /// metadata): `{"content": [{"text", "type"}], "role"}`. Serialized with
 /// sorted keys and no spaces, the same message read from the request Codex
 /// sent gives the same bytes.
-pub fn canonical_message(m: &Value) -> Value {
+pub(crate) fn canonical_message(m: &Value) -> Value {
     let content: Vec<Value> = m["content"]
         .as_array()
         .map(|items| {
@@ -753,7 +753,7 @@ pub fn canonical_message(m: &Value) -> Value {
 
 /// SHA-256 of messages serialized canonically: a JSON array, object keys
 /// sorted (serde_json's map is ordered), no whitespace, UTF-8 as it is.
-pub fn messages_sha(messages: &[Value]) -> String {
+pub(crate) fn messages_sha(messages: &[Value]) -> String {
     crate::digest::sha256_hex(
         serde_json::to_string(messages)
             .unwrap_or_default()
@@ -801,14 +801,14 @@ fn absorb_item(s: &mut Session, item: &Value) {
 
 /// A rollout file and the first facts of its `session_meta` line.
 #[derive(Clone, Debug)]
-pub struct Candidate {
-    pub path: PathBuf,
-    pub id: Option<String>,
-    pub cwd: Option<String>,
+pub(crate) struct Candidate {
+    pub(crate) path: PathBuf,
+    pub(crate) id: Option<String>,
+    pub(crate) cwd: Option<String>,
 }
 
 /// Every rollout under `$CODEX_HOME/sessions`, oldest first (names sort by time).
-pub fn rollouts(codex_home: &Path) -> Vec<Candidate> {
+pub(crate) fn rollouts(codex_home: &Path) -> Vec<Candidate> {
     let mut files = Vec::new();
     // Codex moves old records to archived_sessions/, and may compress them.
     let mut stack = vec![
@@ -867,31 +867,9 @@ fn first_facts(path: PathBuf) -> Candidate {
     }
 }
 
-/// Picks this run's rollout: the one with `session_id`, else the newest whose
-/// `cwd` is the working directory. In the container the record's `cwd` is a
-/// runner path, so a record whose `cwd` ends with the working directory's path
-/// inside the workspace also matches. Returns the pick and a note when the
-/// choice was not obvious.
-pub fn pick(
-    candidates: &[Candidate],
-    session_id: Option<&str>,
-    cwd: &Path,
-    relative: &str,
-) -> Result<(Candidate, Option<String>), String> {
-    let matching = matching(candidates, session_id, cwd, relative)?;
-    let newest = matching.last().expect("matching is never empty");
-    let note = (matching.len() > 1).then(|| {
-        format!(
-            "{} session records match the working directory; the newest was used (set session-id to choose another)",
-            matching.len()
-        )
-    });
-    Ok(((*newest).clone(), note))
-}
-
 /// The records that may be this run's: the one with `session_id`, else those
 /// that ran in `cwd` (never empty: none is an error that says why).
-pub fn matching<'a>(
+pub(crate) fn matching<'a>(
     candidates: &'a [Candidate],
     session_id: Option<&str>,
     cwd: &Path,
@@ -1120,54 +1098,5 @@ mod tests {
             Some((false, false))
         );
         assert_eq!(read_line(&mut r, &mut line, 5).unwrap(), None);
-    }
-
-    #[test]
-    fn picks_by_id_then_by_working_directory() {
-        let d = tempfile::tempdir().unwrap();
-        let mk = |name: &str, id: &str, cwd: &str| {
-            write(
-                &d.path().join("sessions/2026/11/29"),
-                name,
-                &[&format!(
-                    r#"{{"type":"session_meta","payload":{{"id":"{id}","cwd":"{cwd}"}}}}"#
-                )],
-            );
-        };
-        mk(
-            "rollout-2026-11-29T10-00-00-a.jsonl",
-            "a",
-            "/home/runner/work/r/r/sub",
-        );
-        mk("rollout-2026-11-29T11-00-00-b.jsonl", "b", "/elsewhere");
-        mk(
-            "rollout-2026-11-29T12-00-00-c.jsonl",
-            "c",
-            "/home/runner/work/r/r/sub",
-        );
-        let all = rollouts(d.path());
-        assert_eq!(all.len(), 3);
-        let (c, note) = pick(&all, None, Path::new("/github/workspace/sub"), "sub").unwrap();
-        assert_eq!(c.id.as_deref(), Some("c"));
-        assert!(note.unwrap().contains("2 session records"));
-        assert_eq!(
-            pick(&all, Some("a"), Path::new("/x"), "")
-                .unwrap()
-                .0
-                .id
-                .as_deref(),
-            Some("a")
-        );
-        assert!(pick(&all, Some("zz"), Path::new("/x"), "").is_err());
-        assert!(
-            pick(&all, None, Path::new("/github/workspace/other"), "other")
-                .unwrap_err()
-                .contains("none of the 3")
-        );
-        assert!(
-            pick(&[], None, Path::new("/x"), "")
-                .unwrap_err()
-                .contains("no session record")
-        );
     }
 }

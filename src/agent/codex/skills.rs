@@ -10,33 +10,20 @@
 use std::fs;
 use std::path::Path;
 
-use serde::{Deserialize, Serialize};
-
 use crate::digest::sha256_hex;
 use crate::workspace::Workspace;
 
-/// A skill as the receipt records it.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Skill {
-    pub name: String,
-    /// Relative to the workspace for the repository's skills; as listed
-    /// (`$CODEX_HOME/...` or absolute) for the others.
-    pub path: String,
-    /// SHA-256 of the SKILL.md file, when the receipt can read it.
-    pub sha256: Option<String>,
-}
-
 /// One entry of the list Codex sent: `- name: description (file: rN/dir/SKILL.md)`.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Listed {
-    pub name: String,
-    pub description: String,
+pub(crate) struct Listed {
+    pub(crate) name: String,
+    pub(crate) description: String,
     /// The SKILL.md path on the agent's machine, its root alias expanded.
-    pub file: String,
+    pub(crate) file: String,
 }
 
 /// Reads the `<skills_instructions>` block Codex sent.
-pub fn parse_listing(block: &str) -> Vec<Listed> {
+pub(crate) fn parse_listing(block: &str) -> Vec<Listed> {
     let mut roots: Vec<(String, String)> = Vec::new();
     let mut out = Vec::new();
     let mut section = "";
@@ -85,17 +72,17 @@ pub fn parse_listing(block: &str) -> Vec<Listed> {
 
 /// A skill of the repository as the checkout has it.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct InCheckout {
-    pub name: String,
-    pub description: String,
+pub(crate) struct InCheckout {
+    pub(crate) name: String,
+    pub(crate) description: String,
     /// Relative to the workspace.
-    pub path: String,
-    pub sha256: String,
+    pub(crate) path: String,
+    pub(crate) sha256: String,
 }
 
 /// The repository's skills: `.agents/skills/*/SKILL.md` in the working
 /// directory and its parents up to the workspace root, with their front matter.
-pub fn in_checkout(workdir: &Path, ws: &Workspace) -> Vec<InCheckout> {
+pub(crate) fn in_checkout(workdir: &Path, ws: &Workspace) -> Vec<InCheckout> {
     let mut out = Vec::new();
     for dir in workdir.ancestors().take_while(|d| d.starts_with(ws.root())) {
         let skills = dir.join(".agents/skills");

@@ -29,23 +29,23 @@
 
 use std::path::{Path, PathBuf};
 
-pub use crate::agent::chain::{AgentsFile, Chain};
+pub(crate) use crate::agent::chain::{AgentsFile, Chain};
 
 /// Where the chain is read from besides the checkout: the agent home, for
 /// the user's global file.
 #[derive(Clone, Debug, Default)]
-pub struct Options {
-    pub home: Option<PathBuf>,
+pub(crate) struct Options {
+    pub(crate) home: Option<PathBuf>,
 }
 use crate::digest::sha256_hex;
 use crate::error::Error;
 use crate::workspace::{Unread, Workspace};
 
-pub const DEFAULT: &str = "GEMINI.md";
+pub(crate) const DEFAULT: &str = "GEMINI.md";
 /// The workspace settings, relative to the working directory.
-pub const SETTINGS: &str = ".gemini/settings.json";
+pub(crate) const SETTINGS: &str = ".gemini/settings.json";
 /// How the receipt names a file of the agent home (`$HOME/.gemini`).
-pub const HOME_PREFIX: &str = "~/.gemini/";
+pub(crate) const HOME_PREFIX: &str = "~/.gemini/";
 
 const MAX_FILE_BYTES: u64 = 4 * 1024 * 1024;
 const MAX_IMPORT_DEPTH: usize = 5;
@@ -53,14 +53,14 @@ const MAX_IMPORT_DEPTH: usize = 5;
 /// One block of the project context: the file as the receipt names it and
 /// its text as Gemini CLI sends it.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Block {
-    pub path: String,
-    pub text: String,
+pub(crate) struct Block {
+    pub(crate) path: String,
+    pub(crate) text: String,
 }
 
 /// The block as it reads in the body: the header names the file relative to
 /// the checkout.
-pub fn render(blocks: &[Block]) -> Option<String> {
+pub(crate) fn render(blocks: &[Block]) -> Option<String> {
     let parts: Vec<String> = blocks
         .iter()
         .map(|b| {
@@ -76,7 +76,7 @@ pub fn render(blocks: &[Block]) -> Option<String> {
 
 /// The blocks of a body as [`render`] writes them (or as the record has them,
 /// once the checkout's path is removed): each header's path and its text.
-pub fn parse_blocks(body: &str) -> Vec<Block> {
+pub(crate) fn parse_blocks(body: &str) -> Vec<Block> {
     let mut out = Vec::new();
     let mut rest = body;
     while let Some(at) = rest.find("--- Context from: ") {
@@ -102,7 +102,7 @@ pub fn parse_blocks(body: &str) -> Vec<Block> {
 /// The context file names, in the order Gemini CLI looks for them: those
 /// `context.fileName` gives (the workspace's settings, else the home's), then
 /// `GEMINI.md`.
-pub fn file_names(cwd: &Path, ws: &Workspace, home: Option<&Path>) -> Vec<String> {
+pub(crate) fn file_names(cwd: &Path, ws: &Workspace, home: Option<&Path>) -> Vec<String> {
     let from = |path: PathBuf, root: &Path| -> Option<Vec<String>> {
         let bytes = crate::workspace::read_contained(&path, &[root], 1 << 20).ok()?;
         let v: serde_json::Value = serde_json::from_slice(&bytes).ok()?;
@@ -177,7 +177,7 @@ fn search_dirs(cwd: &Path) -> Vec<PathBuf> {
 /// Every path, relative to the workspace, where Gemini CLI would look for a
 /// chain file, its settings, and every file the chain imports: a file added,
 /// changed or removed at any of them changes what the agent reads.
-pub fn candidate_paths(cwd: &Path, ws: &Workspace, opts: &Options) -> Vec<String> {
+pub(crate) fn candidate_paths(cwd: &Path, ws: &Workspace, opts: &Options) -> Vec<String> {
     let names = file_names(cwd, ws, opts.home.as_deref());
     let mut out = Vec::new();
     for dir in search_dirs(cwd) {
@@ -201,7 +201,7 @@ pub fn candidate_paths(cwd: &Path, ws: &Workspace, opts: &Options) -> Vec<String
 }
 
 /// Reads the chain for an agent that ran in `cwd` (inside the workspace).
-pub fn load(cwd: &Path, ws: &Workspace, opts: &Options) -> Result<Chain, Error> {
+pub(crate) fn load(cwd: &Path, ws: &Workspace, opts: &Options) -> Result<Chain, Error> {
     let mut chain = Chain::default();
     let settings = cwd.join(SETTINGS);
     match crate::workspace::read_contained(&settings, &[ws.root()], 1 << 20) {
@@ -239,7 +239,7 @@ pub fn load(cwd: &Path, ws: &Workspace, opts: &Options) -> Result<Chain, Error> 
 
 /// The blocks of the project context, in Gemini CLI's order; each file read
 /// (imports too) is added to the chain's files.
-pub fn blocks(
+pub(crate) fn blocks(
     cwd: &Path,
     ws: &Workspace,
     opts: &Options,
@@ -326,7 +326,7 @@ fn file_record(path: String, bytes: &[u8]) -> AgentsFile {
 
 /// JavaScript's `String.prototype.trim`: its whitespace, which holds the
 /// byte order mark and not U+0085.
-pub fn js_trim(s: &str) -> &str {
+pub(crate) fn js_trim(s: &str) -> &str {
     let ws = |c: char| {
         matches!(
             c,
@@ -422,10 +422,10 @@ fn resolve(base: &Path, rel: &str) -> PathBuf {
 /// inlines a file each time it is imported, so imports that fan out
 /// multiply (16 imports of a file that imports another 16 times, five deep,
 /// are a million reads).
-pub const MAX_IMPORTS: usize = 1024;
+pub(crate) const MAX_IMPORTS: usize = 1024;
 /// The most bytes imports add to one chain, every occurrence counted (the
 /// imported text and the import comments).
-pub const MAX_INLINED_BYTES: u64 = 16 * 1024 * 1024;
+pub(crate) const MAX_INLINED_BYTES: u64 = 16 * 1024 * 1024;
 
 /// One import target as first read: it is read once per chain, however
 /// often it is imported.

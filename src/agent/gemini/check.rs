@@ -25,7 +25,7 @@ const MAX_CANDIDATES: usize = 64;
 /// the agent home, then to the workspace.
 const STDOUT: &[&str] = &["gemini-artifacts/stdout.log", "stdout.log"];
 
-pub fn read_and_check(
+pub(crate) fn read_and_check(
     opts: &SessionOptions,
     _settings: &Settings,
     workdir: &Path,
@@ -134,7 +134,7 @@ fn same_prompt(sent: &str, expected: &[u8]) -> Option<bool> {
 
 /// Finds this run's record: the only one with turns, or among several the
 /// one whose last prompt is this checkout's; else a problem naming them.
-pub fn load(
+pub(crate) fn load(
     home: &Path,
     session_id: Option<&str>,
     expected: &Expected,
@@ -287,7 +287,7 @@ fn read_telemetry(home: &Path, ws: &Workspace) -> Option<Vec<serde_json::Value>>
 
 /// The system instruction of this session's last request to `model`, as
 /// the telemetry's `gen_ai.client.inference.operation.details` event has it.
-pub fn system_instruction(
+pub(crate) fn system_instruction(
     events: &[serde_json::Value],
     session_id: Option<&str>,
     model: Option<&str>,
@@ -377,7 +377,7 @@ fn short(s: &str) -> String {
 /// The pure core: the record (and the stdout) against the checkout.
 /// `ours` is the project context the checkout predicts, block by block;
 /// `ws_root` is the workspace as seen here.
-pub fn check(
+pub(crate) fn check(
     r: &Record,
     stdout: Option<&Stdout>,
     ours: &[Block],

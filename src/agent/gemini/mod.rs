@@ -10,10 +10,10 @@
 //! - its record: `~/.gemini/tmp/<project>/chats/session-*.jsonl` ([`record`]);
 //! - the check of the record against the checkout ([`check`]).
 
-pub mod chain;
+pub(crate) mod chain;
 pub mod check;
-pub mod reach;
-pub mod record;
+pub(crate) mod reach;
+pub(crate) mod record;
 
 use std::path::Path;
 
@@ -96,7 +96,7 @@ fn chain_options(setup: &Setup) -> chain::Options {
 /// files it imports), compared with the base: the rest of the repository's
 /// Gemini CLI folder (custom commands, workspace extensions with their own
 /// context files, which the chain does not compute) and `.geminiignore`.
-pub const BASE_GLOBS: &[(&str, &str)] = &[
+pub(crate) const BASE_GLOBS: &[(&str, &str)] = &[
     ("Gemini config", "**/.gemini/**"),
     ("Gemini ignore file", "**/.geminiignore"),
 ];
@@ -104,4 +104,4 @@ pub const BASE_GLOBS: &[(&str, &str)] = &[
 /// What only Gemini CLI's check takes: nothing yet beyond the neutral
 /// options (the record, its stdout and settings are all in agent-home).
 #[derive(Clone, Debug, Default)]
-pub struct Settings {}
+pub(crate) struct Settings {}

@@ -22,7 +22,7 @@ const ENDPOINTS: &[&str] = &[
     "HTTP_PROXY",
 ];
 
-pub fn reach(workdir: &Path, ws: &Workspace, home: Option<&Path>) -> Reach {
+pub(crate) fn reach(workdir: &Path, ws: &Workspace, home: Option<&Path>) -> Reach {
     let mut f = Finder::new(ws, workdir);
     if let Some(home) = home {
         if let Some(bytes) = f.read_home(home, "settings.json", "~/.gemini/settings.json") {

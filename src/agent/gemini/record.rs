@@ -24,7 +24,7 @@ use crate::agent::turns::ItemKind;
 use crate::digest::sha256_hex;
 
 /// The largest record read.
-pub const MAX_RECORD_BYTES: u64 = 256 * 1024 * 1024;
+pub(crate) const MAX_RECORD_BYTES: u64 = 256 * 1024 * 1024;
 
 const HOOK_OPEN: &str = "<hook_context>";
 const HOOK_CLOSE: &str = "</hook_context>";
@@ -32,10 +32,10 @@ const SESSION_CONTEXT: &str = "<session_context>";
 /// How `redact-record.jq` replaces a text it cuts:
 /// `<prompt_receipt_cut kind="model|summary" n="…" bytes="…"/>`, one `n`
 /// per distinct text, so that equal texts stay equal.
-pub const CUT_OPEN: &str = "<prompt_receipt_cut ";
+pub(crate) const CUT_OPEN: &str = "<prompt_receipt_cut ";
 
 /// The size of the text a placeholder stands for, as the filter gives it.
-pub fn cut_bytes(placeholder: &str) -> Option<usize> {
+pub(crate) fn cut_bytes(placeholder: &str) -> Option<usize> {
     let at = placeholder.find(CUT_OPEN)?;
     let rest = placeholder[at..].split("bytes=\"").nth(1)?;
     rest.split('"').next()?.parse().ok()
@@ -43,58 +43,58 @@ pub fn cut_bytes(placeholder: &str) -> Option<usize> {
 
 /// One prompt and what the model answered to it.
 #[derive(Clone, Debug, Default)]
-pub struct RecordTurn {
+pub(crate) struct RecordTurn {
     /// The prompt as the user gave it (a `SessionStart` hook's text taken off).
-    pub prompt: String,
+    pub(crate) prompt: String,
     /// Every model-visible text of the turn besides the prompt, in order:
     /// hooks, the compaction summary the turn started from.
-    pub items: Vec<(ItemKind, String)>,
+    pub(crate) items: Vec<(ItemKind, String)>,
     /// What the request carried before the prompt: `(role, text)` parts.
-    pub context: Vec<(String, String)>,
-    pub model: Option<String>,
+    pub(crate) context: Vec<(String, String)>,
+    pub(crate) model: Option<String>,
     /// The turn's last non-empty answer.
-    pub answer: Option<String>,
+    pub(crate) answer: Option<String>,
 }
 
 /// A tool the agent called, as the record has it.
 #[derive(Clone, Debug, Default)]
-pub struct ToolCall {
-    pub name: String,
-    pub args: Value,
+pub(crate) struct ToolCall {
+    pub(crate) name: String,
+    pub(crate) args: Value,
     /// The text of its result, as the model received it.
-    pub result: String,
+    pub(crate) result: String,
 }
 
 #[derive(Clone, Debug, Default)]
-pub struct Record {
-    pub path: PathBuf,
-    pub sha256: String,
-    pub session_id: Option<String>,
-    pub project_hash: Option<String>,
-    pub start_time: Option<String>,
-    pub last_updated: Option<String>,
-    pub kind: Option<String>,
+pub(crate) struct Record {
+    pub(crate) path: PathBuf,
+    pub(crate) sha256: String,
+    pub(crate) session_id: Option<String>,
+    pub(crate) project_hash: Option<String>,
+    pub(crate) start_time: Option<String>,
+    pub(crate) last_updated: Option<String>,
+    pub(crate) kind: Option<String>,
     /// The `<session_context>` message as sent (the workspace instructions in it).
-    pub session_context: Option<String>,
-    pub turns: Vec<RecordTurn>,
-    pub tokens: Option<Tokens>,
-    pub tool_calls: Vec<ToolCall>,
+    pub(crate) session_context: Option<String>,
+    pub(crate) turns: Vec<RecordTurn>,
+    pub(crate) tokens: Option<Tokens>,
+    pub(crate) tool_calls: Vec<ToolCall>,
     /// Each `$rewindTo`: the model saw what was rewound.
-    pub rewinds: usize,
+    pub(crate) rewinds: usize,
     /// `error` and `warning` records, and lines that could not be read.
-    pub warnings: Vec<String>,
+    pub(crate) warnings: Vec<String>,
     /// The marker `redact-record.jq` ends a redacted record with.
-    pub redaction: Option<crate::agent::redaction::Redaction>,
+    pub(crate) redaction: Option<crate::agent::redaction::Redaction>,
     /// A token count that is there but not a whole number (then `tokens` is `None`).
-    pub tokens_unreadable: bool,
+    pub(crate) tokens_unreadable: bool,
     /// Lines that are not JSON: what they held (a prompt, a hook) is unknown.
-    pub unread_lines: usize,
+    pub(crate) unread_lines: usize,
 }
 
 impl Record {
     /// The working directory, as the session context lists it first under
     /// "Workspace Directories".
-    pub fn cwd(&self) -> Option<String> {
+    pub(crate) fn cwd(&self) -> Option<String> {
         let sc = self.session_context.as_deref()?;
         let after = sc.split("**Workspace Directories:**\n").nth(1)?;
         let line = after.lines().next()?;
@@ -102,7 +102,7 @@ impl Record {
     }
 
     /// The `<project_context>` text as sent, if any.
-    pub fn project_context(&self) -> Option<&str> {
+    pub(crate) fn project_context(&self) -> Option<&str> {
         let sc = self.session_context.as_deref()?;
         let start = sc.find("<project_context>\n")? + "<project_context>\n".len();
         let end = sc[start..].rfind("\n</project_context>")? + start;
@@ -110,12 +110,12 @@ impl Record {
     }
 
     /// Whether this text is one a redacted record cut to a placeholder.
-    pub fn is_cut(&self, text: &str) -> bool {
+    pub(crate) fn is_cut(&self, text: &str) -> bool {
         self.redaction.is_some() && text.contains(CUT_OPEN)
     }
 
     /// The turn whose answer is the output: the last that has one.
-    pub fn output_turn(&self) -> Option<usize> {
+    pub(crate) fn output_turn(&self) -> Option<usize> {
         self.turns.iter().rposition(|t| t.answer.is_some())
     }
 }
@@ -135,7 +135,7 @@ fn texts(content: &Value) -> Vec<String> {
 /// The canonical form of a context the receipt hashes (`context_sha`): the
 /// text parts before the prompt, `[{"role": "user"|"model", "text": …}]`,
 /// keys sorted, no whitespace.
-pub fn context_sha(context: &[(String, String)]) -> String {
+pub(crate) fn context_sha(context: &[(String, String)]) -> String {
     let parts: Vec<Value> = context
         .iter()
         .map(|(role, text)| json!({"role": role, "text": text}))
@@ -552,14 +552,14 @@ fn result_text(result: &Value) -> String {
 /// Reads one record, which must resolve inside `home` (the agent home). A
 /// line that is not JSON is said, not fatal (the CLI may have been stopped
 /// mid-write).
-pub fn read(path: &Path, home: &Path) -> Result<Record, String> {
+pub(crate) fn read(path: &Path, home: &Path) -> Result<Record, String> {
     let real = std::fs::canonicalize(home).unwrap_or_else(|_| home.to_path_buf());
     let bytes = crate::workspace::read_contained(path, &[&real], MAX_RECORD_BYTES)
         .map_err(|why| why.why(&path.display().to_string()))?;
     Ok(parse(path, &bytes))
 }
 
-pub fn parse(path: &Path, bytes: &[u8]) -> Record {
+pub(crate) fn parse(path: &Path, bytes: &[u8]) -> Record {
     let mut reader = Reader::default();
     reader.r.path = path.to_path_buf();
     reader.r.sha256 = sha256_hex(bytes);
@@ -602,15 +602,15 @@ pub fn parse(path: &Path, bytes: &[u8]) -> Record {
 
 /// `--output-format json`'s stdout (run-gemini-cli's `gemini-artifacts/stdout.log`).
 #[derive(Clone, Debug, Default)]
-pub struct Stdout {
-    pub session_id: Option<String>,
-    pub response: Option<String>,
+pub(crate) struct Stdout {
+    pub(crate) session_id: Option<String>,
+    pub(crate) response: Option<String>,
     /// `(model, role)` for every model `stats.models` lists.
-    pub models: Vec<(String, String)>,
-    pub error: Option<String>,
+    pub(crate) models: Vec<(String, String)>,
+    pub(crate) error: Option<String>,
 }
 
-pub fn parse_stdout(bytes: &[u8]) -> Option<Stdout> {
+pub(crate) fn parse_stdout(bytes: &[u8]) -> Option<Stdout> {
     let v: Value = serde_json::from_slice(bytes).ok()?;
     let mut out = Stdout {
         session_id: v["session_id"].as_str().map(str::to_string),

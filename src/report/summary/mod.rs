@@ -30,11 +30,11 @@ use crate::review::gate::{Conclusion, Decision, FailOn};
 use crate::review::{Review, Verdict};
 
 /// The runner drops a step summary over 1 MiB whole; stay well under it.
-pub const MAX_SUMMARY_BYTES: usize = 1024 * 1024 - 4096;
+pub(crate) const MAX_SUMMARY_BYTES: usize = 1024 * 1024 - 4096;
 
-pub struct JobSummary {
-    pub file: PathBuf,
-    pub blob_base: Option<String>,
+pub(crate) struct JobSummary {
+    pub(crate) file: PathBuf,
+    pub(crate) blob_base: Option<String>,
 }
 
 impl Report for JobSummary {
@@ -54,20 +54,20 @@ impl Report for JobSummary {
 
 /// Where the Markdown goes, and what it may take there.
 #[derive(Clone, Debug)]
-pub struct Page {
+pub(crate) struct Page {
     /// `{server}/{owner}/{repo}/blob/{head sha}/`: where finding locations
     /// link. None outside Actions.
-    pub blob_base: Option<String>,
+    pub(crate) blob_base: Option<String>,
     /// Bytes the Markdown may take in all.
-    pub budget: usize,
+    pub(crate) budget: usize,
     /// The verdict as the first line. The check run shows its title above
     /// the summary, so there it is left out rather than said twice.
-    pub heading: bool,
+    pub(crate) heading: bool,
 }
 
 impl Page {
     /// A terminal: no links, no limit worth counting.
-    pub fn terminal() -> Page {
+    pub(crate) fn terminal() -> Page {
         Page {
             blob_base: None,
             budget: MAX_SUMMARY_BYTES,
@@ -83,7 +83,7 @@ pub(super) const MAX_PATH_CHARS: usize = 56;
 /// Room kept for the closing lines when tables are filled to the budget.
 const SLACK: usize = 2048;
 
-pub fn render(result: &Outcome, page: &Page) -> String {
+pub(crate) fn render(result: &Outcome, page: &Page) -> String {
     let mut top = String::new();
     if page.heading {
         top.push_str(&format!("## {}\n\n", verdict::of(result).markdown()));
@@ -632,7 +632,7 @@ fn finish(mut md: String) -> String {
 }
 
 /// Cuts Markdown at a line boundary so it fits `max` bytes, with a visible note.
-pub fn fit(md: &str, max: usize) -> String {
+pub(crate) fn fit(md: &str, max: usize) -> String {
     if md.len() <= max {
         return md.to_string();
     }
