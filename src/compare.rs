@@ -32,9 +32,9 @@ pub const CHANNELS: &[(&str, &str)] = &[
     ("tools", "tools_sha"),
     ("agents", "agents_sha"),
     ("schema", "schema_sha"),
-    ("codex-version", "codex_version"),
+    ("agent-version", "codex_version"),
     ("model", "model"),
-    ("codex-args", "codex_args"),
+    ("agent-args", "codex_args"),
     ("fixture", "fixture_sha"),
 ];
 
@@ -100,49 +100,6 @@ pub struct Prompts {
     pub no_diff: Option<String>,
 }
 
-/// The longest a diff of two texts may take.
-pub const DIFF_TIMEOUT: std::time::Duration = std::time::Duration::from_millis(300);
-
-/// Lines of prompt diff shown before the rest is counted.
-pub const MAX_DIFF_LINES: usize = 200;
-/// Bytes of prompt diff shown at most.
-pub const MAX_DIFF_BYTES: usize = 24 * 1024;
-
-/// A unified diff (three lines of context) of two prompt texts, cut at
-/// [`MAX_DIFF_LINES`] lines or [`MAX_DIFF_BYTES`] bytes with a line saying
-/// how much is left out.
-pub fn prompt_diff(base_name: &str, base: &str, head_name: &str, head: &str) -> String {
-    // Two files of unique lines cost the square of their length: past the
-    // deadline the diff is coarser (whole runs replaced), never slower.
-    let diff = similar::TextDiff::configure()
-        .timeout(DIFF_TIMEOUT)
-        .diff_lines(base, head);
-    let full = diff
-        .unified_diff()
-        .context_radius(3)
-        .header(&format!("base/{base_name}"), &format!("head/{head_name}"))
-        .missing_newline_hint(false)
-        .to_string();
-    let lines: Vec<&str> = full.lines().collect();
-    let mut out = String::new();
-    let mut shown = 0;
-    for line in &lines {
-        if shown == MAX_DIFF_LINES || out.len() + line.len() + 1 > MAX_DIFF_BYTES {
-            break;
-        }
-        out.push_str(line);
-        out.push('\n');
-        shown += 1;
-    }
-    if shown < lines.len() {
-        out.push_str(&format!(
-            "... {} more diff lines not shown\n",
-            lines.len() - shown
-        ));
-    }
-    out
-}
-
 /// Compares two receipts and their findings.
 pub fn compare(
     base: &Map<String, Value>,
@@ -153,8 +110,8 @@ pub fn compare(
 ) -> Comparison {
     let mut changed = Vec::new();
     let mut notes = Vec::new();
-    // A receipt written before `agent` existed is Codex's.
-    let codex = Value::String("codex".into());
+    // A receipt written before `agent` existed is the default agent's.
+    let codex = Value::String(crate::agent::AgentKind::default().as_str().into());
     let get = |r: &'_ Map<String, Value>, field: &str| match (field, r.get(field)) {
         ("agent", None) => Some(codex.clone()),
         (_, v) => v.cloned(),
@@ -407,19 +364,5 @@ mod tests {
             ]
         );
         assert_eq!(d.removed[0].severity, Some(Severity::Critical));
-    }
-
-    #[test]
-    fn the_prompt_diff_is_unified_and_bounded() {
-        let d = prompt_diff("a.md", "one\ntwo\nthree\n", "b.md", "one\n2\nthree\n");
-        assert_eq!(
-            d,
-            "--- base/a.md\n+++ head/b.md\n@@ -1,3 +1,3 @@\n one\n-two\n+2\n three\n"
-        );
-        let long_base: String = (0..1000).map(|i| format!("line {i}\n")).collect();
-        let d = prompt_diff("a.md", &long_base, "b.md", "");
-        assert_eq!(d.lines().count(), MAX_DIFF_LINES + 1);
-        assert!(d.ends_with("more diff lines not shown\n"), "{d}");
-        assert!(d.len() <= MAX_DIFF_BYTES + 100);
     }
 }

@@ -12,10 +12,11 @@ use std::path::PathBuf;
 use clap::parser::ValueSource;
 use clap::{ArgMatches, CommandFactory, FromArgMatches, Parser, ValueEnum};
 
+use crate::base::Policy as InstructionsPolicy;
 use crate::error::Error;
-use crate::receipt::instructions::Policy as InstructionsPolicy;
 use crate::review::findings::Severity;
 use crate::review::gate::FailOn;
+pub use crate::review::judge::Whose as GateSchema;
 
 /// A snapshot of the process environment; tests build their own.
 pub type Env = BTreeMap<String, String>;
@@ -90,23 +91,31 @@ pub struct Cli {
     #[arg(long, value_name = "PATH", default_value = "usage.json")]
     pub usage_file: String,
 
-    /// The exact Codex CLI version the agent step installed, e.g. 0.169.0. Ranges and
-    /// tags such as `latest` are refused.
+    /// The exact agent CLI version the agent job installed, e.g. 0.169.0 (Codex) or
+    /// 2.1.300 (Claude Code); checked against the record. Ranges and tags such as
+    /// `latest` are refused.
     #[arg(long, value_name = "VERSION")]
+    pub agent_version: Option<String>,
+
+    /// The extra arguments given to the agent's action (codex-action's `codex-args`,
+    /// claude-code-action's `claude_args`), as given to it.
+    #[arg(long, value_name = "ARGS")]
+    pub agent_args: Option<String>,
+
+    /// (agent: codex) The older name of agent-version.
+    #[arg(long, value_name = "VERSION", hide_short_help = true)]
     pub codex_version: Option<String>,
 
-    /// The extra arguments given to the agent CLI, recorded as given.
-    #[arg(long, value_name = "ARGS")]
+    /// (agent: codex) The older name of agent-args.
+    #[arg(long, value_name = "ARGS", hide_short_help = true)]
     pub codex_args: Option<String>,
 
-    /// (agent: claude) claude-code-action's `claude_args`, as given to it: its
-    /// `--json-schema` must be the output schema, its `--model` the model.
-    #[arg(long, value_name = "ARGS")]
+    /// (agent: claude) The older name of agent-args.
+    #[arg(long, value_name = "ARGS", hide_short_help = true)]
     pub claude_args: Option<String>,
 
-    /// (agent: claude) The exact Claude Code version the agent job ran, e.g.
-    /// 2.1.300; checked against the record.
-    #[arg(long, value_name = "VERSION")]
+    /// (agent: claude) The older name of agent-version.
+    #[arg(long, value_name = "VERSION", hide_short_help = true)]
     pub claude_version: Option<String>,
 
     /// The model the agent step asked for.
@@ -276,10 +285,10 @@ pub struct Inputs {
     pub output_file_given: bool,
     pub schema: SchemaSource,
     pub usage_file: String,
-    pub codex_version: Option<String>,
-    pub codex_args: Option<String>,
-    pub claude_args: Option<String>,
-    pub claude_version: Option<String>,
+    /// `agent-version`, or the agent's older name for it.
+    pub agent_version: Option<String>,
+    /// `agent-args`, or the agent's older name for it.
+    pub agent_args: Option<String>,
     pub model: Option<String>,
     pub working_directory: Option<String>,
     pub github_token: Option<String>,
@@ -293,7 +302,6 @@ pub struct Inputs {
     pub agent: crate::agent::AgentKind,
     /// `agent-home`, else `codex-home` (for Codex), and which input it was.
     pub agent_home: Option<(&'static str, String)>,
-    pub codex_home: Option<String>,
     pub session_id: Option<String>,
     pub agents_fallback_filenames: Vec<String>,
     pub project_doc_max_bytes: Option<u64>,
@@ -312,15 +320,6 @@ pub struct Inputs {
     pub gate_schema: Option<GateSchema>,
     pub single_turn: crate::agent::turns::SingleTurn,
     pub lint_workflows: bool,
-}
-
-/// Whose output schema judges the review.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
-pub enum GateSchema {
-    /// The base commit's copy: a pull request cannot loosen its own judge.
-    Base,
-    /// The checkout's copy, the one the agent was given.
-    Checkout,
 }
 
 /// What the command line asked for.
@@ -430,10 +429,29 @@ impl Inputs {
             (None, Some(path)) => SchemaSource::File(path),
             (None, None) => SchemaSource::Default,
         };
+        let aliased = |neutral: &'static str, values: [(&'static str, Option<String>); 3]| {
+            neutral_input(cli.agent, neutral, values.map(|(n, v)| (n, given(v))))
+        };
         // `v0.169.0` is the version npm installs as 0.169.0: recorded as that.
-        let codex_version = given(cli.codex_version)
-            .map(|v| exact_version(&v).map(str::to_string))
-            .transpose()?;
+        let agent_version = aliased(
+            "agent-version",
+            [
+                ("agent-version", cli.agent_version),
+                ("codex-version", cli.codex_version),
+                ("claude-version", cli.claude_version),
+            ],
+        )?
+        .map(|(input, v)| exact_version(input, &v).map(str::to_string))
+        .transpose()?;
+        let agent_args = aliased(
+            "agent-args",
+            [
+                ("agent-args", cli.agent_args),
+                ("codex-args", cli.codex_args),
+                ("claude-args", cli.claude_args),
+            ],
+        )?
+        .map(|(_, v)| v);
         Ok(Inputs {
             mode: cli.mode,
             prompt,
@@ -444,19 +462,8 @@ impl Inputs {
             output_file: cli.output_file.trim().to_string(),
             schema,
             usage_file: cli.usage_file.trim().to_string(),
-            codex_version,
-            codex_args: given(cli.codex_args),
-            claude_args: given(cli.claude_args),
-            claude_version: given(cli.claude_version)
-                .map(|v| {
-                    crate::version::exact(&v).map(str::to_string).ok_or_else(|| {
-                        Error::new(format!(
-                            "input `claude-version` is `{}`, which is not an exact version: set the exact Claude Code version the agent job ran, such as 2.1.300",
-                            crate::escape::one_line(&v)
-                        ))
-                    })
-                })
-                .transpose()?,
+            agent_version,
+            agent_args,
             model: given(cli.model),
             working_directory: given(cli.working_directory),
             github_token: given(cli.github_token),
@@ -475,12 +482,7 @@ impl Inputs {
             max_annotations: cli.max_annotations,
             api_timeout: cli.api_timeout,
             agent: cli.agent,
-            agent_home: agent_home(
-                cli.agent,
-                given(cli.agent_home),
-                given(cli.codex_home.clone()),
-            )?,
-            codex_home: given(cli.codex_home),
+            agent_home: agent_home(cli.agent, given(cli.agent_home), given(cli.codex_home))?,
             session_id: given(cli.session_id),
             agents_fallback_filenames: given(cli.agents_fallback_filenames)
                 .map(|s| {
@@ -502,7 +504,7 @@ impl Inputs {
             base_output_file: given(cli.base_output_file),
             allow_changed: allowed_channels(cli.allow_changed.as_deref())?,
             base_ref: match given(cli.base_ref) {
-                Some(r) if !crate::receipt::instructions::valid_ref(&r) => {
+                Some(r) if !crate::base::valid_ref(&r) => {
                     return Err(Error::new(format!(
                         "input `base-ref` is `{}`, which git would not read as a commit; give a branch, tag or full SHA, such as `${{{{ github.event.pull_request.base.sha }}}}`",
                         crate::escape::one_line(&crate::markdown::clip(&r, 80))
@@ -533,10 +535,16 @@ fn parse_severity(s: &str) -> Result<Severity, String> {
 
 /// The channels `allow-changed` names, each one we know.
 fn allowed_channels(s: Option<&str>) -> Result<Vec<String>, Error> {
+    // The older names of two channels, as they were first documented.
+    let neutral = |n: &str| match n {
+        "codex-version" => "agent-version".to_string(),
+        "codex-args" => "agent-args".to_string(),
+        n => n.to_string(),
+    };
     let names: Vec<String> = s
         .unwrap_or("")
         .split([',', '\n', ' '])
-        .map(|n| n.trim().to_string())
+        .map(|n| neutral(n.trim()))
         .filter(|n| !n.is_empty())
         .collect();
     let known: Vec<&str> = crate::compare::CHANNELS
@@ -573,14 +581,50 @@ fn findings_pointer(p: &str) -> Result<String, Error> {
 /// A range or a tag resolves to whatever npm serves that day: an invisible input.
 /// The receipt exists to make inputs visible, so such a version is a configuration
 /// error, not a warning.
-pub fn exact_version(v: &str) -> Result<&str, Error> {
+pub fn exact_version<'a>(input: &str, v: &'a str) -> Result<&'a str, Error> {
     crate::version::exact(v).ok_or_else(|| {
         Error::new(format!(
-            "input `codex-version` is `{}`, which is not an exact version: a tag or a range \
-             installs whatever npm serves that day; set an exact version such as 0.169.0",
+            "input `{input}` is `{}`, which is not an exact version: a tag or a range \
+             installs whatever npm serves that day; set the exact version the agent job \
+             installed, such as 0.169.0",
             crate::escape::one_line(v)
         ))
     })
+}
+
+/// A neutral input (`agent-version`) given under its own name or an older
+/// one (`codex-version`, `claude-version`), as (the name it came by, value).
+/// The agent's own older name is its alias; two of them that differ are a
+/// mistake worth stopping on. `codex-*` was once every agent's, so another
+/// agent still reads it last.
+fn neutral_input(
+    agent: crate::agent::AgentKind,
+    neutral: &'static str,
+    values: [(&'static str, Option<String>); 3],
+) -> Result<Option<(&'static str, String)>, Error> {
+    let own = agent.alias(neutral);
+    let mut first: Option<(&'static str, String)> = None;
+    for (name, value) in values.iter() {
+        let Some(value) = value else { continue };
+        if *name != neutral && Some(*name) != own {
+            continue;
+        }
+        match &first {
+            Some((other, v)) if v != value => {
+                return Err(Error::new(format!(
+                    "inputs `{other}` and `{name}` differ; give one of them (`{}` is the older name of `{neutral}`)",
+                    if *other == neutral { name } else { other }
+                )));
+            }
+            Some(_) => {}
+            None => first = Some((name, value.clone())),
+        }
+    }
+    let legacy = values
+        .iter()
+        .find(|(n, _)| n.starts_with("codex-"))
+        .and_then(|(n, v)| v.clone().map(|v| (*n, v)));
+    Ok(first.or(legacy))
 }
 
 /// The folder of the agent's record: `agent-home`, or for Codex `codex-home`
@@ -591,13 +635,14 @@ fn agent_home(
     home: Option<String>,
     codex_home: Option<String>,
 ) -> Result<Option<(&'static str, String)>, Error> {
-    use crate::agent::AgentKind;
     match (home, codex_home) {
         (Some(h), Some(c)) if h != c => Err(Error::new(
             "inputs `agent-home` and `codex-home` name different folders; give one of them (codex-home is the name codex-action uses)",
         )),
         (Some(h), _) => Ok(Some(("agent-home", h))),
-        (None, Some(c)) if agent == AgentKind::Codex => Ok(Some(("codex-home", c))),
+        (None, Some(c)) if agent.alias("agent-home") == Some("codex-home") => {
+            Ok(Some(("codex-home", c)))
+        }
         (None, Some(_)) => Err(Error::new(format!(
             "input `codex-home` is given, but `agent` is `{}`: give the folder with its record as `agent-home`",
             agent.as_str()
@@ -669,7 +714,7 @@ mod tests {
             i.prompt,
             Some(PromptSource::Inline("--mode=verify\nsecond line".into()))
         );
-        assert_eq!(i.codex_args.as_deref(), Some("-c x=1"));
+        assert_eq!(i.agent_args.as_deref(), Some("-c x=1"));
         assert_eq!(i.mode, Mode::Run);
     }
 
@@ -712,7 +757,7 @@ mod tests {
     #[test]
     fn exact_versions_only() {
         let i = inputs(&["--prompt", "x", "--codex-version", "v0.169.0"], &[]).unwrap();
-        assert_eq!(i.codex_version.as_deref(), Some("0.169.0"));
+        assert_eq!(i.agent_version.as_deref(), Some("0.169.0"));
         let e = inputs(&["--prompt", "x"], &[("INPUT_CODEX-VERSION", "latest")]).unwrap_err();
         assert!(
             e.message().contains("`latest`") && e.message().contains("0.169.0"),
@@ -725,5 +770,85 @@ mod tests {
         let e = inputs(&["--prompt", "x"], &[("INPUT_MODE", "bogus")]).unwrap_err();
         assert!(e.message().contains("bogus"), "{e}");
         assert_eq!(e.message().lines().count(), 1);
+    }
+
+    #[test]
+    fn neutral_inputs_and_each_agents_older_names() {
+        let i = inputs(
+            &["--prompt", "x"],
+            &[
+                ("INPUT_AGENT-VERSION", "0.169.0"),
+                ("INPUT_AGENT-ARGS", "-c a=1"),
+            ],
+        )
+        .unwrap();
+        assert_eq!(
+            (i.agent_version.as_deref(), i.agent_args.as_deref()),
+            (Some("0.169.0"), Some("-c a=1"))
+        );
+        // Claude Code's older names, and the same value twice.
+        let c = inputs(
+            &["--prompt", "x", "--agent", "claude"],
+            &[
+                ("INPUT_CLAUDE-VERSION", "2.1.300"),
+                ("INPUT_AGENT-VERSION", "2.1.300"),
+                ("INPUT_CLAUDE-ARGS", "--model m"),
+            ],
+        )
+        .unwrap();
+        assert_eq!(
+            (c.agent_version.as_deref(), c.agent_args.as_deref()),
+            (Some("2.1.300"), Some("--model m"))
+        );
+        // The agent's own older name wins over codex-*, once every agent's.
+        let both = inputs(
+            &["--prompt", "x", "--agent", "claude"],
+            &[
+                ("INPUT_CLAUDE-VERSION", "2.1.300"),
+                ("INPUT_CODEX-VERSION", "0.169.0"),
+            ],
+        )
+        .unwrap();
+        assert_eq!(both.agent_version.as_deref(), Some("2.1.300"));
+        let legacy = inputs(
+            &["--prompt", "x", "--agent", "gemini"],
+            &[("INPUT_CODEX-VERSION", "0.61.0")],
+        )
+        .unwrap();
+        assert_eq!(legacy.agent_version.as_deref(), Some("0.61.0"));
+        // Two names of one input that differ: stopped, both named.
+        let e = inputs(
+            &["--prompt", "x"],
+            &[
+                ("INPUT_AGENT-VERSION", "0.169.0"),
+                ("INPUT_CODEX-VERSION", "0.170.0"),
+            ],
+        )
+        .unwrap_err();
+        assert!(
+            e.message()
+                .contains("`agent-version` and `codex-version` differ"),
+            "{e}"
+        );
+        let e = inputs(
+            &["--prompt", "x", "--agent", "claude"],
+            &[("INPUT_CLAUDE-VERSION", "latest")],
+        )
+        .unwrap_err();
+        assert!(
+            e.message()
+                .starts_with("input `claude-version` is `latest`"),
+            "{e}"
+        );
+        // codex-home is Codex's older name of agent-home, and only Codex's.
+        let h = inputs(&["--prompt", "x"], &[("INPUT_CODEX-HOME", "/h")]).unwrap();
+        assert_eq!(h.agent_home, Some(("codex-home", "/h".to_string())));
+        assert!(
+            inputs(
+                &["--prompt", "x", "--agent", "gemini"],
+                &[("INPUT_CODEX-HOME", "/h")]
+            )
+            .is_err()
+        );
     }
 }

@@ -15,12 +15,15 @@
 //! Escaping, Markdown, errors, levels and logging are shared by all.
 
 pub mod agent;
+pub mod base;
 pub mod compare;
 pub mod context;
+pub mod diff;
 pub mod digest;
 pub mod error;
 pub mod escape;
 pub mod event;
+pub mod git;
 pub mod inputs;
 pub mod level;
 pub mod lint;

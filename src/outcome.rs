@@ -6,11 +6,11 @@
 use serde_json::{Map, Value};
 
 use crate::agent::AgentCheck;
+use crate::base::{self, Policy};
 use crate::compare::Comparison;
 use crate::inputs::Mode;
 use crate::level::{Caveat, Level};
 use crate::lint::Lint;
-use crate::receipt::instructions::{self, Policy};
 use crate::receipt::verify::Verification;
 use crate::review::Review;
 use crate::review::gate::{Conclusion, Decision};
@@ -38,7 +38,7 @@ pub struct Outcome {
     /// What the workflow lint found (`lint`; `run` as warnings).
     pub lints: Vec<Lint>,
     /// The agent's instructions compared with the trusted base.
-    pub instructions: Option<instructions::Check>,
+    pub instructions: Option<base::Check>,
     /// Checks the receipt expected to make and could not. A check that could
     /// not run is not a pass.
     pub unverified: Vec<Unverified>,
@@ -148,7 +148,7 @@ impl Outcome {
     }
 
     /// The comparison with the base, when it found a change.
-    pub fn instructions_changed(&self) -> Option<&instructions::Check> {
+    pub fn instructions_changed(&self) -> Option<&base::Check> {
         self.instructions.as_ref().filter(|c| !c.changes.is_empty())
     }
 

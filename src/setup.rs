@@ -9,15 +9,12 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::agent::chain::Options as ChainOptions;
-use crate::agent::codex::chain::{DEFAULT_MAX_BYTES, default_root_markers};
-use crate::agent::codex::config::CodexConfig;
-use crate::agent::{AgentKind, AgentOptions, SessionOptions};
+use crate::agent::{Given, SessionOptions, Setup};
+use crate::base::Base;
 use crate::compare;
 use crate::error::Error;
 use crate::event::Origin;
 use crate::inputs::{DEFAULT_SCHEMA_FILE, Inputs, PromptSource, SchemaSource};
-use crate::receipt::instructions::Base;
 use crate::report;
 use crate::review::gate::Policy;
 use crate::sources::{Prompt, SchemaInput, Sources};
@@ -86,8 +83,8 @@ impl Inputs {
             output,
             output_given: self.output_file_given,
             fixture,
-            codex_version: self.codex_version.clone(),
-            codex_args: self.codex_args.clone(),
+            agent_version: self.agent_version.clone(),
+            agent_args: self.agent_args.clone(),
             model: self.model.clone(),
             safety_strategy: self.safety_strategy.clone(),
         })
@@ -120,72 +117,32 @@ impl Inputs {
         given.as_deref().map(|g| ws.resolve(input, g)).transpose()
     }
 
-    /// Codex's own settings that shape what the agent sees: codex-home's
-    /// config.toml, then `-c` in codex-args.
-    pub fn codex_config(&self, codex_home: Option<&Path>) -> Result<CodexConfig, Error> {
-        if self.agent != AgentKind::Codex {
-            return Ok(CodexConfig::default());
-        }
-        CodexConfig::read(codex_home, self.codex_args.as_deref())
-    }
-
-    /// How Codex was set up to read the AGENTS.md chain: this step's inputs,
-    /// else Codex's settings, else Codex's defaults. In codex-action's
-    /// `default-branch` mode no project file is read (`project_doc_max_bytes=0`).
-    pub fn chain_options(&self, codex_home: Option<&Path>, config: &CodexConfig) -> ChainOptions {
-        let max_bytes = if self.default_branch_instructions {
-            0
-        } else {
-            self.project_doc_max_bytes
-                .or(config.project_doc_max_bytes)
-                .unwrap_or(DEFAULT_MAX_BYTES)
-        };
-        let fallback_names = if self.agents_fallback_filenames.is_empty() {
-            config
-                .project_doc_fallback_filenames
-                .clone()
-                .unwrap_or_default()
-        } else {
-            self.agents_fallback_filenames.clone()
-        };
-        ChainOptions {
-            kind: self.agent,
-            fallback_names,
-            max_bytes,
-            root_markers: config
-                .project_root_markers
-                .clone()
-                .unwrap_or_else(default_root_markers),
-            home: codex_home.map(Path::to_path_buf),
+    /// What the step was told of the agent run, in neutral words.
+    pub fn given(&self) -> Given {
+        Given {
+            version: self.agent_version.clone(),
+            args: self.agent_args.clone(),
+            effort: self.effort.clone(),
+            permission_profile: self.permission_profile.clone(),
+            default_branch_instructions: self.default_branch_instructions,
+            chain_max_bytes: self.project_doc_max_bytes,
+            chain_fallback_names: self.agents_fallback_filenames.clone(),
         }
     }
 
-    /// Where Codex's record of the run is, when codex-home was given, and
-    /// what else the record must show: what this step was told ran.
-    pub fn session_options(
-        &self,
-        codex_home: Option<&Path>,
-        config: &CodexConfig,
-    ) -> Option<SessionOptions> {
-        let agent = match self.agent {
-            AgentKind::Codex => AgentOptions::Codex(crate::agent::codex::Settings {
-                developer_instructions: config.developer_instructions.clone(),
-                effort: self.effort.clone(),
-                permission_profile: self.permission_profile.clone(),
-                default_branch_instructions: self.default_branch_instructions,
-            }),
-            AgentKind::Claude => AgentOptions::Claude(crate::agent::claude::Settings {
-                cli_version: self.claude_version.clone(),
-                args: self.claude_args.clone(),
-            }),
-            AgentKind::Gemini => AgentOptions::Gemini(crate::agent::gemini::Settings::default()),
-        };
+    /// The agent as this step sets it up: its own settings read from its
+    /// home (the agent home) and the inputs; a bad one is an error that names it.
+    pub fn agent_setup(&self, home: Option<&Path>) -> Result<Setup, Error> {
+        self.agent.setup(home, self.given())
+    }
+
+    /// Where the agent's record of the run is, when its home was given.
+    pub fn session_options(&self, home: Option<&Path>) -> Option<SessionOptions> {
         Some(SessionOptions {
-            home: codex_home?.to_path_buf(),
+            home: home?.to_path_buf(),
             session_id: self.session_id.clone(),
             max_total_tokens: self.max_total_tokens,
             single_turn: self.single_turn,
-            agent,
         })
     }
 
@@ -264,7 +221,7 @@ mod tests {
             ("artifacts/review.json", false)
         );
         assert!(matches!(&s.schema, SchemaInput::Default(l) if l.shown == DEFAULT_SCHEMA_FILE));
-        assert_eq!(s.codex_version.as_deref(), Some("0.169.0"));
+        assert_eq!(s.agent_version.as_deref(), Some("0.169.0"));
 
         let outside = inputs(&["--prompt-file", "../x.md"])
             .sources(&ws)
@@ -299,35 +256,11 @@ mod tests {
             "--min-severity",
             "medium",
         ]);
-        let config = CodexConfig {
-            project_doc_max_bytes: Some(5),
-            project_root_markers: Some(vec![]),
-            project_doc_fallback_filenames: Some(vec!["X.md".into()]),
-            developer_instructions: Some("Be strict.".into()),
-            ..CodexConfig::default()
-        };
-        let chain = i.chain_options(Some(home), &config);
-        assert_eq!(
-            chain.fallback_names,
-            vec!["CLAUDE.md", "TEAM.md"],
-            "the inputs win"
-        );
-        assert_eq!((chain.max_bytes, chain.home.as_deref()), (100, Some(home)));
-        assert!(chain.root_markers.is_empty(), "the config's markers");
-        let defaults = inputs(&["--mode", "compare"]).chain_options(None, &CodexConfig::default());
-        assert_eq!(
-            (defaults.max_bytes, defaults.root_markers),
-            (32768, vec![".git".to_string()])
-        );
-        assert!(i.session_options(None, &config).is_none());
-        let session = i.session_options(Some(home), &config).unwrap();
-        let crate::agent::AgentOptions::Codex(settings) = &session.agent else {
-            panic!("a Codex step has Codex's options");
-        };
-        assert_eq!(
-            settings.developer_instructions.as_deref(),
-            Some("Be strict.")
-        );
+        let given = i.given();
+        assert_eq!(given.chain_fallback_names, vec!["CLAUDE.md", "TEAM.md"]);
+        assert_eq!(given.chain_max_bytes, Some(100));
+        assert!(i.session_options(None).is_none());
+        let session = i.session_options(Some(home)).unwrap();
         assert_eq!(session.session_id.as_deref(), Some("s1"));
         let policy = i.gate_policy();
         assert_eq!(

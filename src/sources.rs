@@ -41,8 +41,8 @@ pub struct Sources {
     pub output: Location,
     pub output_given: bool,
     pub fixture: Option<Location>,
-    pub codex_version: Option<String>,
-    pub codex_args: Option<String>,
+    pub agent_version: Option<String>,
+    pub agent_args: Option<String>,
     pub model: Option<String>,
     /// codex-action's `safety-strategy`, as given.
     pub safety_strategy: Option<String>,

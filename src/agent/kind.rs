@@ -17,6 +17,10 @@ pub enum AgentKind {
     Claude,
     /// Google Gemini CLI, as google-github-actions/run-gemini-cli runs it.
     Gemini,
+    /// The skeleton of a fourth agent, for the seam's test only.
+    #[cfg(test)]
+    #[value(skip)]
+    Skeleton,
 }
 
 impl AgentKind {

@@ -7,39 +7,67 @@ use super::kind::AgentKind;
 use super::seam::{Agent, Given, Setup};
 use crate::error::Error;
 
+/// Every agent, in the order the documentation lists them.
+pub(crate) fn all() -> Vec<AgentKind> {
+    #[allow(unused_mut)]
+    let mut all = vec![AgentKind::Codex, AgentKind::Claude, AgentKind::Gemini];
+    #[cfg(test)]
+    all.push(AgentKind::Skeleton);
+    all
+}
+
+/// The agent a workflow step runs, by the action it uses.
+pub(crate) fn running(uses: impl Fn(&str) -> bool) -> Option<AgentKind> {
+    all()
+        .into_iter()
+        .find(|k| agent(*k).about().actions.iter().any(|a| uses(a)))
+}
+
 /// The agent behind a kind.
 pub(crate) fn agent(kind: AgentKind) -> &'static dyn Agent {
     match kind {
         AgentKind::Codex => &super::codex::Codex,
         AgentKind::Claude => &super::claude::Claude,
         AgentKind::Gemini => &super::gemini::Gemini,
+        #[cfg(test)]
+        AgentKind::Skeleton => &super::skeleton::Skeleton,
     }
 }
 
 impl AgentKind {
     /// The receipt's and the input's word for it.
     pub fn as_str(self) -> &'static str {
-        agent(self).word()
+        agent(self).about().word
     }
 
     /// The agent's name in a sentence.
     pub fn name(self) -> &'static str {
-        agent(self).name()
+        agent(self).about().name
     }
 
     /// Its instruction files, as people call them.
     pub fn chain_name(self) -> &'static str {
-        agent(self).chain_name()
+        agent(self).about().chain_name
     }
 
     /// Paths besides its chain compared with the base, each with its kind.
     pub fn base_globs(self) -> &'static [(&'static str, &'static str)] {
-        agent(self).base_globs()
+        agent(self).about().base_globs
     }
 
     /// What the receipt cannot vouch for when it was given no record.
     pub fn without_home(self) -> &'static str {
-        agent(self).without_home()
+        agent(self).about().without_home
+    }
+
+    /// The older name of a neutral input, for this agent: `codex-version`.
+    pub fn alias(self, neutral: &str) -> Option<&'static str> {
+        agent(self)
+            .about()
+            .aliases
+            .iter()
+            .find(|(n, _)| *n == neutral)
+            .map(|(_, alias)| *alias)
     }
 
     /// The agent set up for this step: its own settings read from `home`.

@@ -68,7 +68,7 @@ impl Setup {
     ) -> Result<Setup, Error> {
         let own = agent.configure(&given, home)?;
         Ok(Setup {
-            kind: agent.kind(),
+            kind: agent.about().kind,
             home: home.map(Path::to_path_buf),
             given,
             agent,
@@ -79,6 +79,16 @@ impl Setup {
     /// The agent's own settings, as its `configure` made them.
     pub(crate) fn own<T: Any>(&self) -> Option<&T> {
         self.own.downcast_ref()
+    }
+
+    /// Said when the step was not told the agent's version and nothing else
+    /// will say it.
+    pub fn without_version(&self) -> Option<&'static str> {
+        self.given
+            .version
+            .is_none()
+            .then_some(self.agent.about().without_version)
+            .flatten()
     }
 
     /// Its instruction chain, computed from the checkout as it loads it.
@@ -134,20 +144,32 @@ pub struct SessionOptions {
     pub single_turn: SingleTurn,
 }
 
-/// One agent: its folder implements this, and the registry lists it.
-pub(crate) trait Agent: Sync {
-    fn kind(&self) -> AgentKind;
+/// What an agent is, in words and names: its facts, one constant per agent.
+pub(crate) struct About {
+    pub kind: AgentKind,
     /// The receipt's and the input's word for it: `codex`.
-    fn word(&self) -> &'static str;
+    pub word: &'static str,
     /// Its name in a sentence: `Claude Code`.
-    fn name(&self) -> &'static str;
+    pub name: &'static str,
     /// Its instruction files, as people call them: `GEMINI.md`.
-    fn chain_name(&self) -> &'static str;
+    pub chain_name: &'static str,
     /// What the receipt cannot vouch for when it was given no record.
-    fn without_home(&self) -> &'static str;
+    pub without_home: &'static str,
+    /// Said when `agent-version` was not given and nothing else will say it.
+    pub without_version: Option<&'static str>,
     /// Paths besides its chain whose change between the base and the pull
     /// request changes what it receives: (kind, glob), first match wins.
-    fn base_globs(&self) -> &'static [(&'static str, &'static str)];
+    pub base_globs: &'static [(&'static str, &'static str)],
+    /// The actions that run it in a workflow (`uses:` without the ref).
+    pub actions: &'static [&'static str],
+    /// The older names its action's users know a neutral input by:
+    /// (`agent-version`, `codex-version`).
+    pub aliases: &'static [(&'static str, &'static str)],
+}
+
+/// One agent: its folder implements this, and the registry lists it.
+pub(crate) trait Agent: Sync {
+    fn about(&self) -> &'static About;
     /// Its own settings, read once from what the step was given and its home.
     fn configure(
         &self,

@@ -60,6 +60,11 @@ pub const RULES: &[Rule] = &[
         catches: "a prompt-receipt step whose `agent` is not the agent action of its job (or of the jobs a receipt job needs): `claude` for anthropics/claude-code-action, `gemini` for google-github-actions/run-gemini-cli, `codex` (the default) for openai/codex-action",
     },
     Rule {
+        name: "receipt-older-input",
+        level: Level::Warning,
+        catches: "a prompt-receipt step that gives another agent's older name of an input, which it does not read: `claude-version` or `claude-args` when `agent` is not `claude`, `codex-home` when it is not `codex` (each agent's own older names, and `codex-version` and `codex-args` for every agent, read as `agent-version`, `agent-args`, `agent-home`)",
+    },
+    Rule {
         name: "receipt-beside-agent",
         level: Level::Warning,
         catches: "a prompt-receipt step after a claude-code-action or run-gemini-cli step of the same job: the agent could rewrite its files and its record before the receipt reads them",
@@ -98,21 +103,13 @@ fn finding(rule: &'static str, level: Level, line: u64, message: String) -> Find
     }
 }
 
+/// The action whose own inputs the Codex rules below read.
 const CODEX_ACTION: &str = "openai/codex-action";
 
-/// Every agent action the lint knows, with the receipt's `agent` word for it.
-const AGENT_ACTIONS: &[(&str, &str)] = &[
-    (CODEX_ACTION, "codex"),
-    ("anthropics/claude-code-action", "claude"),
-    ("google-github-actions/run-gemini-cli", "gemini"),
-];
-
-/// The receipt's word for the agent a step runs, if it runs one.
+/// The receipt's word for the agent a step runs, if it runs one (the agents
+/// name their actions, the registry lists the agents).
 fn agent_of(step: &Step) -> Option<&'static str> {
-    AGENT_ACTIONS
-        .iter()
-        .find(|(action, _)| step.is(action))
-        .map(|&(_, agent)| agent)
+    crate::agent::registry::running(|action| step.is(action)).map(|k| k.as_str())
 }
 
 /// Every finding in one job, in the order of its steps.
@@ -137,6 +134,7 @@ pub fn check(
     checkouts(steps, &any_agent, &mut out);
     for (i, step) in steps.iter().enumerate() {
         if kind_of(step, local).receipt {
+            older_inputs(step, &mut out);
             if any_agent.is_empty() {
                 receipt_after_agent_job(step, upstream, &mut out);
             } else {
@@ -160,6 +158,48 @@ pub fn check(
     }
     out.sort_by_key(|f| f.line);
     out
+}
+
+/// A prompt-receipt step that gives an input by another agent's older name,
+/// which it does not read (`claude-version` on a Codex step). Its own older
+/// names, and `codex-version`/`codex-args` (once every agent's), read as the
+/// neutral ones.
+fn older_inputs(step: &Step, out: &mut Vec<Finding>) {
+    let agent = step
+        .input("agent")
+        .literal()
+        .and_then(|a| <crate::agent::AgentKind as clap::ValueEnum>::from_str(a.trim(), false).ok())
+        .unwrap_or_default();
+    for (neutral, older) in [
+        ("agent-home", "codex-home"),
+        ("agent-version", "codex-version"),
+        ("agent-args", "codex-args"),
+        ("agent-version", "claude-version"),
+        ("agent-args", "claude-args"),
+    ] {
+        if matches!(step.input(older), Input::Absent) {
+            continue;
+        }
+        // The agent's own older name reads as the neutral one: nothing to say.
+        let read = agent.alias(neutral) == Some(older)
+            || older.starts_with("codex-") && older != "codex-home";
+        if read {
+            continue;
+        }
+        let (level, message) = (
+            Level::Warning,
+            format!(
+                "`{older}` is not read when `agent` is `{}`: give it as `{neutral}`",
+                agent.as_str()
+            ),
+        );
+        out.push(finding(
+            "receipt-older-input",
+            level,
+            step.line_of(older),
+            message,
+        ));
+    }
 }
 
 /// The line of a prompt-receipt step with `mode: record` before a codex-action
@@ -496,8 +536,10 @@ fn receipt_agrees(ours: &Step, agent: &Step, after_agent: bool, out: &mut Vec<Fi
         }
     }
     let recording = ours.input("mode").literal() == Some("record");
+    // prompt-receipt's own name for each, or its older one.
+    let home_key = given_as(ours, "agent-home", "codex-home");
     let homes = if after_agent && !recording {
-        (agent.input("codex-home"), ours.input("codex-home"))
+        (agent.input("codex-home"), ours.input(home_key))
     } else {
         (Input::Absent, Input::Absent)
     };
@@ -508,9 +550,9 @@ fn receipt_agrees(ours: &Step, agent: &Step, after_agent: bool, out: &mut Vec<Fi
             out.push(finding(
                 "receipt-mismatch",
                 Level::Failure,
-                ours.line_of("codex-home"),
+                ours.line_of(home_key),
                 format!(
-                    "prompt-receipt reads codex-home `{shown}` but the codex-action step of this job (line {agent_line}) uses its default, `~/.codex`, which a container cannot see: give codex-action `codex-home: {shown}` too"
+                    "prompt-receipt reads {home_key} `{shown}` but the codex-action step of this job (line {agent_line}) uses its default, `~/.codex`, which a container cannot see: give codex-action `codex-home: {shown}` too"
                 ),
             ));
         }
@@ -519,24 +561,39 @@ fn receipt_agrees(ours: &Step, agent: &Step, after_agent: bool, out: &mut Vec<Fi
             Level::Warning,
             ours.mark.line,
             format!(
-                "the codex-action step of this job (line {agent_line}) writes its session record under codex-home `{}`, but prompt-receipt is not given it: the receipt cannot vouch for what reached the agent; give prompt-receipt the same `codex-home`",
+                "the codex-action step of this job (line {agent_line}) writes its session record under codex-home `{}`, but prompt-receipt is not given it: the receipt cannot vouch for what reached the agent; give prompt-receipt the same folder as `agent-home`",
                 shown(&theirs)
             ),
         )),
         (theirs, mine) => {
             if let (Some(t), Some(m)) = (comparable(&theirs), comparable(&mine)) {
                 if t != m {
-                    out.push(mismatch(ours, "codex-home", &m, &t, agent_line));
+                    out.push(mismatch(ours, home_key, &m, &t, agent_line));
                 }
             }
         }
     }
-    for key in ["codex-version", "model"] {
-        if let (Some(t), Some(m)) = (agent.input(key).literal(), ours.input(key).literal()) {
+    for (key, ours_key) in [
+        (
+            "codex-version",
+            given_as(ours, "agent-version", "codex-version"),
+        ),
+        ("model", "model"),
+    ] {
+        if let (Some(t), Some(m)) = (agent.input(key).literal(), ours.input(ours_key).literal()) {
             if t != m {
-                out.push(mismatch(ours, key, m, t, agent_line));
+                out.push(mismatch(ours, ours_key, m, t, agent_line));
             }
         }
+    }
+}
+
+/// The name a prompt-receipt step gives an input by: its own, else the older.
+fn given_as(step: &Step, neutral: &'static str, older: &'static str) -> &'static str {
+    if step.input(neutral).is_absent() && !step.input(older).is_absent() {
+        older
+    } else {
+        neutral
     }
 }
 

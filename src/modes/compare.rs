@@ -5,9 +5,9 @@ use serde_json::{Map, Value};
 use crate::compare;
 use crate::digest;
 use crate::error::Error;
+use crate::git;
 use crate::inputs::{Inputs, Mode};
 use crate::outcome::Outcome;
-use crate::receipt::git;
 use crate::receipt::usage_file;
 use crate::review::findings::{self, Finding};
 use crate::workspace::{self, Location, Workspace};
@@ -39,7 +39,7 @@ pub fn compare(inputs: &Inputs, ws: &Workspace) -> Result<Outcome, Error> {
         ) {
             (Ok(b), Ok(h)) => {
                 let name = |p: &Option<String>| p.clone().unwrap_or_else(|| "prompt".into());
-                comparison.prompts.diff = Some(compare::prompt_diff(
+                comparison.prompts.diff = Some(crate::diff::unified(
                     &name(&comparison.prompts.base_path),
                     &b,
                     &name(&comparison.prompts.head_path),

@@ -13,14 +13,14 @@ mod verify;
 use std::path::Path;
 use std::sync::mpsc::{Receiver, Sender};
 
-use crate::agent::chain::Options as ChainOptions;
-use crate::agent::codex::config::CodexConfig;
 use crate::agent::reach::Reach;
+use crate::agent::{AgentCheck, Expected, SessionOptions, Setup};
+use crate::base::{self, Subject};
 use crate::error::Error;
 use crate::event::Origin;
 use crate::inputs::{Inputs, Mode};
 use crate::outcome::Outcome;
-use crate::receipt::instructions::{self, Subject};
+use crate::receipt::Receipt;
 use crate::sources::Sources;
 use crate::workspace::Workspace;
 
@@ -30,13 +30,13 @@ use crate::workspace::Workspace;
 pub fn execute(
     inputs: &Inputs,
     ws: &Workspace,
-    codex_home: Option<&Path>,
+    home: Option<&Path>,
     origin: &Origin,
 ) -> Result<Outcome, Error> {
     match inputs.mode {
-        Mode::Run => run::run(inputs, ws, codex_home, origin),
-        Mode::Record => record::record(inputs, ws, codex_home),
-        Mode::Verify => verify::verify(inputs, ws, codex_home, origin),
+        Mode::Run => run::run(inputs, ws, home, origin),
+        Mode::Record => record::record(inputs, ws, home),
+        Mode::Verify => verify::verify(inputs, ws, home, origin),
         Mode::Validate => validate::validate(inputs, ws, origin),
         Mode::Compare => compare::compare(inputs, ws),
         Mode::Lint => lint::lint(ws),
@@ -44,26 +44,23 @@ pub fn execute(
 }
 
 /// What a receipt covers, as `run`, `record` and `verify` read it (after the
-/// receipt file itself): the files to hash, Codex's settings, and how Codex
-/// read the AGENTS.md chain with them.
+/// receipt file itself): the files to hash, the agent as the step set it up
+/// (its chain is read through it), and what its runtime reaches.
 struct Covered {
     sources: Sources,
-    config: CodexConfig,
-    chain: ChainOptions,
+    agent: Setup,
     /// What the agent's runtime runs or loads besides its chain.
     reach: Reach,
 }
 
 impl Covered {
-    fn read(inputs: &Inputs, ws: &Workspace, codex_home: Option<&Path>) -> Result<Self, Error> {
+    fn read(inputs: &Inputs, ws: &Workspace, home: Option<&Path>) -> Result<Self, Error> {
         let sources = inputs.sources(ws)?;
-        let config = inputs.codex_config(codex_home)?;
-        let chain = inputs.chain_options(codex_home, &config);
-        let reach = inputs.agent.reach(&sources.workdir, ws, codex_home);
+        let agent = inputs.agent_setup(home)?;
+        let reach = agent.reach(&sources.workdir, ws);
         Ok(Self {
             sources,
-            config,
-            chain,
+            agent,
             reach,
         })
     }
@@ -135,15 +132,13 @@ fn compare_with_base(
     ws: &Workspace,
     files: &Named,
     sources: &Sources,
-    chain: &ChainOptions,
+    agent: &Setup,
     reach: &Reach,
     origin: &Origin,
-) -> Option<instructions::Check> {
+) -> Option<base::Check> {
     let policy = inputs.instructions_changed;
     let Some(base) = inputs.base(origin) else {
-        return origin
-            .reviews_pull_request
-            .then(|| instructions::no_base(policy));
+        return origin.reviews_pull_request.then(|| base::no_base(policy));
     };
     let mut subjects: Vec<Subject> = files
         .iter()
@@ -161,19 +156,66 @@ fn compare_with_base(
             .map(|f| Subject::runtime(&f.kind, &f.path)),
     );
     subjects.extend(
-        crate::agent::chain::candidate_paths(&sources.workdir, ws, chain)
+        agent
+            .candidate_paths(&sources.workdir, ws)
             .iter()
-            .map(|p| Subject::file(chain.kind.chain_name(), p)),
+            .map(|p| Subject::file(agent.kind.chain_name(), p)),
     );
     // Attributes change the bytes a checkout writes without changing a blob
     // (`working-tree-encoding`).
     subjects.push(Subject::glob("git attributes", "**/.gitattributes"));
     // The agent's own: skills, hooks (first: their output reaches the model,
     // and the kind says so), its config.
-    for (kind, glob) in chain.kind.base_globs() {
+    for (kind, glob) in agent.kind.base_globs() {
         subjects.push(Subject::glob(kind, glob));
     }
-    Some(instructions::check(ws.root(), &base, &subjects, policy))
+    Some(base::check(ws.root(), &base, &subjects, policy))
+}
+
+/// Reads the agent's record of this run and checks it against the checkout and
+/// the review bytes the gate read.
+fn check_agent(
+    (agent, opts): (&Setup, &SessionOptions),
+    sources: &Sources,
+    ws: &Workspace,
+    receipt: &Receipt,
+    prompt: &[u8],
+    output: Option<&[u8]>,
+    instructions: Option<&base::Check>,
+) -> AgentCheck {
+    let agents_sha = receipt.agents_sha.clone().flatten();
+    let inputs = receipt.input_paths();
+    let changed_skills: Vec<String> = instructions
+        .iter()
+        .flat_map(|c| &c.changes)
+        .filter(|c| c.kind == "skill")
+        .map(|c| c.path.clone())
+        .collect();
+    let workdir = ws.relative(&sources.workdir);
+    let schema = match &sources.schema {
+        crate::sources::SchemaInput::Inline(text) => Some(text.as_bytes().to_vec()),
+        crate::sources::SchemaInput::File(l) | crate::sources::SchemaInput::Default(l) => {
+            let root = std::fs::canonicalize(ws.root()).unwrap_or_else(|_| ws.root().to_path_buf());
+            crate::workspace::read_contained(&l.path, &[&root], 16 << 20).ok()
+        }
+    };
+    let expected = Expected {
+        prompt_path: receipt.prompt_path.as_deref(),
+        prompt_bytes: prompt,
+        agents_sha: agents_sha.as_deref(),
+        cli_version: sources.agent_version.as_deref(),
+        model: sources.model.as_deref(),
+        output_path: &receipt.output_path,
+        output,
+        max_total_tokens: opts.max_total_tokens,
+        git_sha: &receipt.git_sha,
+        workdir: &workdir,
+        inputs: &inputs,
+        changed_skills: &changed_skills,
+        single_turn: opts.single_turn,
+        schema: schema.as_deref(),
+    };
+    agent.read_and_check(opts, &sources.workdir, ws, &expected)
 }
 
 /// Runs `beside` on a thread named `name` while `here` runs on this one, the

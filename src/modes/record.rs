@@ -9,15 +9,11 @@ use crate::outcome::Outcome;
 use crate::receipt::{identities, usage_file};
 use crate::workspace::Workspace;
 
-pub fn record(
-    inputs: &Inputs,
-    ws: &Workspace,
-    codex_home: Option<&Path>,
-) -> Result<Outcome, Error> {
+pub fn record(inputs: &Inputs, ws: &Workspace, home: Option<&Path>) -> Result<Outcome, Error> {
     let usage = inputs.usage_location(ws)?;
     let existing = usage_file::load(&usage)?;
-    let Covered { sources, chain, .. } = Covered::read(inputs, ws, codex_home)?;
-    let collected = identities::collect(&sources, &chain, ws, false)?;
+    let Covered { sources, agent, .. } = Covered::read(inputs, ws, home)?;
+    let collected = identities::collect(&sources, &agent, ws, false)?;
     let receipt = usage_file::write_receipt(
         &usage,
         existing,

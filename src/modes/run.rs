@@ -8,8 +8,7 @@ use serde_json::{Map, Value};
 use std::sync::mpsc::Sender;
 
 use super::{Covered, compare_with_base, named, side_by_side};
-use crate::agent::chain::Options as ChainOptions;
-use crate::agent::{self, AgentCheck, Expected, SessionOptions};
+use crate::agent::{AgentCheck, Setup};
 use crate::error::Error;
 use crate::event::Origin;
 use crate::inputs::{Inputs, Mode};
@@ -17,7 +16,6 @@ use crate::level::{Caveat, Level};
 use crate::lint::{self, Lint};
 use crate::outcome::Outcome;
 use crate::receipt::identities::{self, Collected};
-use crate::receipt::instructions;
 use crate::receipt::verify::{self, Scope, Verification};
 use crate::receipt::{Receipt, ValidationRecord, VerificationRecord, usage_file};
 use crate::review::judge::Judge;
@@ -28,24 +26,23 @@ use crate::workspace::{Location, Workspace};
 pub fn run(
     inputs: &Inputs,
     ws: &Workspace,
-    codex_home: Option<&Path>,
+    home: Option<&Path>,
     origin: &Origin,
 ) -> Result<Outcome, Error> {
     let usage = inputs.usage_location(ws)?;
     let existing = usage_file::load(&usage)?;
     let Covered {
         sources,
-        config,
-        chain,
+        agent,
         reach,
-    } = Covered::read(inputs, ws, codex_home)?;
+    } = Covered::read(inputs, ws, home)?;
     let policy = inputs.gate_policy();
     let instructions = compare_with_base(
         inputs,
         ws,
         &named(&sources),
         &sources,
-        &chain,
+        &agent,
         &reach,
         origin,
     );
@@ -78,7 +75,7 @@ pub fn run(
             recorded,
             &usage.shown,
             &sources,
-            &chain,
+            &agent,
             ws,
             Scope::BeforeAgent,
         )?),
@@ -93,7 +90,7 @@ pub fn run(
     // the identities computed a second time for the verification.
     let (side, review) = side_by_side(
         "identities",
-        |schema| beside_review(&sources, &chain, ws, &usage.shown, &gate, schema),
+        |schema| beside_review(&sources, &agent, ws, &usage.shown, &gate, schema),
         |schema| review::read_and_judge(&sources.output, schema, &policy.findings_pointer),
     );
     let Beside {
@@ -115,19 +112,13 @@ pub fn run(
     receipt.gate_schema = gate.record.clone();
     receipt.base = instructions.as_ref().map(|c| c.record());
     let decision = policy.decide(&review);
-    let (hooks, hooks_unread) = agent::hook_configs(
-        inputs.agent,
-        &config.hooks,
-        &sources.workdir,
-        ws,
-        codex_home,
-    );
+    let (hooks, hooks_unread) = agent.hook_configs(&sources.workdir, ws);
     receipt.hooks = (!hooks.is_empty()).then_some(hooks);
     receipt.runtime = super::runtime_record(&reach);
-    let agent = match inputs.session_options(codex_home, &config) {
+    let check = match inputs.session_options(home) {
         Some(opts) => {
-            let check = check_agent(
-                &opts,
+            let check = super::check_agent(
+                (&agent, &opts),
                 &sources,
                 ws,
                 &receipt,
@@ -139,7 +130,7 @@ pub fn run(
             Some(check)
         }
         None => {
-            caveats.push(Caveat::notice(inputs.agent.without_home()).quiet());
+            caveats.push(Caveat::notice(agent.kind.without_home()).quiet());
             None
         }
     };
@@ -165,7 +156,7 @@ pub fn run(
                 format!("{why}: the hooks it may hold can add text to the agent's input, and the receipt cannot see them"),
             )
         }));
-    outcome.take_agent(agent);
+    outcome.take_agent(check);
     outcome.instructions = instructions;
     if inputs.lint_workflows {
         outcome.lints = advice(lint::lint_workflows(ws));
@@ -214,18 +205,18 @@ struct Beside {
 
 fn beside_review(
     sources: &Sources,
-    chain: &ChainOptions,
+    agent: &Setup,
     ws: &Workspace,
     usage_shown: &str,
     gate: &Judge,
     schema: Sender<Result<schema::Schema, Error>>,
 ) -> Result<Beside, Error> {
-    let collected = identities::collect(sources, chain, ws, true)?;
+    let collected = identities::collect(sources, agent, ws, true)?;
     // The review waits for this; a send fails only if the review gave up.
     let _ = schema.send(gate.compile(&sources.schema, ws));
     drop(schema);
     let recorded = collected.receipt.to_map();
-    let recomputed = verify::verify(&recorded, usage_shown, sources, chain, ws, Scope::All);
+    let recomputed = verify::verify(&recorded, usage_shown, sources, agent, ws, Scope::All);
     Ok(Beside {
         collected,
         recomputed,
@@ -243,52 +234,6 @@ fn record_review(receipt: &mut Receipt, review: &Review) {
     receipt.findings_count = Some(review.findings.list.len());
     receipt.ok = review.findings.ok;
     receipt.findings_by_severity = Some(review.findings.by_severity());
-}
-
-/// Reads the agent's record of this run and checks it against the checkout and
-/// the review bytes the gate read.
-pub(super) fn check_agent(
-    opts: &SessionOptions,
-    sources: &Sources,
-    ws: &Workspace,
-    receipt: &Receipt,
-    prompt: &[u8],
-    output: Option<&[u8]>,
-    instructions: Option<&instructions::Check>,
-) -> AgentCheck {
-    let agents_sha = receipt.agents_sha.clone().flatten();
-    let inputs = receipt.input_paths();
-    let changed_skills: Vec<String> = instructions
-        .iter()
-        .flat_map(|c| &c.changes)
-        .filter(|c| c.kind == "skill")
-        .map(|c| c.path.clone())
-        .collect();
-    let workdir = ws.relative(&sources.workdir);
-    let schema = match &sources.schema {
-        crate::sources::SchemaInput::Inline(text) => Some(text.as_bytes().to_vec()),
-        crate::sources::SchemaInput::File(l) | crate::sources::SchemaInput::Default(l) => {
-            let root = std::fs::canonicalize(ws.root()).unwrap_or_else(|_| ws.root().to_path_buf());
-            crate::workspace::read_contained(&l.path, &[&root], 16 << 20).ok()
-        }
-    };
-    let expected = Expected {
-        prompt_path: receipt.prompt_path.as_deref(),
-        prompt_bytes: prompt,
-        agents_sha: agents_sha.as_deref(),
-        cli_version: sources.codex_version.as_deref(),
-        model: sources.model.as_deref(),
-        output_path: &receipt.output_path,
-        output,
-        max_total_tokens: opts.max_total_tokens,
-        git_sha: &receipt.git_sha,
-        workdir: &workdir,
-        inputs: &inputs,
-        changed_skills: &changed_skills,
-        single_turn: opts.single_turn,
-        schema: schema.as_deref(),
-    };
-    agent::read_and_check(opts, &sources.workdir, ws, &expected)
 }
 
 /// What the record showed, in the receipt.

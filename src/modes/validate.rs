@@ -2,11 +2,11 @@
 //! only to take the schema from a trusted base.
 
 use super::side_by_side;
+use crate::base::{self, Subject};
 use crate::error::Error;
 use crate::event::Origin;
 use crate::inputs::{Inputs, Mode};
 use crate::outcome::Outcome;
-use crate::receipt::instructions::{self, Subject};
 use crate::review::judge::Judge;
 use crate::review::{self};
 use crate::sources::SchemaInput;
@@ -25,7 +25,7 @@ pub fn validate(inputs: &Inputs, ws: &Workspace, origin: &Origin) -> Result<Outc
     // Whose schema judges: the base's copy when a base is known (git runs only then).
     let base = inputs.base(origin).map(|base| {
         let subjects = [Subject::file("output schema", &schema_shown(&schema_input))];
-        instructions::check(ws.root(), &base, &subjects, inputs.instructions_changed)
+        base::check(ws.root(), &base, &subjects, inputs.instructions_changed)
     });
     let gate = Judge::choose(inputs.gate_schema, &schema_input, ws, base.as_ref());
     let output = inputs.output_location(ws)?;

@@ -14,7 +14,7 @@ use crate::workspace::Workspace;
 pub fn verify(
     inputs: &Inputs,
     ws: &Workspace,
-    codex_home: Option<&Path>,
+    home: Option<&Path>,
     origin: &Origin,
 ) -> Result<Outcome, Error> {
     let usage = inputs.usage_location(ws)?;
@@ -30,21 +30,12 @@ pub fn verify(
     })?;
     let Covered {
         sources,
-        chain,
-        config,
+        agent,
         reach,
-    } = Covered::read(inputs, ws, codex_home)?;
+    } = Covered::read(inputs, ws, home)?;
     let mut verification =
-        verify::verify(&recorded, &usage.shown, &sources, &chain, ws, Scope::All)?;
-    verify_hooks(
-        &mut verification,
-        &recorded,
-        inputs,
-        &config,
-        &sources,
-        ws,
-        codex_home,
-    );
+        verify::verify(&recorded, &usage.shown, &sources, &agent, ws, Scope::All)?;
+    verify_hooks(&mut verification, &recorded, &agent, &sources, ws);
     verify_runtime(&mut verification, &recorded, &reach);
     // The receipt's own files, as it names them: what the agent was given.
     let text = |k: &str| recorded.get(k).and_then(|v| v.as_str()).map(str::to_string);
@@ -54,15 +45,15 @@ pub fn verify(
         ("tools", text("tools_path")),
         ("output schema", text("schema_path")),
     ];
-    let instructions = compare_with_base(inputs, ws, &files, &sources, &chain, &reach, origin);
+    let instructions = compare_with_base(inputs, ws, &files, &sources, &agent, &reach, origin);
     // With codex-home, the record is read and checked as `run` checks it:
     // files that match say nothing of what the agent received.
-    let agent = match inputs.session_options(codex_home, &config) {
+    let check = match inputs.session_options(home) {
         Some(opts) => {
-            let collected = identities::collect(&sources, &chain, ws, true)?;
+            let collected = identities::collect(&sources, &agent, ws, true)?;
             let output = std::fs::read(&sources.output.path).ok();
-            Some(super::run::check_agent(
-                &opts,
+            Some(super::check_agent(
+                (&agent, &opts),
                 &sources,
                 ws,
                 &collected.receipt,
@@ -77,7 +68,7 @@ pub fn verify(
     outcome.verification = Some(verification);
     outcome.instructions = instructions;
     outcome.unverified.extend(super::reach_unseen(&reach));
-    outcome.take_agent(agent);
+    outcome.take_agent(check);
     Ok(outcome)
 }
 
@@ -139,12 +130,11 @@ fn file_mismatch(
 fn verify_hooks(
     v: &mut verify::Verification,
     recorded: &serde_json::Map<String, serde_json::Value>,
-    inputs: &Inputs,
-    config: &crate::agent::codex::config::CodexConfig,
+    agent: &crate::agent::Setup,
     sources: &crate::sources::Sources,
     ws: &Workspace,
-    home: Option<&Path>,
 ) {
+    let home = agent.home.as_deref();
     use crate::agent::turns::HookConfig;
     let Some(value) = recorded.get("hooks") else {
         return;
@@ -156,8 +146,7 @@ fn verify_hooks(
             .collect()
     };
     let was = keep(serde_json::from_value(value.clone()).unwrap_or_default());
-    let now =
-        keep(crate::agent::hook_configs(inputs.agent, &config.hooks, &sources.workdir, ws, home).0);
+    let now = keep(agent.hook_configs(&sources.workdir, ws).0);
     v.checked.push("hooks".into());
     if was == now {
         return;

@@ -2,11 +2,11 @@
 //! workspace, asks git, and turns it all into a [`Receipt`] plus the caveats the
 //! receipt cannot vouch for.
 
-use crate::agent::chain::{self, Options as ChainOptions};
+use crate::agent::Setup;
 use crate::digest::{self, LineEndings};
 use crate::error::Error;
+use crate::git;
 use crate::level::Caveat;
-use crate::receipt::git;
 use crate::receipt::{RECEIPT_VERSION, Receipt};
 use crate::sources::{Prompt, SchemaInput, Sources};
 use crate::workspace::{self, Location, Presence, Workspace};
@@ -83,7 +83,7 @@ pub fn required_sha(input: &str, loc: &Location) -> Result<String, Error> {
 /// while the files are hashed).
 pub fn collect(
     sources: &Sources,
-    chain_options: &ChainOptions,
+    agent: &Setup,
     ws: &Workspace,
     record_output_missing: bool,
 ) -> Result<Collected, Error> {
@@ -112,19 +112,16 @@ pub fn collect(
         )));
     }
 
-    // Gemini CLI's version is not in its record: its check says so.
-    if sources.codex_version.is_none() && chain_options.kind == crate::agent::AgentKind::Codex {
-        caveats.push(Caveat::warning(
-            "codex-version was not given: the receipt cannot say which agent CLI ran; pass the \
-             agent step's exact codex-version to this step too",
-        ));
+    // An agent whose check names its version does not need it said here.
+    if let Some(why) = agent.without_version() {
+        caveats.push(Caveat::warning(why));
     }
-    let chain = chain::load(&sources.workdir, ws, chain_options)?;
+    let chain = agent.chain(&sources.workdir, ws)?;
     caveats.extend(
         chain
             .warnings
             .iter()
-            .map(|w| Caveat::warning(format!("{} chain: {w}", chain_options.kind.chain_name()))),
+            .map(|w| Caveat::warning(format!("{} chain: {w}", agent.kind.chain_name()))),
     );
     let chain_sha = chain.sha();
 
@@ -153,8 +150,8 @@ pub fn collect(
         fixture_path: fixture.as_ref().map(|f| f.0.clone()),
         fixture_sha: fixture.map(|f| f.1),
         output_sha,
-        codex_version: sources.codex_version.clone(),
-        codex_args: sources.codex_args.clone(),
+        codex_version: sources.agent_version.clone(),
+        codex_args: sources.agent_args.clone(),
         model: sources.model.clone(),
         git_describe: checkout.describe,
         git_sha: checkout.sha,
@@ -163,7 +160,7 @@ pub fn collect(
         findings_count: None,
         ok: None,
         findings_by_severity: None,
-        agent: Some(chain_options.kind),
+        agent: Some(agent.kind),
         agents: Some(chain.files),
         agents_sha: Some(chain_sha),
         prompt_sent_sha: None,

@@ -11,9 +11,7 @@
 //! its script and by this tool read the same.
 
 pub mod attest;
-pub mod git;
 pub mod identities;
-pub mod instructions;
 pub mod pyjson;
 pub mod usage_file;
 pub mod verify;
@@ -128,7 +126,7 @@ pub struct Receipt {
     pub safety_strategy: Option<String>,
     /// The trusted base and every instruction file that differs from it.
     #[serde(skip_serializing_if = "Option::is_none", default)]
-    pub base: Option<instructions::BaseRecord>,
+    pub base: Option<crate::base::BaseRecord>,
     /// Whose output schema judged the review, when a base was in play.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub gate_schema: Option<crate::review::judge::JudgeRecord>,
@@ -333,7 +331,7 @@ mod tests {
             runtime: Some(vec![]),
             skills: Some(vec![]),
             safety_strategy: Some("drop-sudo".into()),
-            base: Some(instructions::BaseRecord {
+            base: Some(crate::base::BaseRecord {
                 given: "main".into(),
                 commit: None,
                 merge_base: None,

@@ -8,11 +8,11 @@
 
 use serde_json::{Map, Value};
 
-use crate::agent::chain::{self, Options as ChainOptions};
+use crate::agent::Setup;
 use crate::digest;
 use crate::error::Error;
+use crate::git;
 use crate::receipt::Mismatch;
-use crate::receipt::git;
 use crate::receipt::identities::{self, PromptFacts};
 use crate::sources::{Prompt, SchemaInput, Sources};
 use crate::workspace::{Location, Presence, Workspace};
@@ -102,7 +102,7 @@ pub fn verify(
     recorded: &Map<String, Value>,
     usage_shown: &str,
     sources: &Sources,
-    chain_options: &ChainOptions,
+    agent: &Setup,
     ws: &Workspace,
     scope: Scope,
 ) -> Result<Verification, Error> {
@@ -128,18 +128,18 @@ pub fn verify(
         rehash(&mut v, &pair, recorded, usage_shown, sources, ws)?;
     }
     // A receipt written before `agent` existed is Codex's.
-    let agent = recorded
+    let named = recorded
         .get("agent")
         .cloned()
-        .unwrap_or_else(|| Value::String("codex".into()));
-    let kind = Value::String(chain_options.kind.as_str().into());
-    if agent != kind {
+        .unwrap_or_else(|| Value::String(crate::agent::AgentKind::default().as_str().into()));
+    let kind = Value::String(agent.kind.as_str().into());
+    if named != kind {
         // Which agent is not an identity of its own: the chain and the record
         // are. A receipt of another agent is a mismatch, named.
-        v.compare("agent", &agent, kind);
+        v.compare("agent", &named, kind);
     }
     if let Some(recorded_sha) = recorded.get("agents_sha") {
-        let chain = chain::load(&sources.workdir, ws, chain_options)?;
+        let chain = agent.chain(&sources.workdir, ws)?;
         let changed = || changed_agents_files(recorded.get("agents"), &chain.files);
         v.compare_files(
             "agents_sha",
@@ -336,9 +336,9 @@ fn same_run(v: &mut Verification, recorded: &Map<String, Value>, sources: &Sourc
             .filter(|_| !std::path::Path::new(&sources.output.shown).is_absolute()),
     );
     agree("schema_path", schema);
-    agree("codex_version", text(&sources.codex_version));
+    agree("codex_version", text(&sources.agent_version));
     agree("model", text(&sources.model));
-    agree("codex_args", text(&sources.codex_args));
+    agree("codex_args", text(&sources.agent_args));
 }
 
 /// An inline prompt or schema has no file to re-hash: it can only be checked
@@ -424,8 +424,8 @@ mod tests {
             output: at("r.json"),
             output_given: false,
             fixture: None,
-            codex_version: Some("0.169.0".into()),
-            codex_args: None,
+            agent_version: Some("0.169.0".into()),
+            agent_args: None,
             model: None,
             safety_strategy: None,
         };
@@ -439,13 +439,9 @@ mod tests {
     #[test]
     fn files_are_hashed_again_at_the_recorded_paths_and_sources_must_agree() {
         let (dir, ws, sources) = sources();
-        let chain = ChainOptions {
-            fallback_names: vec![],
-            max_bytes: 32768,
-            root_markers: vec![".git".into()],
-            kind: crate::agent::AgentKind::Codex,
-            home: None,
-        };
+        let chain = crate::agent::AgentKind::Codex
+            .setup(None, crate::agent::Given::default())
+            .unwrap();
         let receipt = json!({
             "prompt_path": "p.md",
             "prompt_sha": digest::sha256_hex(b"Review.\n"),
@@ -467,7 +463,7 @@ mod tests {
         std::fs::create_dir_all(dir.path().join(".agent")).unwrap();
         std::fs::write(dir.path().join(".agent/tools.json"), "[]").unwrap();
         let mut other = sources.clone();
-        other.codex_version = Some("0.171.0".into());
+        other.agent_version = Some("0.171.0".into());
         let v = verify(recorded, "usage.json", &other, &chain, &ws, Scope::All).unwrap();
         assert_eq!(
             fields(&v),

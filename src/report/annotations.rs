@@ -3,10 +3,10 @@
 //! One list, built from every problem of an invocation, feeds both the
 //! workflow-command annotations in the log and the check run's annotations.
 
+use crate::base::Policy;
 use crate::level::Level;
 use crate::outcome::Outcome;
 use crate::receipt::Mismatch;
-use crate::receipt::instructions::Policy;
 use crate::review::findings::Severity;
 use crate::review::gate::Conclusion;
 use crate::review::{Review, Verdict};

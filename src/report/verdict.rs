@@ -5,12 +5,12 @@
 //! held and what the agent said ("Receipt verified · output valid · agent: not
 //! ok, 2 findings (1 high, 1 low)").
 
+use crate::base::Policy;
 use crate::inputs::Mode;
 use crate::level::Level;
 use crate::markdown::{clip, prose, visible};
 use crate::outcome::Outcome;
 use crate::receipt::Mismatch;
-use crate::receipt::instructions::Policy;
 use crate::review::findings::{Finding, Severity};
 use crate::review::gate::Conclusion;
 use crate::review::{Review, Verdict as Output};

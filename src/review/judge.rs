@@ -8,14 +8,23 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::base;
 use crate::digest::sha256_hex;
 use crate::error::Error;
-use crate::inputs::GateSchema as Whose;
+use crate::git;
 use crate::level::Caveat;
-use crate::receipt::{git, instructions};
 use crate::review::schema::{self, Schema};
 use crate::sources::SchemaInput;
 use crate::workspace::Workspace;
+
+/// Whose output schema judges the review (input `gate-schema`).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Whose {
+    /// The base commit's copy: a pull request cannot loosen its own judge.
+    Base,
+    /// The checkout's copy, the one the agent was given.
+    Checkout,
+}
 
 /// The schema the gate uses, chosen before the review is read.
 #[derive(Clone, Debug, Default)]
@@ -54,7 +63,7 @@ impl Judge {
         whose: Option<Whose>,
         input: &SchemaInput,
         ws: &Workspace,
-        base: Option<&instructions::Check>,
+        base: Option<&base::Check>,
     ) -> Judge {
         let commit = base.and_then(|c| c.commit.as_deref());
         let checkout = || Judge {

@@ -83,7 +83,7 @@ fn v3_against_v4_on_the_same_fixture_is_controlled() {
         "tools",
         "agents",
         "schema",
-        "codex-version",
+        "agent-version",
         "model",
         "fixture",
     ] {

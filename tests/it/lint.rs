@@ -351,7 +351,7 @@ fn the_old_in_job_example_is_caught_at_its_receipt_step() {
                 receipt_line,
                 Level::Warning,
                 "receipt-without-codex-home",
-                "same `codex-home`",
+                "same folder as `agent-home`",
             ),
         ],
     );
@@ -752,4 +752,53 @@ jobs:
         )],
     );
     expect(&text("          agent: gemini\n"), &[]);
+}
+
+/// The older names of the neutral inputs: an agent's own read as the neutral
+/// ones (and are compared with the agent step as they are), another
+/// agent's is not read and said.
+#[test]
+fn older_input_names_are_read_and_another_agents_is_said() {
+    let step = |agent: &str, key: &str, value: &str| {
+        format!(
+            "jobs:\n  j:\n    steps:\n      - uses: actions/checkout@v5\n        with:\n          fetch-depth: 0\n          persist-credentials: false\n      - uses: prompt-receipt/prompt-receipt@v1\n        with:\n          agent: {agent}\n          prompt-file: p.md\n          {key}: {value}\n"
+        )
+    };
+    for (agent, key) in [
+        ("codex", "codex-version"),
+        ("codex", "codex-home"),
+        ("codex", "agent-version"),
+        ("claude", "claude-version"),
+        ("claude", "claude-args"),
+        ("claude", "codex-version"),
+        ("gemini", "agent-home"),
+    ] {
+        expect(&step(agent, key, "x"), &[]);
+    }
+    expect(
+        &step("codex", "claude-version", "2.1.300"),
+        &[(
+            12,
+            Level::Warning,
+            "receipt-older-input",
+            "give it as `agent-version`",
+        )],
+    );
+    expect(
+        &step("gemini", "codex-home", "/h"),
+        &[(
+            12,
+            Level::Warning,
+            "receipt-older-input",
+            "`codex-home` is not read when `agent` is `gemini`",
+        )],
+    );
+    // The neutral name is compared with the codex-action step as the older one was.
+    let job = "jobs:\n  j:\n    steps:\n      - uses: actions/checkout@v5\n        with:\n          fetch-depth: 0\n          persist-credentials: false\n      - uses: openai/codex-action@v1\n        with:\n          prompt-file: p.md\n          codex-version: 0.169.0\n          codex-home: /h\n          safety-strategy: unsafe\n      - uses: prompt-receipt/prompt-receipt@v1\n        with:\n          prompt-file: p.md\n          agent-version: 0.168.0\n          agent-home: /other\n";
+    let got = lint("w.yml", job, &|_| None);
+    let rules: Vec<(&str, u64)> = got.iter().map(|l| (l.rule, l.line)).collect();
+    assert!(
+        rules.contains(&("receipt-mismatch", 17)) && rules.contains(&("receipt-mismatch", 18)),
+        "{rules:?}"
+    );
 }

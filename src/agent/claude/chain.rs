@@ -27,7 +27,14 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
-pub use crate::agent::chain::{AgentsFile, Chain, Options};
+pub use crate::agent::chain::{AgentsFile, Chain};
+
+/// Where the chain is read from besides the checkout: the agent home, for
+/// the user's global file.
+#[derive(Clone, Debug, Default)]
+pub struct Options {
+    pub home: Option<PathBuf>,
+}
 use crate::digest::sha256_hex;
 use crate::error::Error;
 use crate::workspace::{Unread, Workspace};

@@ -1150,14 +1150,10 @@ mod tests {
             session_id: None,
             max_total_tokens: None,
             single_turn: SingleTurn::Warn,
-            agent: crate::agent::AgentOptions::Claude(Settings {
-                cli_version: None,
-                args: None,
-            }),
         };
-        let settings = match &opts.agent {
-            crate::agent::AgentOptions::Claude(s) => s.clone(),
-            _ => unreachable!(),
+        let settings = Settings {
+            cli_version: None,
+            args: None,
         };
         let expected = Expected {
             prompt_path: Some("p.md"),

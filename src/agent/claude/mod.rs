@@ -16,7 +16,86 @@ pub mod check;
 pub mod reach;
 pub mod record;
 
-pub use check::read_and_check;
+use std::path::Path;
+
+use crate::agent::chain::Chain;
+use crate::agent::check::{AgentCheck, Expected};
+use crate::agent::kind::AgentKind;
+use crate::agent::reach::Reach;
+use crate::agent::seam::{About, Agent, SessionOptions, Setup};
+use crate::agent::turns::HookConfig;
+use crate::error::Error;
+use crate::workspace::Workspace;
+
+/// What Claude Code is, for the registry.
+const ABOUT: About = About {
+    kind: AgentKind::Claude,
+    word: "claude",
+    name: "Claude Code",
+    chain_name: "CLAUDE.md",
+    without_home: "no agent-home: the receipt cannot vouch for what reached the agent (the \
+        prompt and CLAUDE.md chain as sent, the CLI version, the tokens); give this step as \
+        agent-home the folder the agent job uploaded (docs/claude.md)",
+    without_version: None,
+    base_globs: chain::BASE_GLOBS,
+    actions: &["anthropics/claude-code-action"],
+    aliases: &[
+        ("agent-version", "claude-version"),
+        ("agent-args", "claude-args"),
+    ],
+};
+
+/// Claude Code, for the registry.
+pub(crate) struct Claude;
+
+impl Agent for Claude {
+    fn about(&self) -> &'static About {
+        &ABOUT
+    }
+
+    fn chain(&self, setup: &Setup, cwd: &Path, ws: &Workspace) -> Result<Chain, Error> {
+        chain::load(cwd, ws, &chain_options(setup))
+    }
+
+    fn candidate_paths(&self, setup: &Setup, cwd: &Path, ws: &Workspace) -> Vec<String> {
+        chain::candidate_paths(cwd, ws, &chain_options(setup))
+    }
+
+    fn reach(&self, setup: &Setup, cwd: &Path, ws: &Workspace) -> Reach {
+        reach::reach(cwd, ws, setup.home.as_deref())
+    }
+
+    fn hook_configs(
+        &self,
+        setup: &Setup,
+        cwd: &Path,
+        ws: &Workspace,
+        unread: &mut Vec<String>,
+    ) -> Vec<HookConfig> {
+        hook_configs(cwd, ws, setup.home.as_deref(), unread)
+    }
+
+    fn read_and_check(
+        &self,
+        setup: &Setup,
+        session: &SessionOptions,
+        cwd: &Path,
+        ws: &Workspace,
+        expected: &Expected,
+    ) -> AgentCheck {
+        let settings = Settings {
+            cli_version: setup.given.version.clone(),
+            args: setup.given.args.clone(),
+        };
+        check::read_and_check(session, &settings, cwd, ws, expected)
+    }
+}
+
+fn chain_options(setup: &Setup) -> chain::Options {
+    chain::Options {
+        home: setup.home.clone(),
+    }
+}
 
 /// What only Claude Code's check takes.
 #[derive(Clone, Debug)]

@@ -20,7 +20,21 @@ use std::fs;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
-pub use crate::agent::chain::{AgentsFile, Chain, Options};
+pub use crate::agent::chain::{AgentsFile, Chain};
+
+/// How Codex was set up to read its chain: this step's inputs, else Codex's
+/// settings, else Codex's defaults ([`super::Codex`] makes it).
+#[derive(Clone, Debug)]
+pub struct Options {
+    /// `project_doc_fallback_filenames`.
+    pub fallback_names: Vec<String>,
+    /// `project_doc_max_bytes`.
+    pub max_bytes: u64,
+    /// `project_root_markers`: `[".git"]` unless configured; empty means no walk up.
+    pub root_markers: Vec<String>,
+    /// codex-home, for the global AGENTS.md.
+    pub home: Option<PathBuf>,
+}
 use crate::digest::sha256_hex;
 use crate::error::Error;
 use crate::workspace::Workspace;
@@ -257,7 +271,6 @@ mod tests {
             fallback_names: vec![],
             max_bytes: max,
             root_markers: default_root_markers(),
-            kind: crate::agent::AgentKind::Codex,
             home: None,
         }
     }

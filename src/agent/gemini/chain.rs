@@ -29,7 +29,14 @@
 
 use std::path::{Path, PathBuf};
 
-pub use crate::agent::chain::{AgentsFile, Chain, Options};
+pub use crate::agent::chain::{AgentsFile, Chain};
+
+/// Where the chain is read from besides the checkout: the agent home, for
+/// the user's global file.
+#[derive(Clone, Debug, Default)]
+pub struct Options {
+    pub home: Option<PathBuf>,
+}
 use crate::digest::sha256_hex;
 use crate::error::Error;
 use crate::workspace::{Unread, Workspace};
@@ -579,13 +586,7 @@ mod tests {
     use super::*;
 
     fn options() -> Options {
-        Options {
-            kind: crate::agent::AgentKind::Gemini,
-            fallback_names: vec![],
-            max_bytes: 0,
-            root_markers: vec![],
-            home: None,
-        }
+        Options { home: None }
     }
 
     #[test]

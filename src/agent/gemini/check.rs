@@ -14,7 +14,7 @@ use super::chain::{self, Block};
 use super::record::{self, Record, Stdout};
 use crate::agent::check::{Context, SessionRecord, TranscriptRecord};
 use crate::agent::turns::{self, Item, ItemKind, SingleTurn, Turn};
-use crate::agent::{AgentCheck, AgentKind, Expected, Fact, SessionOptions};
+use crate::agent::{AgentCheck, Expected, Fact, SessionOptions};
 use crate::digest::sha256_hex;
 use crate::workspace::Workspace;
 
@@ -50,11 +50,7 @@ pub fn read_and_check(
         .strip_prefix(home)
         .map(|p| format!("{}{}", chain::HOME_PREFIX, p.display()))
         .unwrap_or_else(|_| record.path.display().to_string());
-    let chain_opts = crate::agent::chain::Options {
-        kind: AgentKind::Gemini,
-        fallback_names: vec![],
-        max_bytes: 0,
-        root_markers: vec![],
+    let chain_opts = chain::Options {
         home: Some(home.clone()),
     };
     let mut scratch = crate::agent::chain::Chain::default();

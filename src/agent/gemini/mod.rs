@@ -15,7 +15,82 @@ pub mod check;
 pub mod reach;
 pub mod record;
 
-pub use check::read_and_check;
+use std::path::Path;
+
+use crate::agent::chain::Chain;
+use crate::agent::check::{AgentCheck, Expected};
+use crate::agent::kind::AgentKind;
+use crate::agent::reach::Reach;
+use crate::agent::seam::{About, Agent, SessionOptions, Setup};
+use crate::agent::turns::HookConfig;
+use crate::error::Error;
+use crate::workspace::Workspace;
+
+/// What Gemini CLI is, for the registry.
+const ABOUT: About = About {
+    kind: AgentKind::Gemini,
+    word: "gemini",
+    name: "Gemini CLI",
+    chain_name: "GEMINI.md",
+    without_home: "no agent-home: the receipt cannot vouch for what reached the agent (the \
+        prompt and GEMINI.md chain as sent, the model, the tokens); give this step as \
+        agent-home the agent job's ~/.gemini as uploaded (docs/gemini.md)",
+    without_version: None,
+    base_globs: BASE_GLOBS,
+    actions: &["google-github-actions/run-gemini-cli"],
+    aliases: &[],
+};
+
+/// Gemini CLI, for the registry.
+pub(crate) struct Gemini;
+
+impl Agent for Gemini {
+    fn about(&self) -> &'static About {
+        &ABOUT
+    }
+
+    fn chain(&self, setup: &Setup, cwd: &Path, ws: &Workspace) -> Result<Chain, Error> {
+        chain::load(cwd, ws, &chain_options(setup))
+    }
+
+    fn candidate_paths(&self, setup: &Setup, cwd: &Path, ws: &Workspace) -> Vec<String> {
+        chain::candidate_paths(cwd, ws, &chain_options(setup))
+    }
+
+    fn reach(&self, setup: &Setup, cwd: &Path, ws: &Workspace) -> Reach {
+        reach::reach(cwd, ws, setup.home.as_deref())
+    }
+
+    fn hook_configs(
+        &self,
+        _setup: &Setup,
+        cwd: &Path,
+        ws: &Workspace,
+        unread: &mut Vec<String>,
+    ) -> Vec<HookConfig> {
+        // `.gemini/settings.json`, where Gemini CLI's hooks are, is a file of its chain.
+        let _ = (cwd, ws, unread);
+        Vec::new()
+    }
+
+    fn read_and_check(
+        &self,
+        setup: &Setup,
+        session: &SessionOptions,
+        cwd: &Path,
+        ws: &Workspace,
+        expected: &Expected,
+    ) -> AgentCheck {
+        let _ = setup;
+        check::read_and_check(session, &Settings::default(), cwd, ws, expected)
+    }
+}
+
+fn chain_options(setup: &Setup) -> chain::Options {
+    chain::Options {
+        home: setup.home.clone(),
+    }
+}
 
 /// Besides the GEMINI.md chain (which holds `.gemini/settings.json` and the
 /// files it imports), compared with the base: the rest of the repository's

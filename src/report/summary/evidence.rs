@@ -140,15 +140,14 @@ fn run_table(md: &mut String, result: &Outcome) {
             ""
         }
     ));
-    let codex =
-        crate::agent::AgentKind::of_receipt(&result.receipt) == crate::agent::AgentKind::Codex;
-    if codex {
-        md.push_str(&format!("| Codex version | {} |\n", given("codex_version")));
-    }
+    // The receipt keeps the first agent's field names for every agent.
+    let name = crate::agent::AgentKind::of_receipt(&result.receipt).name();
+    md.push_str(&format!(
+        "| {name} version | {} |\n",
+        given("codex_version")
+    ));
     md.push_str(&format!("| Model | {} |\n", given("model")));
-    if codex {
-        md.push_str(&format!("| Codex args | {} |\n", given("codex_args")));
-    }
+    md.push_str(&format!("| {name} args | {} |\n", given("codex_args")));
     md.push_str(&format!("| Receipt | {} |\n\n", code(&result.usage_file)));
 }
 

@@ -4,9 +4,9 @@
 //! they say how far the findings can be believed.
 
 use super::Table;
+use crate::base::{Check, Policy};
 use crate::markdown::{cell, code, fenced, prose, short_hash, shorten_middle};
 use crate::outcome::Outcome;
-use crate::receipt::instructions::{Check, Policy};
 
 /// Both sections, within `room` bytes for the diffs.
 pub(super) fn sections(md: &mut String, result: &Outcome, room: &mut usize) {

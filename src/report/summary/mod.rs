@@ -169,7 +169,7 @@ fn status(md: &mut String, result: &Outcome) {
 /// When the trust checks, not the review, set the conclusion: what they found
 /// and which input decides. `false` when they did not.
 fn trust_sentence(md: &mut String, result: &Outcome) -> bool {
-    use crate::receipt::instructions::Policy;
+    use crate::base::Policy;
     let decided = result
         .decision
         .as_ref()

@@ -17,9 +17,9 @@ use std::path::Path;
 use clap::ValueEnum;
 use serde::{Deserialize, Serialize};
 
-use crate::compare::prompt_diff;
+use crate::diff::unified as prompt_diff;
 use crate::digest::sha256_hex;
-use crate::receipt::git;
+use crate::git;
 
 /// What a change of the agent's instructions does to the verdict.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
