@@ -258,27 +258,12 @@ pub fn check(dir: &Path, base: &Base, subjects: &[Subject], policy: Policy) -> C
     };
     let clipped = crate::markdown::clip(&base.given, 80);
     let shown = crate::escape::one_line(&clipped);
-    let Some(head) = git::commit_of(dir, "HEAD") else {
-        out.unavailable = Some("the checkout has no HEAD commit".into());
-        return out;
-    };
-    let Some(base_commit) = valid_ref(&base.given)
-        .then(|| git::commit_of(dir, &base.given))
-        .flatten()
-    else {
-        out.unavailable = Some(format!(
-            "the base `{shown}` ({}) is not a commit in this checkout; check out with \
-             `fetch-depth: 0` so the base's history is there",
-            base.from
-        ));
-        return out;
-    };
-    let Some(merge_base) = git::merge_base(dir, &base_commit, &head) else {
-        out.unavailable = Some(format!(
-            "the base `{shown}` and HEAD share no history in this checkout; check out with \
-             `fetch-depth: 0`"
-        ));
-        return out;
+    let (head, base_commit, merge_base) = match commits(dir, base, &shown) {
+        Ok(commits) => commits,
+        Err(why) => {
+            out.unavailable = Some(why);
+            return out;
+        }
     };
     out.commit = Some(base_commit.clone());
     out.merge_base = Some(merge_base.clone());
@@ -308,25 +293,67 @@ pub fn check(dir: &Path, base: &Base, subjects: &[Subject], policy: Policy) -> C
         }
     }
     for path in paths.into_iter().take(MAX_LISTED) {
-        let subject = subjects.iter().find(|s| matches(&s.pathspec, &path));
-        let kind = subject.map_or("link", |s| s.kind.as_str());
-        let runs = subject.is_some_and(|s| s.runs);
-        let base_bytes = git::show(dir, &base_commit, &path);
-        let head_bytes = git::show(dir, &head, &path);
-        let diff = (out.changes.len() < MAX_DIFFS)
-            .then(|| text_diff(&path, base_bytes.as_deref(), head_bytes.as_deref()))
-            .flatten();
-        out.changes.push(Change {
-            kind: kind.to_string(),
-            base_sha: base_bytes.as_deref().map(sha256_hex),
-            head_sha: head_bytes.as_deref().map(sha256_hex),
-            behind_base: !made.contains(&path) && !made_links.contains(&path),
-            runs,
-            path,
-            diff,
-        });
+        let with_diff = out.changes.len() < MAX_DIFFS;
+        let behind_base = !made.contains(&path) && !made_links.contains(&path);
+        let ends = (base_commit.as_str(), head.as_str());
+        out.changes
+            .push(change(dir, subjects, ends, path, with_diff, behind_base));
     }
     out
+}
+
+/// `HEAD`, the base's commit and their merge base; else why the comparison
+/// cannot be made.
+fn commits(dir: &Path, base: &Base, shown: &str) -> Result<(String, String, String), String> {
+    let Some(head) = git::commit_of(dir, "HEAD") else {
+        return Err("the checkout has no HEAD commit".into());
+    };
+    let Some(base_commit) = valid_ref(&base.given)
+        .then(|| git::commit_of(dir, &base.given))
+        .flatten()
+    else {
+        return Err(format!(
+            "the base `{shown}` ({}) is not a commit in this checkout; check out with \
+             `fetch-depth: 0` so the base's history is there",
+            base.from
+        ));
+    };
+    let Some(merge_base) = git::merge_base(dir, &base_commit, &head) else {
+        return Err(format!(
+            "the base `{shown}` and HEAD share no history in this checkout; check out with \
+             `fetch-depth: 0`"
+        ));
+    };
+    Ok((head, base_commit, merge_base))
+}
+
+/// One changed path between the base and `HEAD` (`ends`): its subject's
+/// kind, both versions' hashes, and its diff when `with_diff`.
+fn change(
+    dir: &Path,
+    subjects: &[Subject],
+    (base_commit, head): (&str, &str),
+    path: String,
+    with_diff: bool,
+    behind_base: bool,
+) -> Change {
+    let subject = subjects.iter().find(|s| matches(&s.pathspec, &path));
+    let kind = subject.map_or("link", |s| s.kind.as_str());
+    let runs = subject.is_some_and(|s| s.runs);
+    let base_bytes = git::show(dir, base_commit, &path);
+    let head_bytes = git::show(dir, head, &path);
+    let diff = with_diff
+        .then(|| text_diff(&path, base_bytes.as_deref(), head_bytes.as_deref()))
+        .flatten();
+    Change {
+        kind: kind.to_string(),
+        base_sha: base_bytes.as_deref().map(sha256_hex),
+        head_sha: head_bytes.as_deref().map(sha256_hex),
+        behind_base,
+        runs,
+        path,
+        diff,
+    }
 }
 
 /// Which subject a changed path came from: a literal is the path itself; a

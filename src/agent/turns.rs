@@ -153,60 +153,13 @@ pub fn check(
     model: Option<&str>,
     single_turn: SingleTurn,
 ) {
-    let short = |s: &str| s.chars().take(12).collect::<String>();
-    let of_turn = |t: usize| {
-        if turns.len() > 1 {
+    for (t, turn) in turns.iter().enumerate() {
+        let of_turn = if turns.len() > 1 {
             format!(" of turn {}", t + 1)
         } else {
             String::new()
-        }
-    };
-    for (t, turn) in turns.iter().enumerate() {
-        let others = turn.items.iter().filter(|i| !i.kind.is_hook()).count();
-        let mut nth = 0;
-        for item in &turn.items {
-            let (bytes, sha) = (
-                item.bytes,
-                item.sha256.as_deref().map_or("not recorded".into(), short),
-            );
-            match &item.kind {
-                ItemKind::CompactionSummary => {}
-                ItemKind::Hook {
-                    event,
-                    before_prompt,
-                } => {
-                    let place = if *before_prompt { "before" } else { "after" };
-                    let hook = hook_name(event.as_deref());
-                    c.unverified.push((
-                        format!("what the {hook} said {place} the prompt{}", of_turn(t)),
-                        format!(
-                            "a {hook} added a message {place} the prompt{} ({bytes} bytes, sha256 {sha}): the hooks' configuration is in the receipt (`hooks`), what they printed is not, and it can change the review",
-                            of_turn(t)
-                        ),
-                    ));
-                }
-                kind => {
-                    nth += 1;
-                    let role = match kind {
-                        ItemKind::User => "user",
-                        ItemKind::System => "system",
-                        _ => "developer",
-                    };
-                    let place = if turn.prompt_sha.is_some() {
-                        "after"
-                    } else {
-                        "before"
-                    };
-                    c.unverified.push((
-                        format!("what the {role} message {place} the prompt{} says", of_turn(t)),
-                        format!(
-                            "the model received a {role} message {place} the prompt{} ({nth} of {others}, {bytes} bytes, sha256 {sha}) that no file of the receipt covers: it can change the review, and nothing here says who wrote it",
-                            of_turn(t)
-                        ),
-                    ));
-                }
-            }
-        }
+        };
+        name_uncovered_items(c, turn, &of_turn);
     }
     if let Some(claimed) = model {
         for (t, turn) in turns.iter().enumerate() {
@@ -234,6 +187,56 @@ pub fn check(
             said.iter()
                 .map(|s| format!("{s} (allowed by `single-turn: allow`)")),
         ),
+    }
+}
+
+/// Every item of a turn that no input covers, named as unverified: a hook's
+/// output, a message beside the prompt. `of_turn` says which turn when
+/// there are several.
+fn name_uncovered_items(c: &mut super::AgentCheck, turn: &Turn, of_turn: &str) {
+    let short = |s: &str| s.chars().take(12).collect::<String>();
+    let others = turn.items.iter().filter(|i| !i.kind.is_hook()).count();
+    let mut nth = 0;
+    for item in &turn.items {
+        let (bytes, sha) = (
+            item.bytes,
+            item.sha256.as_deref().map_or("not recorded".into(), short),
+        );
+        match &item.kind {
+            ItemKind::CompactionSummary => {}
+            ItemKind::Hook {
+                event,
+                before_prompt,
+            } => {
+                let place = if *before_prompt { "before" } else { "after" };
+                let hook = hook_name(event.as_deref());
+                c.unverified.push((
+                    format!("what the {hook} said {place} the prompt{of_turn}"),
+                    format!(
+                        "a {hook} added a message {place} the prompt{of_turn} ({bytes} bytes, sha256 {sha}): the hooks' configuration is in the receipt (`hooks`), what they printed is not, and it can change the review"
+                    ),
+                ));
+            }
+            kind => {
+                nth += 1;
+                let role = match kind {
+                    ItemKind::User => "user",
+                    ItemKind::System => "system",
+                    _ => "developer",
+                };
+                let place = if turn.prompt_sha.is_some() {
+                    "after"
+                } else {
+                    "before"
+                };
+                c.unverified.push((
+                    format!("what the {role} message {place} the prompt{of_turn} says"),
+                    format!(
+                        "the model received a {role} message {place} the prompt{of_turn} ({nth} of {others}, {bytes} bytes, sha256 {sha}) that no file of the receipt covers: it can change the review, and nothing here says who wrote it"
+                    ),
+                ));
+            }
+        }
     }
 }
 

@@ -3,6 +3,7 @@
 //! receipt cannot vouch for.
 
 use crate::agent::Setup;
+use crate::agent::chain::Chain;
 use crate::digest::{self, LineEndings};
 use crate::error::Error;
 use crate::git;
@@ -89,7 +90,58 @@ pub fn collect(
 ) -> Result<Collected, Error> {
     let mut caveats = Vec::new();
     let git = git::start_identify(&sources.workdir)?;
+    let mut files = hash_files(sources, record_output_missing, &mut caveats)?;
 
+    // An agent whose check names its version does not need it said here.
+    if let Some(why) = agent.without_version() {
+        caveats.push(Caveat::warning(why));
+    }
+    let chain = agent.chain(&sources.workdir, ws)?;
+    caveats.extend(
+        chain
+            .warnings
+            .iter()
+            .map(|w| Caveat::warning(format!("{} chain: {w}", agent.kind.chain_name()))),
+    );
+
+    let checkout = git.checkout()?;
+    if checkout.shallow {
+        caveats.push(Caveat::warning(format!(
+            "the checkout is shallow, so `git describe` cannot see tags (it gave `{}`); set \
+             `fetch-depth: 0` on actions/checkout",
+            crate::escape::one_line(&checkout.describe)
+        )));
+    }
+
+    let prompt_bytes = std::mem::take(&mut files.prompt_bytes);
+    Ok(Collected {
+        receipt: receipt_of(files, sources, agent.kind, chain, checkout),
+        caveats,
+        prompt_bytes,
+    })
+}
+
+/// The identities of the files the step names, before the chain and git.
+struct Files {
+    prompt_path: Option<String>,
+    prompt_bytes: Vec<u8>,
+    prompt: PromptFacts,
+    /// The path shown and the SHA-256 of each.
+    template: Option<(String, String)>,
+    fixture: Option<(String, String)>,
+    tools_sha: Option<String>,
+    schema_path: Option<String>,
+    schema_sha: String,
+    output_sha: Option<String>,
+}
+
+/// Hashes the prompt, the template, the tools, the schema, the fixture and
+/// the output, with a caveat for each the receipt cannot vouch for.
+fn hash_files(
+    sources: &Sources,
+    record_output_missing: bool,
+    caveats: &mut Vec<Caveat>,
+) -> Result<Files, Error> {
     let (prompt_path, prompt_bytes) = prompt_bytes(sources.prompt.as_ref())?;
     let prompt = PromptFacts::of(&prompt_bytes);
     caveats.extend(prompt_caveats(&prompt, prompt_path.as_deref()));
@@ -111,30 +163,41 @@ pub fn collect(
             sources.output.shown
         )));
     }
+    Ok(Files {
+        prompt_path,
+        prompt_bytes,
+        prompt,
+        template,
+        fixture,
+        tools_sha,
+        schema_path,
+        schema_sha,
+        output_sha,
+    })
+}
 
-    // An agent whose check names its version does not need it said here.
-    if let Some(why) = agent.without_version() {
-        caveats.push(Caveat::warning(why));
-    }
-    let chain = agent.chain(&sources.workdir, ws)?;
-    caveats.extend(
-        chain
-            .warnings
-            .iter()
-            .map(|w| Caveat::warning(format!("{} chain: {w}", agent.kind.chain_name()))),
-    );
+/// The receipt as recording starts it: the identities, and nothing yet of
+/// the review, the session or the verification.
+fn receipt_of(
+    files: Files,
+    sources: &Sources,
+    kind: crate::agent::AgentKind,
+    chain: Chain,
+    checkout: git::Checkout,
+) -> Receipt {
     let chain_sha = chain.sha();
-
-    let checkout = git.checkout()?;
-    if checkout.shallow {
-        caveats.push(Caveat::warning(format!(
-            "the checkout is shallow, so `git describe` cannot see tags (it gave `{}`); set \
-             `fetch-depth: 0` on actions/checkout",
-            crate::escape::one_line(&checkout.describe)
-        )));
-    }
-
-    let receipt = Receipt {
+    let Files {
+        prompt_path,
+        prompt,
+        template,
+        fixture,
+        tools_sha,
+        schema_path,
+        schema_sha,
+        output_sha,
+        ..
+    } = files;
+    Receipt {
         receipt_version: RECEIPT_VERSION,
         prompt_path,
         prompt_sha: prompt.sha,
@@ -160,7 +223,7 @@ pub fn collect(
         findings_count: None,
         ok: None,
         findings_by_severity: None,
-        agent: Some(agent.kind),
+        agent: Some(kind),
         agents: Some(chain.files),
         agents_sha: Some(chain_sha),
         prompt_sent_sha: None,
@@ -180,12 +243,7 @@ pub fn collect(
         gate_schema: None,
         safety_strategy: sources.safety_strategy.clone(),
         verification: None,
-    };
-    Ok(Collected {
-        receipt,
-        caveats,
-        prompt_bytes,
-    })
+    }
 }
 
 /// The prompt's path (none when inline) and its bytes.

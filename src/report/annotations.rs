@@ -123,64 +123,9 @@ pub fn collect(result: &Outcome, per_level: usize) -> Annotations {
         }
     }
     if let Some(c) = result.instructions_changed() {
-        let level = match c.policy {
-            Policy::Fail => Level::Failure,
-            Policy::Warn => Level::Warning,
-            Policy::Allow => Level::Notice,
-        };
-        for ch in &c.changes {
-            // On the file's first line: a check run's annotation needs one.
-            let line = ch.head_sha.is_some().then_some(1);
-            out.add(level, line.is_some(), || Annotation {
-                path: Some(ch.path.clone()),
-                line,
-                title: Some(if ch.runs {
-                    "What the agent runs changed".into()
-                } else {
-                    "The agent's instructions changed".into()
-                }),
-                ..note(
-                    level,
-                    format!(
-                        "this pull request {} `{}` ({}), which {}; its base has {} (`instructions-changed: {}`)",
-                        ch.what(),
-                        ch.path,
-                        ch.kind,
-                        if ch.runs {
-                            "the agent's runtime runs or loads: it can change what the model sees and what the review says"
-                        } else {
-                            "reached the agent"
-                        },
-                        match &ch.base_sha {
-                            Some(s) => format!("another version (sha256 {}…)", &s[..12.min(s.len())]),
-                            None => "no such file".to_string(),
-                        },
-                        c.policy.as_str()
-                    ),
-                )
-            });
-        }
+        add_instruction_changes(&mut out, c);
     }
-    for said in &result.timeline {
-        out.add(Level::Warning, false, || Annotation {
-            title: Some("More than one turn".into()),
-            ..note(
-                Level::Warning,
-                format!(
-                    "{said}: the receipt names every turn (`turns`), and cannot vouch for what the model wrote to itself or was told in an earlier turn (`single-turn: warn`; `require` fails the step)"
-                ),
-            )
-        });
-    }
-    for u in result.not_verified() {
-        out.add(Level::Warning, false, || Annotation {
-            title: Some("Not verified".into()),
-            ..note(
-                Level::Warning,
-                format!("not verified, missing {}: {}", u.what, u.why),
-            )
-        });
-    }
+    add_unverified(&mut out, result);
     for l in &result.lints {
         out.add(l.level, true, || Annotation {
             path: Some(l.file.clone()),
@@ -212,6 +157,73 @@ pub fn collect(result: &Outcome, per_level: usize) -> Annotations {
     }
     out.list.sort_by_key(|a| std::cmp::Reverse(a.level));
     out
+}
+
+/// Each instruction file the pull request changed, on the file's first line,
+/// at the level `instructions-changed` asks for.
+fn add_instruction_changes(out: &mut Annotations, c: &crate::base::Check) {
+    let level = match c.policy {
+        Policy::Fail => Level::Failure,
+        Policy::Warn => Level::Warning,
+        Policy::Allow => Level::Notice,
+    };
+    for ch in &c.changes {
+        // On the file's first line: a check run's annotation needs one.
+        let line = ch.head_sha.is_some().then_some(1);
+        out.add(level, line.is_some(), || Annotation {
+            path: Some(ch.path.clone()),
+            line,
+            title: Some(if ch.runs {
+                "What the agent runs changed".into()
+            } else {
+                "The agent's instructions changed".into()
+            }),
+            ..note(
+                level,
+                format!(
+                    "this pull request {} `{}` ({}), which {}; its base has {} (`instructions-changed: {}`)",
+                    ch.what(),
+                    ch.path,
+                    ch.kind,
+                    if ch.runs {
+                        "the agent's runtime runs or loads: it can change what the model sees and what the review says"
+                    } else {
+                        "reached the agent"
+                    },
+                    match &ch.base_sha {
+                        Some(s) => format!("another version (sha256 {}…)", &s[..12.min(s.len())]),
+                        None => "no such file".to_string(),
+                    },
+                    c.policy.as_str()
+                ),
+            )
+        });
+    }
+}
+
+/// What the receipt cannot vouch for: turns beyond the first, and each
+/// thing not verified.
+fn add_unverified(out: &mut Annotations, result: &Outcome) {
+    for said in &result.timeline {
+        out.add(Level::Warning, false, || Annotation {
+            title: Some("More than one turn".into()),
+            ..note(
+                Level::Warning,
+                format!(
+                    "{said}: the receipt names every turn (`turns`), and cannot vouch for what the model wrote to itself or was told in an earlier turn (`single-turn: warn`; `require` fails the step)"
+                ),
+            )
+        });
+    }
+    for u in result.not_verified() {
+        out.add(Level::Warning, false, || Annotation {
+            title: Some("Not verified".into()),
+            ..note(
+                Level::Warning,
+                format!("not verified, missing {}: {}", u.what, u.why),
+            )
+        });
+    }
 }
 
 /// A recorded value as a sentence shows it: a hash shortened (the receipt

@@ -53,18 +53,7 @@ pub fn of(result: &Outcome) -> Verdict {
 fn words(result: &Outcome) -> String {
     // Integrity first: a receipt that does not match says nothing about the review.
     if let Some(v) = result.verification.as_ref().filter(|v| !v.passed()) {
-        let first = mismatch_words(&v.mismatches[0]);
-        let others = v
-            .mismatches
-            .iter()
-            .map(mismatch_words)
-            .filter(|w| *w != first)
-            .collect::<std::collections::BTreeSet<_>>()
-            .len();
-        return match others {
-            0 => first,
-            n => format!("{first}, and {n} more difference{}", plural(n)),
-        };
+        return verification_words(v);
     }
     if let Some(a) = result.agent.as_ref().filter(|a| !a.problems.is_empty()) {
         let n = a.problems.len();
@@ -74,76 +63,14 @@ fn words(result: &Outcome) -> String {
         );
     }
     if let Some(c) = &result.comparison {
-        let findings = format!(
-            "findings: {} added, {} removed",
-            c.findings.added.len(),
-            c.findings.removed.len()
-        );
-        return if !c.prompt_changed {
-            "The prompt did not change: there is nothing to compare".into()
-        } else if !c.controlled {
-            format!(
-                "Not a controlled prompt change: {} changed too · {findings}",
-                c.unexpected.join(", ")
-            )
-        } else {
-            let file = |p: &Option<String>| p.as_deref().map(file_name);
-            let prompts = match (file(&c.prompts.base_path), file(&c.prompts.head_path)) {
-                (Some(b), Some(h)) if b != h => format!(": `{b}` → `{h}`"),
-                (Some(b), Some(_)) => format!(": `{b}`"),
-                _ => String::new(),
-            };
-            format!("Controlled prompt change{prompts} · {findings}")
-        };
+        return comparison_words(c);
     }
     if result.mode == Mode::Lint {
-        let count = |level| result.lints.iter().filter(|l| l.level == level).count();
-        let (errors, warnings) = (count(Level::Failure), count(Level::Warning));
-        return match (errors, warnings) {
-            (0, 0) => "Workflow lint: no agent-review problems".into(),
-            (e, 0) => format!("Workflow lint: {e} error{}", plural(e)),
-            (0, w) => format!("Workflow lint: {w} warning{}", plural(w)),
-            (e, w) => format!(
-                "Workflow lint: {e} error{}, {w} warning{}",
-                plural(e),
-                plural(w)
-            ),
-        };
+        return lint_words(result);
     }
     let mut parts = Vec::new();
     if let Some(c) = result.instructions_changed() {
-        let allowed = if c.policy == Policy::Allow {
-            " (allowed by `instructions-changed: allow`)"
-        } else {
-            ""
-        };
-        let listed = |names: Vec<String>, quote: bool| {
-            let mut listed: Vec<String> = names
-                .iter()
-                .take(4)
-                .map(|n| if quote { format!("`{n}`") } else { n.clone() })
-                .collect();
-            if names.len() > 4 {
-                listed.push(format!("{} more", names.len() - 4));
-            }
-            listed.join(", ")
-        };
-        // What the runtime runs first: a rewritten hook script can change
-        // the answer itself, whatever the instructions say.
-        let runs = c.runtime_names();
-        if !runs.is_empty() {
-            parts.push(format!(
-                "This pull request changes what the agent runs: {}{allowed}",
-                listed(runs, false)
-            ));
-        }
-        let names = c.names();
-        if !names.is_empty() {
-            parts.push(format!(
-                "This pull request changes the agent's instructions: {}{allowed}",
-                listed(names, true)
-            ));
-        }
+        parts.extend(instruction_change_words(c));
     }
     parts.extend(result.timeline.iter().cloned());
     let missing: Vec<String> = result.not_verified().map(|u| u.what).collect();
@@ -172,6 +99,102 @@ fn words(result: &Outcome) -> String {
         parts.push("Nothing to report".into());
     }
     parts.join(" · ")
+}
+
+/// A receipt that does not match: the first difference, and how many others.
+fn verification_words(v: &crate::receipt::verify::Verification) -> String {
+    let first = mismatch_words(&v.mismatches[0]);
+    let others = v
+        .mismatches
+        .iter()
+        .map(mismatch_words)
+        .filter(|w| *w != first)
+        .collect::<std::collections::BTreeSet<_>>()
+        .len();
+    match others {
+        0 => first,
+        n => format!("{first}, and {n} more difference{}", plural(n)),
+    }
+}
+
+/// Two runs compared: whether the prompt change was a controlled one, and
+/// the findings added and removed.
+fn comparison_words(c: &crate::compare::Comparison) -> String {
+    let findings = format!(
+        "findings: {} added, {} removed",
+        c.findings.added.len(),
+        c.findings.removed.len()
+    );
+    if !c.prompt_changed {
+        "The prompt did not change: there is nothing to compare".into()
+    } else if !c.controlled {
+        format!(
+            "Not a controlled prompt change: {} changed too · {findings}",
+            c.unexpected.join(", ")
+        )
+    } else {
+        let file = |p: &Option<String>| p.as_deref().map(file_name);
+        let prompts = match (file(&c.prompts.base_path), file(&c.prompts.head_path)) {
+            (Some(b), Some(h)) if b != h => format!(": `{b}` → `{h}`"),
+            (Some(b), Some(_)) => format!(": `{b}`"),
+            _ => String::new(),
+        };
+        format!("Controlled prompt change{prompts} · {findings}")
+    }
+}
+
+/// The workflow lint's errors and warnings, counted.
+fn lint_words(result: &Outcome) -> String {
+    let count = |level| result.lints.iter().filter(|l| l.level == level).count();
+    let (errors, warnings) = (count(Level::Failure), count(Level::Warning));
+    match (errors, warnings) {
+        (0, 0) => "Workflow lint: no agent-review problems".into(),
+        (e, 0) => format!("Workflow lint: {e} error{}", plural(e)),
+        (0, w) => format!("Workflow lint: {w} warning{}", plural(w)),
+        (e, w) => format!(
+            "Workflow lint: {e} error{}, {w} warning{}",
+            plural(e),
+            plural(w)
+        ),
+    }
+}
+
+/// What the pull request changed of what the agent runs and reads.
+fn instruction_change_words(c: &crate::base::Check) -> Vec<String> {
+    let mut parts = Vec::new();
+    let allowed = if c.policy == Policy::Allow {
+        " (allowed by `instructions-changed: allow`)"
+    } else {
+        ""
+    };
+    let listed = |names: Vec<String>, quote: bool| {
+        let mut listed: Vec<String> = names
+            .iter()
+            .take(4)
+            .map(|n| if quote { format!("`{n}`") } else { n.clone() })
+            .collect();
+        if names.len() > 4 {
+            listed.push(format!("{} more", names.len() - 4));
+        }
+        listed.join(", ")
+    };
+    // What the runtime runs first: a rewritten hook script can change
+    // the answer itself, whatever the instructions say.
+    let runs = c.runtime_names();
+    if !runs.is_empty() {
+        parts.push(format!(
+            "This pull request changes what the agent runs: {}{allowed}",
+            listed(runs, false)
+        ));
+    }
+    let names = c.names();
+    if !names.is_empty() {
+        parts.push(format!(
+            "This pull request changes the agent's instructions: {}{allowed}",
+            listed(names, true)
+        ));
+    }
+    parts
 }
 
 /// What the output and the agent said: "output valid", "agent: not ok, 2

@@ -211,16 +211,7 @@ fn check(c: &mut AgentCheck, r: Record, x: &Context) {
         .iter()
         .rposition(|t| t.answer.is_some() || t.structured_output.is_some())
         .or(s.turns.len().checked_sub(1));
-    if let (Some(e), Some(ran)) = (&e, &s.session_id) {
-        if let Some(id) = e.session_id.as_deref().filter(|id| id != ran) {
-            c.problems.push(format!(
-                "`{}` is of session `{}`, but the project record is of session `{}`: upload the record of the run the execution file is of",
-                record::EXECUTION_FILE,
-                said(id),
-                said(ran)
-            ));
-        }
-    }
+    check_same_session(c, &s, e.as_ref());
     check_prompt(c, &s, output_turn, x);
     check_chain(c, &s, e.as_ref(), x);
     check_claims(c, &s, e.as_ref(), output_turn, x);
@@ -231,33 +222,10 @@ fn check(c: &mut AgentCheck, r: Record, x: &Context) {
     check_commit(c, &s, x);
     check_result(c, e.as_ref());
     check_edits(c, &s, x);
-    let turns: Vec<Turn> = s
-        .turns
-        .iter()
-        .enumerate()
-        .map(|(i, t)| Turn {
-            model: t.model.clone(),
-            prompt_sha: t.prompt.as_deref().map(|p| sha256_hex(p.as_bytes())),
-            // The first request's, the one whose start the checkout predicts.
-            context_sha: if i == 0 { s.context_sha.clone() } else { None },
-            items: t.items.clone(),
-        })
-        .collect();
+    let turns = neutral_turns(&s);
     let claimed_model = x.expected.model.or(x.args.model.as_deref());
     turns::check(c, &turns, output_turn, claimed_model, x.single_turn);
-    if e.is_none() {
-        c.unverified.push((
-            "the execution file".into(),
-            format!("agent-home has no `{}`: the run's result (is_error, num_turns, cost, permission mode, tools) is not checked", record::EXECUTION_FILE),
-        ));
-    }
-    c.notes.extend(s.warnings.iter().cloned());
-    if s.unread_lines > 0 {
-        c.unverified.push((
-            "the whole record".into(),
-            format!("{} line(s) of the project record are not JSON: what they held (a prompt, a hook, a compaction) is not known", s.unread_lines),
-        ));
-    }
+    record_notes(c, &s, e.as_ref());
     c.transcript = Some(TranscriptRecord {
         path: shown,
         session_id: s.session_id.clone(),
@@ -265,50 +233,8 @@ fn check(c: &mut AgentCheck, r: Record, x: &Context) {
         record: crate::agent::redaction::kind(s.redaction.as_ref()).into(),
         redaction: s.redaction.clone(),
     });
-    let mut facts = match &e {
-        Some(e) => facts(e, Some(&s)),
-        None => vec![
-            Fact::text("Record kind", "the project record only (no execution file)"),
-            Fact::code("Claude Code", s.version.as_deref()),
-            Fact::code("Permission mode", s.permission_mode.as_deref()),
-        ],
-    };
-    if let Some(t) = &tokens {
-        facts.push(Fact::text(
-            "Tokens as Anthropic counts them",
-            format!(
-                "input_tokens {} + cache_read_input_tokens {} + cache_creation_input_tokens {} = {} input (the budget counts all three), output_tokens {}",
-                t.input - t.cached_input - t.cache_write_input,
-                t.cached_input,
-                t.cache_write_input,
-                t.input,
-                t.output
-            ),
-        ));
-    }
-    c.facts = facts;
-    c.settings = Some(SessionRecord {
-        cli_version: e
-            .as_ref()
-            .and_then(|e| e.version.clone())
-            .or(s.version.clone()),
-        originator: None,
-        model: output_turn
-            .and_then(|t| s.turns[t].model.clone())
-            .or_else(|| e.as_ref().and_then(|e| e.model.clone())),
-        approval_policy: None,
-        sandbox: None,
-        duration_ms: e
-            .as_ref()
-            .and_then(|e| e.result.as_ref())
-            .and_then(|r| r["duration_ms"].as_u64()),
-        git_commit: s.git_head.clone(),
-        effort: None,
-        permission_profile: e
-            .as_ref()
-            .and_then(|e| e.permission_mode.clone())
-            .or(s.permission_mode.clone()),
-    });
+    c.facts = record_facts(&s, e.as_ref(), tokens.as_ref());
+    c.settings = Some(session_record(&s, e.as_ref(), output_turn));
     // A first request whose last block is not the prompt held something
     // after it that no check covers.
     if s.request_kept && s.context_sha.is_none() && !s.turns.is_empty() {
@@ -330,6 +256,102 @@ fn check(c: &mut AgentCheck, r: Record, x: &Context) {
     c.tokens = tokens;
     c.turns = turns;
     c.output_turn = output_turn;
+}
+
+/// The execution file and the project record are of one session.
+fn check_same_session(c: &mut AgentCheck, s: &Session, e: Option<&Execution>) {
+    if let (Some(e), Some(ran)) = (e, &s.session_id) {
+        if let Some(id) = e.session_id.as_deref().filter(|id| id != ran) {
+            c.problems.push(format!(
+                "`{}` is of session `{}`, but the project record is of session `{}`: upload the record of the run the execution file is of",
+                record::EXECUTION_FILE,
+                said(id),
+                said(ran)
+            ));
+        }
+    }
+}
+
+/// The record's turns in the neutral form.
+fn neutral_turns(s: &Session) -> Vec<Turn> {
+    s.turns
+        .iter()
+        .enumerate()
+        .map(|(i, t)| Turn {
+            model: t.model.clone(),
+            prompt_sha: t.prompt.as_deref().map(|p| sha256_hex(p.as_bytes())),
+            // The first request's, the one whose start the checkout predicts.
+            context_sha: if i == 0 { s.context_sha.clone() } else { None },
+            items: t.items.clone(),
+        })
+        .collect()
+}
+
+/// What the record leaves unknown: no execution file, its warnings, lines
+/// not read.
+fn record_notes(c: &mut AgentCheck, s: &Session, e: Option<&Execution>) {
+    if e.is_none() {
+        c.unverified.push((
+            "the execution file".into(),
+            format!("agent-home has no `{}`: the run's result (is_error, num_turns, cost, permission mode, tools) is not checked", record::EXECUTION_FILE),
+        ));
+    }
+    c.notes.extend(s.warnings.iter().cloned());
+    if s.unread_lines > 0 {
+        c.unverified.push((
+            "the whole record".into(),
+            format!("{} line(s) of the project record are not JSON: what they held (a prompt, a hook, a compaction) is not known", s.unread_lines),
+        ));
+    }
+}
+
+/// The evidence table's rows: the execution file's (or the project
+/// record's), and the tokens as Anthropic counts them.
+fn record_facts(s: &Session, e: Option<&Execution>, tokens: Option<&Tokens>) -> Vec<Fact> {
+    let mut facts = match e {
+        Some(e) => facts(e, Some(s)),
+        None => vec![
+            Fact::text("Record kind", "the project record only (no execution file)"),
+            Fact::code("Claude Code", s.version.as_deref()),
+            Fact::code("Permission mode", s.permission_mode.as_deref()),
+        ],
+    };
+    if let Some(t) = tokens {
+        facts.push(Fact::text(
+            "Tokens as Anthropic counts them",
+            format!(
+                "input_tokens {} + cache_read_input_tokens {} + cache_creation_input_tokens {} = {} input (the budget counts all three), output_tokens {}",
+                t.input - t.cached_input - t.cache_write_input,
+                t.cached_input,
+                t.cache_write_input,
+                t.input,
+                t.output
+            ),
+        ));
+    }
+    facts
+}
+
+/// The session's settings as the receipt keeps them: the execution file's
+/// where it has them, else the project record's.
+fn session_record(s: &Session, e: Option<&Execution>, output_turn: Option<usize>) -> SessionRecord {
+    SessionRecord {
+        cli_version: e.and_then(|e| e.version.clone()).or(s.version.clone()),
+        originator: None,
+        model: output_turn
+            .and_then(|t| s.turns[t].model.clone())
+            .or_else(|| e.and_then(|e| e.model.clone())),
+        approval_policy: None,
+        sandbox: None,
+        duration_ms: e
+            .and_then(|e| e.result.as_ref())
+            .and_then(|r| r["duration_ms"].as_u64()),
+        git_commit: s.git_head.clone(),
+        effort: None,
+        permission_profile: e
+            .and_then(|e| e.permission_mode.clone())
+            .or(s.permission_mode.clone()),
+    }
 }
 
 /// Rows of the evidence table only Claude Code has.
@@ -452,21 +474,63 @@ fn check_chain(c: &mut AgentCheck, s: &Session, e: Option<&Execution>, x: &Conte
         ));
     }
     let Some(files) = &s.instructions else {
-        if s.instruction_block.is_some() {
-            c.unverified.push((
-                "the instruction files one by one".into(),
-                "the project record has the instruction block but no `instructions` attachment naming its files".into(),
-            ));
-        }
-        if let Some(want) = x.expected.agents_sha {
-            c.problems.push(format!(
-                "the checkout's CLAUDE.md chain (sha256 {}) has files, but the project record shows no instructions sent (no `instructions` attachment)",
-                short(want)
-            ));
-        }
+        no_instructions_attachment(c, s, x);
         return;
     };
-    // As the agent's machine named the files, then as the receipt does.
+    let Some(sent) = files_as_sent(c, files, root.as_deref()) else {
+        return;
+    };
+    check_sent_block(c, s, &sent);
+    let checkout = match chain::entries(x.workdir, x.ws, Some(x.home)) {
+        Ok((entries, _)) => entries,
+        Err(err) => {
+            c.problems.push(format!(
+                "the checkout's CLAUDE.md chain cannot be read: {}",
+                err.message()
+            ));
+            return;
+        }
+    };
+    let before = c.problems.len();
+    check_sent_files(c, &sent, &checkout, x);
+    let entries: Vec<Entry> = sent.into_iter().map(|(_, e)| e).collect();
+    let sent_sha = chain::block(&entries).map(|b| sha256_hex(b.as_bytes()));
+    if c.problems.len() == before && sent_sha.as_deref() != x.expected.agents_sha {
+        let describe =
+            |s: Option<&str>| s.map_or("none".to_string(), |s| format!("sha256 {}", short(s)));
+        c.problems.push(format!(
+            "the CLAUDE.md instructions the agent received ({}) differ from the chain computed from the checkout ({})",
+            describe(sent_sha.as_deref()),
+            describe(x.expected.agents_sha)
+        ));
+    }
+}
+
+/// The record names no instruction files sent: unverified when it still
+/// has the block, a problem when the checkout's chain has files.
+fn no_instructions_attachment(c: &mut AgentCheck, s: &Session, x: &Context) {
+    if s.instruction_block.is_some() {
+        c.unverified.push((
+            "the instruction files one by one".into(),
+            "the project record has the instruction block but no `instructions` attachment naming its files".into(),
+        ));
+    }
+    if let Some(want) = x.expected.agents_sha {
+        c.problems.push(format!(
+            "the checkout's CLAUDE.md chain (sha256 {}) has files, but the project record shows no instructions sent (no `instructions` attachment)",
+            short(want)
+        ));
+    }
+}
+
+/// The files sent, as the agent's machine named them, then as the receipt
+/// does; `None` (and a problem) for a kind not known or a file outside the
+/// checkout.
+fn files_as_sent(
+    c: &mut AgentCheck,
+    files: &[record::SentFile],
+    root: Option<&str>,
+) -> Option<Vec<(String, Entry)>> {
     let mut sent: Vec<(String, Entry)> = Vec::new();
     for f in files {
         let Some(scope) = Scope::from_record(&f.kind) else {
@@ -475,9 +539,9 @@ fn check_chain(c: &mut AgentCheck, s: &Session, e: Option<&Execution>, x: &Conte
                 said(&f.path),
                 said(&f.kind)
             ));
-            return;
+            return None;
         };
-        match receipt_name(&f.path, scope, root.as_deref()) {
+        match receipt_name(&f.path, scope, root) {
             Some(name) => sent.push((
                 f.path.clone(),
                 Entry {
@@ -491,12 +555,16 @@ fn check_chain(c: &mut AgentCheck, s: &Session, e: Option<&Execution>, x: &Conte
                     "the agent was sent `{}` as instructions, a file outside the checkout that the receipt cannot read",
                     said(&f.path)
                 ));
-                return;
+                return None;
             }
         }
     }
-    // The record's own copy of the block, when it keeps request parts, must be
-    // its file list put together: else the format is not the one measured.
+    Some(sent)
+}
+
+/// The record's own copy of the block, when it keeps request parts, must be
+/// its file list put together: else the format is not the one measured.
+fn check_sent_block(c: &mut AgentCheck, s: &Session, sent: &[(String, Entry)]) {
     let absolute = format!(
         "{HEADER}{}{TRAILER}",
         sent.iter()
@@ -516,18 +584,12 @@ fn check_chain(c: &mut AgentCheck, s: &Session, e: Option<&Execution>, x: &Conte
             "the project record keeps no request parts (`api-request-blob`): the block is put together from its `instructions` attachment".into(),
         )),
     }
-    let checkout = match chain::entries(x.workdir, x.ws, Some(x.home)) {
-        Ok((entries, _)) => entries,
-        Err(err) => {
-            c.problems.push(format!(
-                "the checkout's CLAUDE.md chain cannot be read: {}",
-                err.message()
-            ));
-            return;
-        }
-    };
-    let before = c.problems.len();
-    for (_, e) in &sent {
+}
+
+/// Each file sent against the checkout's chain, and each file of the chain
+/// that was not sent.
+fn check_sent_files(c: &mut AgentCheck, sent: &[(String, Entry)], checkout: &[Entry], x: &Context) {
+    for (_, e) in sent {
         match checkout.iter().find(|o| o.shown == e.shown) {
             None => c.problems.push(if e.shown == HOME_FILE {
                 format!(
@@ -553,24 +615,13 @@ fn check_chain(c: &mut AgentCheck, s: &Session, e: Option<&Execution>, x: &Conte
             Some(_) => {}
         }
     }
-    for o in &checkout {
+    for o in checkout {
         if !sent.iter().any(|(_, e)| e.shown == o.shown) {
             c.problems.push(format!(
                 "the checkout's `{}` is part of the CLAUDE.md chain, but the agent was not sent it: it was added after the run, or the record is of another checkout",
                 said(&o.shown)
             ));
         }
-    }
-    let entries: Vec<Entry> = sent.into_iter().map(|(_, e)| e).collect();
-    let sent_sha = chain::block(&entries).map(|b| sha256_hex(b.as_bytes()));
-    if c.problems.len() == before && sent_sha.as_deref() != x.expected.agents_sha {
-        let describe =
-            |s: Option<&str>| s.map_or("none".to_string(), |s| format!("sha256 {}", short(s)));
-        c.problems.push(format!(
-            "the CLAUDE.md instructions the agent received ({}) differ from the chain computed from the checkout ({})",
-            describe(sent_sha.as_deref()),
-            describe(x.expected.agents_sha)
-        ));
     }
 }
 
@@ -582,6 +633,13 @@ fn check_claims(
     output_turn: Option<usize>,
     x: &Context,
 ) {
+    check_version(c, s, e, x);
+    check_model(c, s, e, output_turn, x);
+}
+
+/// The Claude Code version: one for the whole run, and the one the step
+/// names.
+fn check_version(c: &mut AgentCheck, s: &Session, e: Option<&Execution>, x: &Context) {
     let claimed_version = x.settings.cli_version.as_deref().or(x.expected.cli_version);
     let ran_version = e
         .and_then(|e| e.version.as_deref())
@@ -626,6 +684,17 @@ fn check_claims(
         )),
         _ => {}
     }
+}
+
+/// The model of the answer, and the one the run was started with, against
+/// the step's and claude-args'.
+fn check_model(
+    c: &mut AgentCheck,
+    s: &Session,
+    e: Option<&Execution>,
+    output_turn: Option<usize>,
+    x: &Context,
+) {
     let claimed_model = x.expected.model.or(x.args.model.as_deref());
     let ran_model = output_turn
         .and_then(|t| s.turns[t].model.as_deref())
@@ -690,30 +759,7 @@ fn check_output(
     }
     let structured = in_result.or(in_record);
     let Some(answer) = answer else {
-        // No call of the model to hold the output against: the run's
-        // `structured_output` is all there is.
-        let Some(output) = x.expected.output else {
-            return;
-        };
-        let Some(structured) = structured else {
-            c.problems.push(
-                "the record holds no `structured_output`: give claude-code-action `--json-schema` in claude_args, and write `structured_output` to the review file".into(),
-            );
-            return;
-        };
-        c.unverified.push((
-            "the model's own answer".into(),
-            "the project record holds no `StructuredOutput` call of the model (`assistant` `tool_use`): that the run's `structured_output` is the model's answer, and no hook's, is not shown".into(),
-        ));
-        match serde_json::from_slice::<Value>(output) {
-            Ok(review) if review == *structured => {}
-            _ => c.problems.push(format!(
-                "`{}` is not the record's `structured_output` (sha256 {} vs {} of its compact JSON): something rewrote the review after the agent",
-                x.expected.output_path,
-                short(&sha256_hex(output)),
-                compact_sha(structured)
-            )),
-        }
+        check_output_without_answer(c, structured, x);
         return;
     };
     // The run returned something else than the model sent: a hook, or
@@ -750,6 +796,33 @@ fn check_output(
             }
         )),
         _ => {}
+    }
+}
+
+/// No call of the model to hold the output against: the run's
+/// `structured_output` is all there is.
+fn check_output_without_answer(c: &mut AgentCheck, structured: Option<&Value>, x: &Context) {
+    let Some(output) = x.expected.output else {
+        return;
+    };
+    let Some(structured) = structured else {
+        c.problems.push(
+            "the record holds no `structured_output`: give claude-code-action `--json-schema` in claude_args, and write `structured_output` to the review file".into(),
+        );
+        return;
+    };
+    c.unverified.push((
+        "the model's own answer".into(),
+        "the project record holds no `StructuredOutput` call of the model (`assistant` `tool_use`): that the run's `structured_output` is the model's answer, and no hook's, is not shown".into(),
+    ));
+    match serde_json::from_slice::<Value>(output) {
+        Ok(review) if review == *structured => {}
+        _ => c.problems.push(format!(
+            "`{}` is not the record's `structured_output` (sha256 {} vs {} of its compact JSON): something rewrote the review after the agent",
+            x.expected.output_path,
+            short(&sha256_hex(output)),
+            compact_sha(structured)
+        )),
     }
 }
 

@@ -304,50 +304,84 @@ fn harness_text(line: &Value, text: &str) -> bool {
 /// Reads a project record.
 pub fn read_session(path: &Path, home: &Path) -> Result<Session, String> {
     let bytes = read(path, home, MAX_RECORD_BYTES)?;
-    let mut s = Session {
-        path: path.to_path_buf(),
-        sha256: sha256_hex(&bytes),
-        ..Session::default()
+    let mut r = SessionReader {
+        s: Session {
+            path: path.to_path_buf(),
+            sha256: sha256_hex(&bytes),
+            ..Session::default()
+        },
+        ..SessionReader::default()
     };
     let text = String::from_utf8_lossy(&bytes);
-    let mut pending: Vec<Item> = Vec::new();
-    let mut compaction_pending = false;
-    let mut blobs: Vec<Value> = Vec::new();
-    let mut seen_ids: std::collections::HashSet<String> = Default::default();
-    let mut tokens: Option<Tokens> = None;
-    let mut bad = 0usize;
-    // The text of each compaction summary and harness message, by its hash:
-    // the request may hold it with a line end added (see below).
-    let mut item_texts: std::collections::HashMap<String, String> = Default::default();
-    let mut failed_ids: Vec<String> = Vec::new();
     for (n, line) in text.lines().enumerate() {
         if n >= MAX_LINES {
             return Err(format!(
                 "the project record has more than {MAX_LINES} lines, more than a review's; the receipt reads none of it: upload only this run's record"
             ));
         }
+        if let Some(v) = r.parse(n, line) {
+            r.line(n, &v);
+        }
+    }
+    Ok(r.finish())
+}
+
+/// What reading a project record carries from one line to the next, beside
+/// the session it fills.
+#[derive(Default)]
+struct SessionReader {
+    s: Session,
+    /// Items recorded before the prompt of the turn they go with.
+    pending: Vec<Item>,
+    /// A compaction began and its summary has not been read yet.
+    compaction_pending: bool,
+    /// The request parts the record keeps (`api-request-blob`).
+    blobs: Vec<Value>,
+    /// The responses already counted in `tokens`.
+    seen_ids: std::collections::HashSet<String>,
+    tokens: Option<Tokens>,
+    /// Lines that are not JSON.
+    bad: usize,
+    /// The text of each compaction summary and harness message, by its hash:
+    /// the request may hold it with a line end added (see `name_sent_forms`).
+    item_texts: std::collections::HashMap<String, String>,
+    /// The tool calls whose result was an error.
+    failed_ids: Vec<String>,
+}
+
+impl SessionReader {
+    /// A line as JSON, or `None` (and a warning) for one that is blank, too
+    /// long or not JSON.
+    fn parse(&mut self, n: usize, line: &str) -> Option<Value> {
         if line.trim().is_empty() {
-            continue;
+            return None;
         }
         if line.len() > MAX_LINE_BYTES {
-            s.warnings.push(format!(
+            self.s.warnings.push(format!(
                 "line {} of the project record holds more than {} MiB and was skipped",
                 n + 1,
                 MAX_LINE_BYTES >> 20
             ));
-            continue;
+            return None;
         }
         let Ok(v) = serde_json::from_str::<Value>(line) else {
-            bad += 1;
-            s.unread_lines += 1;
-            if bad == 1 {
-                s.warnings.push(format!(
+            self.bad += 1;
+            self.s.unread_lines += 1;
+            if self.bad == 1 {
+                self.s.warnings.push(format!(
                     "line {} of the project record is not JSON and was skipped",
                     n + 1
                 ));
             }
-            continue;
+            return None;
         };
+        Some(v)
+    }
+
+    /// One line of the record: the session's facts any line may carry, then
+    /// what its type adds.
+    fn line(&mut self, n: usize, v: &Value) {
+        let s = &mut self.s;
         if s.session_id.is_none() {
             s.session_id = str_of(&v["sessionId"]);
         }
@@ -361,255 +395,299 @@ pub fn read_session(path: &Path, home: &Path) -> Result<Session, String> {
             }
         }
         match v["type"].as_str().unwrap_or("") {
-            "user" => {
-                let content = &v["message"]["content"];
-                for b in content.as_array().into_iter().flatten() {
-                    if b["type"] == "tool_result" && b["is_error"] == true {
-                        if let Some(id) = b["tool_use_id"].as_str() {
-                            failed_ids.push(id.to_string());
-                        }
-                    }
-                }
-                if v["isCompactSummary"] == true {
-                    // A redacted record keeps the line and drops its text.
-                    let item = match user_text(content) {
-                        Some(summary) => {
-                            item_texts.insert(sha256_hex(summary.as_bytes()), summary.clone());
-                            Item {
-                                kind: ItemKind::CompactionSummary,
-                                sha256: Some(sha256_hex(summary.as_bytes())),
-                                bytes: summary.len(),
-                            }
-                        }
-                        None => Item {
-                            kind: ItemKind::CompactionSummary,
-                            sha256: None,
-                            bytes: 0,
-                        },
-                    };
-                    pending.push(item);
-                    compaction_pending = false;
-                    continue;
-                }
-                let Some(prompt) = user_text(content) else {
-                    continue;
-                };
-                if harness_text(&v, &prompt) {
-                    // Text Claude Code adds as the user's ("[structured-output-enforce]
-                    // You MUST call the StructuredOutput tool", a slash command and
-                    // its output): model-visible, named.
-                    item_texts.insert(sha256_hex(prompt.as_bytes()), prompt.clone());
-                    let item = Item {
-                        kind: ItemKind::User,
-                        sha256: Some(sha256_hex(prompt.as_bytes())),
-                        bytes: prompt.len(),
-                    };
-                    match s.turns.last_mut() {
-                        Some(turn) if pending.is_empty() => turn.items.push(item),
-                        _ => pending.push(item),
-                    }
-                    continue;
-                }
-                if s.permission_mode.is_none() {
-                    s.permission_mode = str_of(&v["permissionMode"]);
-                }
-                let mut turn = RecordTurn {
-                    prompt: Some(prompt),
-                    ..RecordTurn::default()
-                };
-                turn.items.append(&mut pending);
-                s.turns.push(turn);
-            }
-            "system" if v["subtype"] == "compact_boundary" => {
-                if compaction_pending {
-                    pending.push(Item {
-                        kind: ItemKind::CompactionSummary,
-                        sha256: None,
-                        bytes: 0,
-                    });
-                }
-                compaction_pending = true;
-            }
-            "attachment" => {
-                let a = &v["attachment"];
-                match a["type"].as_str().unwrap_or("") {
-                    "instructions" if s.instructions.is_none() => {
-                        s.instructions = a["files"].as_array().map(|files| {
-                            files
-                                .iter()
-                                .map(|f| SentFile {
-                                    path: str_of(&f["path"]).unwrap_or_default(),
-                                    kind: str_of(&f["type"]).unwrap_or_default(),
-                                    content: str_of(&f["content"]).unwrap_or_default(),
-                                })
-                                .collect()
-                        });
-                    }
-                    "hook_additional_context" => {
-                        let texts: Vec<String> = match &a["content"] {
-                            Value::Array(a) => a.iter().filter_map(str_of).collect(),
-                            Value::String(t) => vec![t.clone()],
-                            _ => vec![],
-                        };
-                        let event = str_of(&a["hookEvent"]).or_else(|| str_of(&a["hookName"]));
-                        for t in texts {
-                            let item = |before_prompt| Item {
-                                kind: ItemKind::Hook {
-                                    event: event.clone(),
-                                    before_prompt,
-                                },
-                                sha256: Some(sha256_hex(t.as_bytes())),
-                                bytes: t.len(),
-                            };
-                            // Where the request has it: a `SessionStart` hook's
-                            // text (or any recorded before the turn's prompt)
-                            // goes with the next turn; a `UserPromptSubmit`
-                            // hook's, recorded after the prompt it answers, is
-                            // sent in that prompt's message before the prompt
-                            // (measured with 2.1.300 and 2.1.332); any other
-                            // event's comes after the prompt.
-                            match s.turns.last_mut() {
-                                Some(turn)
-                                    if pending.is_empty()
-                                        && event.as_deref() != Some("SessionStart") =>
-                                {
-                                    turn.items
-                                        .push(item(event.as_deref() == Some("UserPromptSubmit")))
-                                }
-                                _ => pending.push(item(true)),
-                            }
-                        }
-                    }
-                    "session_context" if s.git_head.is_none() => {
-                        if let Some(status) = a["context"]["gitStatus"].as_str() {
-                            s.git_head = head_of(status);
-                        }
-                    }
-                    "structured_output" => {
-                        if let Some(turn) = s.turns.last_mut() {
-                            turn.structured_output = Some(a["data"].clone());
-                        }
-                    }
-                    kind if kind.starts_with("hook_") && s.hook_runs.len() < MAX_HOOK_RUNS => {
-                        s.hook_runs.push(HookRun {
-                            kind: kind.to_string(),
-                            event: str_of(&a["hookEvent"]),
-                            tool_use_id: str_of(&a["toolUseID"]),
-                            command: str_of(&a["command"]),
-                        });
-                    }
-                    _ => {}
-                }
-            }
-            "assistant" => {
-                let m = &v["message"];
-                if let Some(turn) = s.turns.last_mut() {
-                    if let Some(model) = m["model"].as_str().filter(|m| *m != "<synthetic>") {
-                        turn.model = Some(model.to_string());
-                    }
-                    for block in m["content"].as_array().into_iter().flatten() {
-                        if block["type"] != "tool_use" {
-                            continue;
-                        }
-                        let name = str_of(&block["name"]).unwrap_or_default();
-                        if name == "StructuredOutput" {
-                            turn.answer = Some(Call {
-                                id: str_of(&block["id"]),
-                                input: block["input"].clone(),
-                            });
-                        }
-                        s.tool_uses.push(ToolUse {
-                            id: str_of(&block["id"]),
-                            name,
-                            input: block["input"].clone(),
-                            failed: false,
-                        });
-                    }
-                }
-                let id = str_of(&m["id"]).unwrap_or_else(|| format!("line {n}"));
-                if !seen_ids.contains(&id) {
-                    if let Some(t) = tokens_of(&m["usage"]) {
-                        add(tokens.get_or_insert_with(Tokens::default), &t);
-                        seen_ids.insert(id);
-                    }
-                }
-            }
-            "api-request-blob" => blobs.push(v["message"].clone()),
+            "user" => self.user(v),
+            "system" if v["subtype"] == "compact_boundary" => self.compact_boundary(),
+            "attachment" => self.attachment(&v["attachment"]),
+            "assistant" => self.assistant(n, &v["message"]),
+            "api-request-blob" => self.blobs.push(v["message"].clone()),
             crate::agent::redaction::MARKER => {
-                s.redaction = Some(crate::agent::redaction::Redaction::from_payload(
+                self.s.redaction = Some(crate::agent::redaction::Redaction::from_payload(
                     &v["payload"],
                 ));
             }
-            "api-request-shape" => {
-                if s.system.is_none() {
-                    s.system = v["shape"]["system"]
-                        .as_array()
-                        .map(|blocks| blocks.iter().filter_map(|b| str_of(&b["text"])).collect());
+            "api-request-shape" => self.request_shape(&v["shape"]),
+            _ => {}
+        }
+    }
+
+    /// A user line: a failed tool result, a compaction summary, text Claude
+    /// Code adds as the user's, or a prompt that starts a turn.
+    fn user(&mut self, v: &Value) {
+        let content = &v["message"]["content"];
+        for b in content.as_array().into_iter().flatten() {
+            if b["type"] == "tool_result" && b["is_error"] == true {
+                if let Some(id) = b["tool_use_id"].as_str() {
+                    self.failed_ids.push(id.to_string());
                 }
-                for tool in v["shape"]["tools"].as_array().into_iter().flatten() {
-                    if tool["name"] == "StructuredOutput" {
-                        s.structured_schema = Some(tool["input_schema"].clone());
-                    }
+            }
+        }
+        if v["isCompactSummary"] == true {
+            self.compaction_summary(content);
+            return;
+        }
+        let Some(prompt) = user_text(content) else {
+            return;
+        };
+        if harness_text(v, &prompt) {
+            self.harness_message(prompt);
+            return;
+        }
+        if self.s.permission_mode.is_none() {
+            self.s.permission_mode = str_of(&v["permissionMode"]);
+        }
+        let mut turn = RecordTurn {
+            prompt: Some(prompt),
+            ..RecordTurn::default()
+        };
+        turn.items.append(&mut self.pending);
+        self.s.turns.push(turn);
+    }
+
+    /// A compaction's summary, which goes with the next turn.
+    fn compaction_summary(&mut self, content: &Value) {
+        // A redacted record keeps the line and drops its text.
+        let item = match user_text(content) {
+            Some(summary) => {
+                self.item_texts
+                    .insert(sha256_hex(summary.as_bytes()), summary.clone());
+                Item {
+                    kind: ItemKind::CompactionSummary,
+                    sha256: Some(sha256_hex(summary.as_bytes())),
+                    bytes: summary.len(),
                 }
+            }
+            None => Item {
+                kind: ItemKind::CompactionSummary,
+                sha256: None,
+                bytes: 0,
+            },
+        };
+        self.pending.push(item);
+        self.compaction_pending = false;
+    }
+
+    /// Text Claude Code adds as the user's ("[structured-output-enforce] You
+    /// MUST call the StructuredOutput tool", a slash command and its output):
+    /// model-visible, named.
+    fn harness_message(&mut self, text: String) {
+        self.item_texts
+            .insert(sha256_hex(text.as_bytes()), text.clone());
+        let item = Item {
+            kind: ItemKind::User,
+            sha256: Some(sha256_hex(text.as_bytes())),
+            bytes: text.len(),
+        };
+        match self.s.turns.last_mut() {
+            Some(turn) if self.pending.is_empty() => turn.items.push(item),
+            _ => self.pending.push(item),
+        }
+    }
+
+    /// A compaction begins: one whose summary never came is an item without
+    /// text.
+    fn compact_boundary(&mut self) {
+        self.close_compaction();
+        self.compaction_pending = true;
+    }
+
+    /// A compaction still waiting for its summary is named without its text.
+    fn close_compaction(&mut self) {
+        if self.compaction_pending {
+            self.pending.push(Item {
+                kind: ItemKind::CompactionSummary,
+                sha256: None,
+                bytes: 0,
+            });
+        }
+    }
+
+    /// An attachment: the instruction files sent, a hook's added text or its
+    /// run, the git status, the structured output.
+    fn attachment(&mut self, a: &Value) {
+        let s = &mut self.s;
+        match a["type"].as_str().unwrap_or("") {
+            "instructions" if s.instructions.is_none() => {
+                s.instructions = a["files"].as_array().map(|files| {
+                    files
+                        .iter()
+                        .map(|f| SentFile {
+                            path: str_of(&f["path"]).unwrap_or_default(),
+                            kind: str_of(&f["type"]).unwrap_or_default(),
+                            content: str_of(&f["content"]).unwrap_or_default(),
+                        })
+                        .collect()
+                });
+            }
+            "hook_additional_context" => self.hook_context(a),
+            "session_context" if s.git_head.is_none() => {
+                if let Some(status) = a["context"]["gitStatus"].as_str() {
+                    s.git_head = head_of(status);
+                }
+            }
+            "structured_output" => {
+                if let Some(turn) = s.turns.last_mut() {
+                    turn.structured_output = Some(a["data"].clone());
+                }
+            }
+            kind if kind.starts_with("hook_") && s.hook_runs.len() < MAX_HOOK_RUNS => {
+                s.hook_runs.push(HookRun {
+                    kind: kind.to_string(),
+                    event: str_of(&a["hookEvent"]),
+                    tool_use_id: str_of(&a["toolUseID"]),
+                    command: str_of(&a["command"]),
+                });
             }
             _ => {}
         }
     }
-    if compaction_pending {
-        pending.push(Item {
-            kind: ItemKind::CompactionSummary,
-            sha256: None,
-            bytes: 0,
-        });
-    }
-    // What came after the last prompt (a compaction with no turn after it)
-    // belongs to the last turn.
-    if let Some(turn) = s.turns.last_mut() {
-        turn.items.append(&mut pending);
-    }
-    if bad > 1 {
-        s.warnings.push(format!(
-            "{bad} lines of the project record are not JSON and were skipped"
-        ));
-    }
-    // Claude Code joins consecutive user messages into one, ending each text
-    // with a line end: the request parts the record keeps say which form
-    // reached the model, and the item names that one.
-    let sent: std::collections::HashSet<&str> = blobs
-        .iter()
-        .flat_map(|m| m["content"].as_array().into_iter().flatten())
-        .filter_map(|b| b["text"].as_str())
-        .collect();
-    for item in s.turns.iter_mut().flat_map(|t| t.items.iter_mut()) {
-        let Some(text) = item.sha256.as_ref().and_then(|h| item_texts.get(h)) else {
-            continue;
+
+    /// A hook's added text, placed with the turn whose request holds it.
+    fn hook_context(&mut self, a: &Value) {
+        let texts: Vec<String> = match &a["content"] {
+            Value::Array(a) => a.iter().filter_map(str_of).collect(),
+            Value::String(t) => vec![t.clone()],
+            _ => vec![],
         };
-        let with_end = format!("{text}\n");
-        if !sent.contains(text.as_str()) && sent.contains(with_end.as_str()) {
-            item.sha256 = Some(sha256_hex(with_end.as_bytes()));
-            item.bytes = with_end.len();
+        let event = str_of(&a["hookEvent"]).or_else(|| str_of(&a["hookName"]));
+        for t in texts {
+            let item = |before_prompt| Item {
+                kind: ItemKind::Hook {
+                    event: event.clone(),
+                    before_prompt,
+                },
+                sha256: Some(sha256_hex(t.as_bytes())),
+                bytes: t.len(),
+            };
+            // Where the request has it: a `SessionStart` hook's text (or any
+            // recorded before the turn's prompt) goes with the next turn; a
+            // `UserPromptSubmit` hook's, recorded after the prompt it
+            // answers, is sent in that prompt's message before the prompt
+            // (measured with 2.1.300 and 2.1.332); any other event's comes
+            // after the prompt.
+            match self.s.turns.last_mut() {
+                Some(turn)
+                    if self.pending.is_empty() && event.as_deref() != Some("SessionStart") =>
+                {
+                    turn.items
+                        .push(item(event.as_deref() == Some("UserPromptSubmit")))
+                }
+                _ => self.pending.push(item(true)),
+            }
         }
     }
-    s.request_kept = !blobs.is_empty();
-    if let Some(prompt) = s.turns.first().and_then(|t| t.prompt.as_deref()) {
-        s.context_sha = blobs
+
+    /// An assistant line: the turn's model, its tool calls (the last
+    /// `StructuredOutput` one is the answer), and its tokens, each response
+    /// counted once.
+    fn assistant(&mut self, n: usize, m: &Value) {
+        if let Some(turn) = self.s.turns.last_mut() {
+            if let Some(model) = m["model"].as_str().filter(|m| *m != "<synthetic>") {
+                turn.model = Some(model.to_string());
+            }
+            for block in m["content"].as_array().into_iter().flatten() {
+                if block["type"] != "tool_use" {
+                    continue;
+                }
+                let name = str_of(&block["name"]).unwrap_or_default();
+                if name == "StructuredOutput" {
+                    turn.answer = Some(Call {
+                        id: str_of(&block["id"]),
+                        input: block["input"].clone(),
+                    });
+                }
+                self.s.tool_uses.push(ToolUse {
+                    id: str_of(&block["id"]),
+                    name,
+                    input: block["input"].clone(),
+                    failed: false,
+                });
+            }
+        }
+        let id = str_of(&m["id"]).unwrap_or_else(|| format!("line {n}"));
+        if !self.seen_ids.contains(&id) {
+            if let Some(t) = tokens_of(&m["usage"]) {
+                add(self.tokens.get_or_insert_with(Tokens::default), &t);
+                self.seen_ids.insert(id);
+            }
+        }
+    }
+
+    /// The request's shape: the system prompt's text and the
+    /// `StructuredOutput` tool's schema.
+    fn request_shape(&mut self, shape: &Value) {
+        let s = &mut self.s;
+        if s.system.is_none() {
+            s.system = shape["system"]
+                .as_array()
+                .map(|blocks| blocks.iter().filter_map(|b| str_of(&b["text"])).collect());
+        }
+        for tool in shape["tools"].as_array().into_iter().flatten() {
+            if tool["name"] == "StructuredOutput" {
+                s.structured_schema = Some(tool["input_schema"].clone());
+            }
+        }
+    }
+
+    /// The session once every line is read: what is left goes with the last
+    /// turn, and the request parts say what reached the model.
+    fn finish(mut self) -> Session {
+        self.close_compaction();
+        // What came after the last prompt (a compaction with no turn after it)
+        // belongs to the last turn.
+        if let Some(turn) = self.s.turns.last_mut() {
+            turn.items.append(&mut self.pending);
+        }
+        if self.bad > 1 {
+            self.s.warnings.push(format!(
+                "{} lines of the project record are not JSON and were skipped",
+                self.bad
+            ));
+        }
+        self.name_sent_forms();
+        let (s, blobs) = (&mut self.s, &self.blobs);
+        s.request_kept = !blobs.is_empty();
+        if let Some(prompt) = s.turns.first().and_then(|t| t.prompt.as_deref()) {
+            s.context_sha = blobs
+                .iter()
+                .filter(|m| m["role"] == "user")
+                .find_map(|m| context_before(m, prompt));
+        }
+        s.instruction_block = blobs.iter().find_map(|m| {
+            m["content"].as_array()?.iter().find_map(|b| {
+                b["text"]
+                    .as_str()
+                    .filter(|t| t.starts_with(super::chain::HEADER))
+                    .map(str::to_string)
+            })
+        });
+        for t in &mut s.tool_uses {
+            t.failed = t.id.as_ref().is_some_and(|id| self.failed_ids.contains(id));
+        }
+        s.tokens = self.tokens;
+        self.s
+    }
+
+    /// Claude Code joins consecutive user messages into one, ending each text
+    /// with a line end: the request parts the record keeps say which form
+    /// reached the model, and the item names that one.
+    fn name_sent_forms(&mut self) {
+        let sent: std::collections::HashSet<&str> = self
+            .blobs
             .iter()
-            .filter(|m| m["role"] == "user")
-            .find_map(|m| context_before(m, prompt));
+            .flat_map(|m| m["content"].as_array().into_iter().flatten())
+            .filter_map(|b| b["text"].as_str())
+            .collect();
+        for item in self.s.turns.iter_mut().flat_map(|t| t.items.iter_mut()) {
+            let Some(text) = item.sha256.as_ref().and_then(|h| self.item_texts.get(h)) else {
+                continue;
+            };
+            let with_end = format!("{text}\n");
+            if !sent.contains(text.as_str()) && sent.contains(with_end.as_str()) {
+                item.sha256 = Some(sha256_hex(with_end.as_bytes()));
+                item.bytes = with_end.len();
+            }
+        }
     }
-    s.instruction_block = blobs.iter().find_map(|m| {
-        m["content"].as_array()?.iter().find_map(|b| {
-            b["text"]
-                .as_str()
-                .filter(|t| t.starts_with(super::chain::HEADER))
-                .map(str::to_string)
-        })
-    });
-    for t in &mut s.tool_uses {
-        t.failed = t.id.as_ref().is_some_and(|id| failed_ids.contains(id));
-    }
-    s.tokens = tokens;
-    Ok(s)
 }
 
 /// The hash of a user message's blocks before `prompt`, when its last text

@@ -433,6 +433,21 @@ fn context_of(c: &mut AgentCheck, session: &Session, expected: &Expected) -> Con
         .filter(|m| m["role"] == "developer")
         .cloned()
         .collect();
+    Context {
+        sha: session::messages_sha(&session.context),
+        base_instructions_sha: session.base_instructions_sha.clone(),
+        developer_sha: (!developer.is_empty()).then(|| session::messages_sha(&developer)),
+        environment_sha: session
+            .environment
+            .as_deref()
+            .map(|e| sha256_hex(e.as_bytes())),
+        skills: check_skills(c, session, expected),
+    }
+}
+
+/// The skills the agent was shown, each held against the checkout's, and
+/// the checkout's skills it was not shown.
+fn check_skills(c: &mut AgentCheck, session: &Session, expected: &Expected) -> Vec<Skill> {
     let listed = session
         .skills_block
         .as_deref()
@@ -444,60 +459,13 @@ fn context_of(c: &mut AgentCheck, session: &Session, expected: &Expected) -> Con
     for entry in &listed {
         let in_repo = crate::agent::check::workspace_path(&entry.file, cwd, expected.workdir)
             .and_then(|p| expected.skills.iter().find(|s| s.path == p));
-        match in_repo {
+        recorded.push(match in_repo {
             Some(ours) => {
                 seen_in_repo.push(ours.path.clone());
-                if ours.name != entry.name || ours.description != entry.description {
-                    c.problems.push(format!(
-                        "the skill the agent was shown from `{}` (`{}`: {}) is not what the checkout's file says (`{}`: {})",
-                        ours.path,
-                        crate::escape::one_line(&entry.name),
-                        crate::escape::one_line(&crate::markdown::clip(&entry.description, 200)),
-                        crate::escape::one_line(&ours.name),
-                        crate::escape::one_line(&crate::markdown::clip(&ours.description, 200))
-                    ));
-                }
-                if expected.changed_skills.contains(&ours.path) {
-                    c.new_skills.push(format!(
-                        "this pull request adds or changes the skill `{}` (`{}`), and the agent was shown it: {}",
-                        crate::escape::one_line(&ours.name),
-                        ours.path,
-                        crate::escape::one_line(&crate::markdown::clip(&ours.description, 300))
-                    ));
-                }
-                recorded.push(Skill {
-                    name: entry.name.clone(),
-                    path: ours.path.clone(),
-                    sha256: Some(ours.sha256.clone()),
-                });
+                skill_of_checkout(c, entry, ours, expected)
             }
-            None => {
-                // A repository skill's place (`.agents/skills/` inside the
-                // checkout), but the checkout has no such skill: the agent read
-                // a file nobody can review. codex-home's own skills may sit in
-                // the workspace too (act puts the runner's temp folder there).
-                let repository_skill =
-                    crate::agent::check::workspace_path(&entry.file, cwd, expected.workdir).filter(
-                        |p| p.starts_with(".agents/skills/") || p.contains("/.agents/skills/"),
-                    );
-                match repository_skill {
-                    Some(p) => c.problems.push(format!(
-                        "the agent was shown the skill `{}` from `{p}`, which the checkout does not have: the record is of another checkout, or the file was made during the run",
-                        crate::escape::one_line(&entry.name),
-                    )),
-                    None => c.notes.push(format!(
-                        "the agent was shown the skill `{}` from `{}`, not one of the repository's skills (codex-home's or Codex's own): the receipt lists it and cannot hash it",
-                        crate::escape::one_line(&entry.name),
-                        crate::escape::one_line(&entry.file),
-                    )),
-                }
-                recorded.push(Skill {
-                    name: entry.name.clone(),
-                    path: entry.file.clone(),
-                    sha256: None,
-                });
-            }
-        }
+            None => skill_not_in_checkout(c, entry, cwd, expected),
+        });
     }
     if session.skills_block.is_some() {
         for ours in expected
@@ -512,15 +480,71 @@ fn context_of(c: &mut AgentCheck, session: &Session, expected: &Expected) -> Con
             ));
         }
     }
-    Context {
-        sha: session::messages_sha(&session.context),
-        base_instructions_sha: session.base_instructions_sha.clone(),
-        developer_sha: (!developer.is_empty()).then(|| session::messages_sha(&developer)),
-        environment_sha: session
-            .environment
-            .as_deref()
-            .map(|e| sha256_hex(e.as_bytes())),
-        skills: recorded,
+    recorded
+}
+
+/// A skill shown from the checkout: what the agent was shown is what its
+/// file says, and one this pull request adds or changes is named.
+fn skill_of_checkout(
+    c: &mut AgentCheck,
+    entry: &skills::Listed,
+    ours: &InCheckout,
+    expected: &Expected,
+) -> Skill {
+    if ours.name != entry.name || ours.description != entry.description {
+        c.problems.push(format!(
+            "the skill the agent was shown from `{}` (`{}`: {}) is not what the checkout's file says (`{}`: {})",
+            ours.path,
+            crate::escape::one_line(&entry.name),
+            crate::escape::one_line(&crate::markdown::clip(&entry.description, 200)),
+            crate::escape::one_line(&ours.name),
+            crate::escape::one_line(&crate::markdown::clip(&ours.description, 200))
+        ));
+    }
+    if expected.changed_skills.contains(&ours.path) {
+        c.new_skills.push(format!(
+            "this pull request adds or changes the skill `{}` (`{}`), and the agent was shown it: {}",
+            crate::escape::one_line(&ours.name),
+            ours.path,
+            crate::escape::one_line(&crate::markdown::clip(&ours.description, 300))
+        ));
+    }
+    Skill {
+        name: entry.name.clone(),
+        path: ours.path.clone(),
+        sha256: Some(ours.sha256.clone()),
+    }
+}
+
+/// A skill the checkout does not have: a problem in a repository skill's
+/// place, else listed without a hash.
+fn skill_not_in_checkout(
+    c: &mut AgentCheck,
+    entry: &skills::Listed,
+    cwd: &str,
+    expected: &Expected,
+) -> Skill {
+    // A repository skill's place (`.agents/skills/` inside the
+    // checkout), but the checkout has no such skill: the agent read
+    // a file nobody can review. codex-home's own skills may sit in
+    // the workspace too (act puts the runner's temp folder there).
+    let repository_skill = crate::agent::check::workspace_path(&entry.file, cwd, expected.workdir)
+        .filter(|p| p.starts_with(".agents/skills/") || p.contains("/.agents/skills/"));
+    match repository_skill {
+        Some(p) => c.problems.push(format!(
+            "the agent was shown the skill `{}` from `{p}`, which the checkout does not have: the record is of another checkout, or the file was made during the run",
+            crate::escape::one_line(&entry.name),
+        )),
+        None => c.notes.push(format!(
+            "the agent was shown the skill `{}` from `{}`, not one of the repository's skills (codex-home's or Codex's own): the receipt lists it and cannot hash it",
+            crate::escape::one_line(&entry.name),
+            crate::escape::one_line(&entry.file),
+        )),
+    }
+    Skill {
+        name: entry.name.clone(),
+        path: entry.file.clone(),
+        sha256: None,
     }
 }
 

@@ -371,50 +371,77 @@ fn parse<R: Read>(stream: R, path: &Path) -> Result<(Session, R), Error> {
         ..Session::default()
     };
     let mut line = Vec::new();
-    let mut number = 0usize;
-    let (mut skipped_long, mut unparsable, mut unknown) = (0usize, 0usize, 0usize);
-    let mut cut_last = false;
+    let mut count = LineCount::default();
     let fail = |e: io::Error| Error::io("cannot read the Codex session record", &shown, path, &e);
     while let Some((cut, ended)) =
         read_line(&mut reader, &mut line, MAX_LINE_BYTES).map_err(fail)?
     {
-        number += 1;
+        count.number += 1;
         if line.iter().all(u8::is_ascii_whitespace) {
             continue;
         }
         if cut {
-            skipped_long += 1;
+            count.skipped_long += 1;
             continue;
         }
-        // A line without its newline may be cut off: parse it to find out.
-        // Skipped unparsed only when the fast look is sure of the line's kind:
-        // a line laid out otherwise (keys in another order) is parsed in full,
-        // so no layout hides a message from the receipt.
-        let sure = |kind: &str, payload: Option<&str>| match kind {
-            "response_item" | "event_msg" => payload.is_some(),
-            "token_usage_record" | "compacted" => true,
-            _ => false,
-        };
-        if let Some((kind, payload, head)) = classify(&line)
-            .filter(|_| ended)
-            .filter(|(k, p, _)| sure(k, *p))
-        {
-            if !wanted(kind, payload, head) {
-                if !matches!(
-                    kind,
-                    "response_item" | "event_msg" | "token_usage_record" | "compacted"
-                ) {
-                    unknown += 1;
-                }
-                continue;
-            }
+        if surely_unwanted(&line, ended, &mut count.unknown) {
+            continue;
         }
         match serde_json::from_slice::<Value>(&line) {
-            Ok(v) => absorb(&mut session, &v, &mut unknown),
-            Err(_) if !ended => cut_last = true,
-            Err(_) => unparsable += 1,
+            Ok(v) => absorb(&mut session, &v, &mut count.unknown),
+            Err(_) if !ended => count.cut_last = true,
+            Err(_) => count.unparsable += 1,
         }
     }
+    finish_session(&mut session, &count);
+    Ok((session, reader.into_inner()))
+}
+
+/// What reading a record's lines counted, for the warnings.
+#[derive(Default)]
+struct LineCount {
+    number: usize,
+    skipped_long: usize,
+    unparsable: usize,
+    /// Lines of kinds this version does not read.
+    unknown: usize,
+    /// The last line is cut off.
+    cut_last: bool,
+}
+
+/// A line the fast look is sure the receipt does not read (counted in
+/// `unknown` when of a kind this version does not know).
+fn surely_unwanted(line: &[u8], ended: bool, unknown: &mut usize) -> bool {
+    // A line without its newline may be cut off: parse it to find out.
+    // Skipped unparsed only when the fast look is sure of the line's kind:
+    // a line laid out otherwise (keys in another order) is parsed in full,
+    // so no layout hides a message from the receipt.
+    let sure = |kind: &str, payload: Option<&str>| match kind {
+        "response_item" | "event_msg" => payload.is_some(),
+        "token_usage_record" | "compacted" => true,
+        _ => false,
+    };
+    let Some((kind, payload, head)) = classify(line)
+        .filter(|_| ended)
+        .filter(|(k, p, _)| sure(k, *p))
+    else {
+        return false;
+    };
+    if wanted(kind, payload, head) {
+        return false;
+    }
+    if !matches!(
+        kind,
+        "response_item" | "event_msg" | "token_usage_record" | "compacted"
+    ) {
+        *unknown += 1;
+    }
+    true
+}
+
+/// The session once every line is read: the output turn's model, and a
+/// warning for each kind of line not read and for a version newer than known.
+fn finish_session(session: &mut Session, count: &LineCount) {
     // The model is the one whose answer is the output.
     if let Some(model) = session
         .output_turn
@@ -423,22 +450,27 @@ fn parse<R: Read>(stream: R, path: &Path) -> Result<(Session, R), Error> {
     {
         session.model = Some(model);
     }
-    if cut_last {
+    if count.cut_last {
         session.warnings.push("the record's last line is cut off (Codex may not have finished writing it); it was ignored".into());
     }
-    if unparsable > 0 {
+    if count.unparsable > 0 {
         session.warnings.push(format!(
-            "{unparsable} line(s) of the record are not JSON; they were ignored"
+            "{} line(s) of the record are not JSON; they were ignored",
+            count.unparsable
         ));
     }
-    if skipped_long > 0 {
+    if count.skipped_long > 0 {
         session.warnings.push(format!(
-            "{skipped_long} line(s) over {} MiB were skipped unread",
+            "{} line(s) over {} MiB were skipped unread",
+            count.skipped_long,
             MAX_LINE_BYTES >> 20
         ));
     }
-    if unknown > 0 {
-        tracing::debug!("{unknown} record lines of kinds this version does not read were ignored");
+    if count.unknown > 0 {
+        tracing::debug!(
+            "{} record lines of kinds this version does not read were ignored",
+            count.unknown
+        );
     }
     if let Some(v) = session.cli_version.as_deref().and_then(parse_version) {
         if v > KNOWN_CLI {
@@ -452,15 +484,14 @@ fn parse<R: Read>(stream: R, path: &Path) -> Result<(Session, R), Error> {
             ));
         }
     }
-    if number > 0 && session.cli_version.is_none() && session.cwd.is_none() {
+    if count.number > 0 && session.cli_version.is_none() && session.cwd.is_none() {
         session.warnings.push(
             "the record has no session_meta line: no CLI version, working directory or commit to check".into(),
         );
     }
-    if number == 0 {
+    if count.number == 0 {
         session.warnings.push("the record is empty".into());
     }
-    Ok((session, reader.into_inner()))
 }
 
 fn parse_version(v: &str) -> Option<(u64, u64)> {
@@ -478,45 +509,8 @@ fn text_at(v: &Value, pointer: &str) -> Option<String> {
 fn absorb(s: &mut Session, v: &Value, unknown: &mut usize) {
     let p = &v["payload"];
     match v["type"].as_str().unwrap_or("") {
-        "session_meta" => {
-            s.id = text_at(p, "/id").or_else(|| text_at(p, "/session_id"));
-            s.cwd = text_at(p, "/cwd");
-            s.cli_version = text_at(p, "/cli_version");
-            s.originator = text_at(p, "/originator");
-            s.git_commit = text_at(p, "/git/commit_hash");
-            s.git_branch = text_at(p, "/git/branch");
-            s.base_instructions_sha = p
-                .pointer("/base_instructions/text")
-                .and_then(Value::as_str)
-                .map(|t| crate::digest::sha256_hex(t.as_bytes()));
-        }
-        "turn_context" => {
-            // A new turn: after a `task_started`, or another turn's id (a
-            // compaction within a turn records its context again, same id).
-            let id = text_at(p, "/turn_id");
-            let other = id.is_some() && s.reading.turn_id.is_some() && id != s.reading.turn_id;
-            if s.has_prompt() && (s.reading.next_turn || other) {
-                s.open_turn();
-            }
-            if id.is_some() {
-                s.reading.turn_id = id;
-            }
-            if let Some(model) = text_at(p, "/model") {
-                s.turn().model = Some(model);
-            }
-            s.model = text_at(p, "/model").or(s.model.take());
-            s.approval_policy = text_at(p, "/approval_policy").or(s.approval_policy.take());
-            s.sandbox = text_at(p, "/sandbox_policy/type")
-                .or_else(|| text_at(p, "/sandbox_policy/mode"))
-                .or_else(|| text_at(p, "/sandbox_policy"))
-                .or(s.sandbox.take());
-            s.effort = text_at(p, "/effort").or(s.effort.take());
-            s.permission_profile = match &p["permission_profile"] {
-                Value::String(name) => Some(name.clone()),
-                Value::Null => s.permission_profile.take(),
-                other => Some(other.to_string()),
-            };
-        }
+        "session_meta" => absorb_meta(s, p),
+        "turn_context" => absorb_turn_context(s, p),
         "world_state" => {
             if let Some(t) = text_at(p, "/state/agents_md/text") {
                 s.agents_text = Some(t);
@@ -525,107 +519,168 @@ fn absorb(s: &mut Session, v: &Value, unknown: &mut usize) {
                 s.model = text_at(p, "/state/model");
             }
         }
-        "response_item" if p["type"] == "message" => {
-            let texts: Vec<&str> = p["content"]
-                .as_array()
-                .map(|c| c.iter().filter_map(|i| i["text"].as_str()).collect())
-                .unwrap_or_default();
-            let before_prompt = s.prompt.is_none();
-            let is_context = match p["role"].as_str() {
-                Some("developer") => true,
-                Some("user") => texts.iter().all(|t| {
-                    t.starts_with(super::chain::BLOCK_HEADING)
-                        || t.starts_with("<environment_context>")
-                }),
-                _ => false,
-            };
-            if before_prompt && is_context {
-                s.context.push(canonical_message(p));
-                for t in &texts {
-                    if t.starts_with("<environment_context>") {
-                        s.environment = Some(t.to_string());
-                    }
-                    if t.starts_with("<skills_instructions>") {
-                        s.skills_block = Some(t.to_string());
-                    }
-                }
-                // A hook's text is the hook's, never developer instructions.
-                if p["role"] == "developer" && !is_hook(p) {
-                    s.developer.extend(texts.iter().map(|t| t.to_string()));
-                }
-            }
-            absorb_message(s, p, &texts, is_context);
-            match p["role"].as_str() {
-                Some("user") => {
-                    if let Some(block) = texts
-                        .iter()
-                        .find(|t| t.starts_with(super::chain::BLOCK_HEADING))
-                    {
-                        s.agents_block = Some(block.to_string());
-                    } else if !texts.iter().all(|t| t.starts_with("<environment_context>"))
-                        && s.prompt.is_none()
-                    {
-                        s.prompt = Some(texts.concat());
-                    }
-                }
-                Some("assistant") => {
-                    s.last_agent_message = Some(texts.concat());
-                    s.output_turn = s.turns.len().checked_sub(1);
-                }
-                _ => {}
-            }
-        }
-        "compacted" => {
-            // Compacting before the next turn's context: that turn's.
-            if s.reading.next_turn && s.has_prompt() {
-                s.open_turn();
-            }
-            let text = text_at(p, "/message");
-            s.turn().items.push(Item {
-                kind: ItemKind::CompactionSummary,
-                sha256: text
-                    .as_deref()
-                    .map(|t| crate::digest::sha256_hex(t.as_bytes())),
-                bytes: text.as_deref().map_or(0, str::len),
-            });
-            if let Some(history) = p["replacement_history"].as_array() {
-                s.reading.history = history
-                    .iter()
-                    .filter(|m| m["type"] == "message" && !is_base_instructions(m))
-                    .map(canonical_message)
-                    .collect();
-            }
-        }
-        "event_msg" => match p["type"].as_str() {
-            Some("token_count") => {
-                let u = &p["info"]["total_token_usage"];
-                if u.is_object() {
-                    let n = |k: &str| u[k].as_u64().unwrap_or(0);
-                    s.tokens = Some(Tokens {
-                        input: n("input_tokens"),
-                        cached_input: n("cached_input_tokens"),
-                        cache_write_input: n("cache_write_input_tokens"),
-                        output: n("output_tokens"),
-                        reasoning: n("reasoning_output_tokens"),
-                        total: n("total_tokens"),
-                    });
-                }
-            }
-            Some("item_completed") => absorb_item(s, &p["item"]),
-            Some("task_started") if s.has_prompt() => s.reading.next_turn = true,
-            Some("task_complete") => {
-                if let Some(m) = text_at(p, "/last_agent_message") {
-                    s.last_agent_message = Some(m);
-                    s.output_turn = s.turns.len().checked_sub(1);
-                }
-                s.duration_ms = p["duration_ms"].as_u64();
-            }
-            _ => {}
-        },
+        "response_item" if p["type"] == "message" => absorb_response_message(s, p),
+        "compacted" => absorb_compacted(s, p),
+        "event_msg" => absorb_event(s, p),
         crate::agent::redaction::MARKER => {
             s.redaction = Some(crate::agent::redaction::Redaction::from_payload(p))
         }
         _ => *unknown += 1,
+    }
+}
+
+/// The session's facts: its id, folder, CLI version, commit, base instructions.
+fn absorb_meta(s: &mut Session, p: &Value) {
+    s.id = text_at(p, "/id").or_else(|| text_at(p, "/session_id"));
+    s.cwd = text_at(p, "/cwd");
+    s.cli_version = text_at(p, "/cli_version");
+    s.originator = text_at(p, "/originator");
+    s.git_commit = text_at(p, "/git/commit_hash");
+    s.git_branch = text_at(p, "/git/branch");
+    s.base_instructions_sha = p
+        .pointer("/base_instructions/text")
+        .and_then(Value::as_str)
+        .map(|t| crate::digest::sha256_hex(t.as_bytes()));
+}
+
+/// A turn's context: maybe a new turn, and its model and policies.
+fn absorb_turn_context(s: &mut Session, p: &Value) {
+    // A new turn: after a `task_started`, or another turn's id (a
+    // compaction within a turn records its context again, same id).
+    let id = text_at(p, "/turn_id");
+    let other = id.is_some() && s.reading.turn_id.is_some() && id != s.reading.turn_id;
+    if s.has_prompt() && (s.reading.next_turn || other) {
+        s.open_turn();
+    }
+    if id.is_some() {
+        s.reading.turn_id = id;
+    }
+    if let Some(model) = text_at(p, "/model") {
+        s.turn().model = Some(model);
+    }
+    s.model = text_at(p, "/model").or(s.model.take());
+    s.approval_policy = text_at(p, "/approval_policy").or(s.approval_policy.take());
+    s.sandbox = text_at(p, "/sandbox_policy/type")
+        .or_else(|| text_at(p, "/sandbox_policy/mode"))
+        .or_else(|| text_at(p, "/sandbox_policy"))
+        .or(s.sandbox.take());
+    s.effort = text_at(p, "/effort").or(s.effort.take());
+    s.permission_profile = match &p["permission_profile"] {
+        Value::String(name) => Some(name.clone()),
+        Value::Null => s.permission_profile.take(),
+        other => Some(other.to_string()),
+    };
+}
+
+/// A message the model got or wrote: before the prompt, the context the
+/// checkout predicts; then the prompt, the instruction block, the answer.
+fn absorb_response_message(s: &mut Session, p: &Value) {
+    let texts: Vec<&str> = p["content"]
+        .as_array()
+        .map(|c| c.iter().filter_map(|i| i["text"].as_str()).collect())
+        .unwrap_or_default();
+    let before_prompt = s.prompt.is_none();
+    let is_context = match p["role"].as_str() {
+        Some("developer") => true,
+        Some("user") => texts.iter().all(|t| {
+            t.starts_with(super::chain::BLOCK_HEADING) || t.starts_with("<environment_context>")
+        }),
+        _ => false,
+    };
+    if before_prompt && is_context {
+        absorb_context(s, p, &texts);
+    }
+    absorb_message(s, p, &texts, is_context);
+    match p["role"].as_str() {
+        Some("user") => {
+            if let Some(block) = texts
+                .iter()
+                .find(|t| t.starts_with(super::chain::BLOCK_HEADING))
+            {
+                s.agents_block = Some(block.to_string());
+            } else if !texts.iter().all(|t| t.starts_with("<environment_context>"))
+                && s.prompt.is_none()
+            {
+                s.prompt = Some(texts.concat());
+            }
+        }
+        Some("assistant") => {
+            s.last_agent_message = Some(texts.concat());
+            s.output_turn = s.turns.len().checked_sub(1);
+        }
+        _ => {}
+    }
+}
+
+/// A message of the context before the prompt: kept as sent, with the
+/// environment, the skills and the developer instructions it holds.
+fn absorb_context(s: &mut Session, p: &Value, texts: &[&str]) {
+    s.context.push(canonical_message(p));
+    for t in texts {
+        if t.starts_with("<environment_context>") {
+            s.environment = Some(t.to_string());
+        }
+        if t.starts_with("<skills_instructions>") {
+            s.skills_block = Some(t.to_string());
+        }
+    }
+    // A hook's text is the hook's, never developer instructions.
+    if p["role"] == "developer" && !is_hook(p) {
+        s.developer.extend(texts.iter().map(|t| t.to_string()));
+    }
+}
+
+/// A compaction: its summary is an item of the turn, and the history it
+/// leaves is what the model has from now on.
+fn absorb_compacted(s: &mut Session, p: &Value) {
+    // Compacting before the next turn's context: that turn's.
+    if s.reading.next_turn && s.has_prompt() {
+        s.open_turn();
+    }
+    let text = text_at(p, "/message");
+    s.turn().items.push(Item {
+        kind: ItemKind::CompactionSummary,
+        sha256: text
+            .as_deref()
+            .map(|t| crate::digest::sha256_hex(t.as_bytes())),
+        bytes: text.as_deref().map_or(0, str::len),
+    });
+    if let Some(history) = p["replacement_history"].as_array() {
+        s.reading.history = history
+            .iter()
+            .filter(|m| m["type"] == "message" && !is_base_instructions(m))
+            .map(canonical_message)
+            .collect();
+    }
+}
+
+/// An event: the tokens so far, a completed item, a task's start and end.
+fn absorb_event(s: &mut Session, p: &Value) {
+    match p["type"].as_str() {
+        Some("token_count") => {
+            let u = &p["info"]["total_token_usage"];
+            if u.is_object() {
+                let n = |k: &str| u[k].as_u64().unwrap_or(0);
+                s.tokens = Some(Tokens {
+                    input: n("input_tokens"),
+                    cached_input: n("cached_input_tokens"),
+                    cache_write_input: n("cache_write_input_tokens"),
+                    output: n("output_tokens"),
+                    reasoning: n("reasoning_output_tokens"),
+                    total: n("total_tokens"),
+                });
+            }
+        }
+        Some("item_completed") => absorb_item(s, &p["item"]),
+        Some("task_started") if s.has_prompt() => s.reading.next_turn = true,
+        Some("task_complete") => {
+            if let Some(m) = text_at(p, "/last_agent_message") {
+                s.last_agent_message = Some(m);
+                s.output_turn = s.turns.len().checked_sub(1);
+            }
+            s.duration_ms = p["duration_ms"].as_u64();
+        }
+        _ => {}
     }
 }
 

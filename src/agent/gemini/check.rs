@@ -152,12 +152,6 @@ pub fn load(
             paths.len()
         ));
     }
-    let name = |p: &Path| {
-        format!(
-            "`{}`",
-            crate::escape::one_line(&p.file_name().unwrap_or_default().to_string_lossy())
-        )
-    };
     let mut read: Vec<Record> = Vec::new();
     let mut unread = Vec::new();
     for p in &paths {
@@ -176,11 +170,6 @@ pub fn load(
         }
     }
     let with_turns: Vec<Record> = read.into_iter().filter(|r| !r.turns.is_empty()).collect();
-    let all = with_turns
-        .iter()
-        .map(|r| name(&r.path))
-        .collect::<Vec<_>>()
-        .join(", ");
     let n = with_turns.len();
     let skipped = paths.len() - n;
     let skipped_note = (skipped > 0).then(|| {
@@ -196,34 +185,55 @@ pub fn load(
             }
         )),
         1 => Ok((with_turns.into_iter().next().expect("one"), skipped_note)),
-        _ => {
-            let mut ours: Vec<Record> = with_turns
-                .into_iter()
-                .filter(|r| {
-                    r.output_turn()
-                        .and_then(|t| same_prompt(&r.turns[t].prompt, expected.prompt_bytes))
-                        .is_some()
-                })
-                .collect();
-            match ours.len() {
-                1 => Ok((
-                    ours.pop().expect("one"),
-                    Some(format!(
-                        "{n} session records under agent-home ({all}); the one whose last prompt is this checkout's was used"
-                    )),
-                )),
-                0 => Err(format!(
-                    "{n} session records under agent-home ({all}), and none has this checkout's prompt; upload only this run's record, or set session-id"
-                )),
-                k => Err(format!(
-                    "{k} session records have this checkout's prompt ({}): which one produced the review cannot be told; upload only this run's record, or set session-id",
-                    ours.iter()
-                        .map(|r| name(&r.path))
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                )),
-            }
-        }
+        _ => the_one_with_our_prompt(with_turns, expected),
+    }
+}
+
+/// A record's file name, as a message shows it.
+fn record_name(p: &Path) -> String {
+    format!(
+        "`{}`",
+        crate::escape::one_line(&p.file_name().unwrap_or_default().to_string_lossy())
+    )
+}
+
+/// Among several records with turns, the one whose last prompt is this
+/// checkout's, with a note naming them all; else a problem.
+fn the_one_with_our_prompt(
+    with_turns: Vec<Record>,
+    expected: &Expected,
+) -> Result<(Record, Option<String>), String> {
+    let all = with_turns
+        .iter()
+        .map(|r| record_name(&r.path))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let n = with_turns.len();
+    let mut ours: Vec<Record> = with_turns
+        .into_iter()
+        .filter(|r| {
+            r.output_turn()
+                .and_then(|t| same_prompt(&r.turns[t].prompt, expected.prompt_bytes))
+                .is_some()
+        })
+        .collect();
+    match ours.len() {
+        1 => Ok((
+            ours.pop().expect("one"),
+            Some(format!(
+                "{n} session records under agent-home ({all}); the one whose last prompt is this checkout's was used"
+            )),
+        )),
+        0 => Err(format!(
+            "{n} session records under agent-home ({all}), and none has this checkout's prompt; upload only this run's record, or set session-id"
+        )),
+        k => Err(format!(
+            "{k} session records have this checkout's prompt ({}): which one produced the review cannot be told; upload only this run's record, or set session-id",
+            ours.iter()
+                .map(|r| record_name(&r.path))
+                .collect::<Vec<_>>()
+                .join(", ")
+        )),
     }
 }
 
@@ -376,7 +386,43 @@ pub fn check(
 ) -> AgentCheck {
     let mut c = AgentCheck::default();
     let out_turn = r.output_turn().or(r.turns.len().checked_sub(1));
-    // The checkout's path on the agent's machine: the cwd less the working directory.
+    let agent_root = check_workdir(&mut c, r, expected);
+    check_prompt(&mut c, r, out_turn, expected);
+    check_instructions(&mut c, r, ours, agent_root.as_deref(), ws_root, expected);
+    check_jit(&mut c, r, agent_root.as_deref());
+    let out_model = check_models(&mut c, r, out_turn, expected);
+    unverified_version_and_commit(&mut c, expected);
+    check_answer(&mut c, r, out_turn, expected);
+    let router = check_budget(&mut c, r, stdout, expected);
+    if let Some(s) = stdout {
+        check_stdout(&mut c, r, s, out_turn, expected);
+    }
+    check_edits(&mut c, r, expected);
+    record_notes(&mut c, r);
+
+    // The neutral result. A text a redacted record cut has no hash.
+    c.turns = neutral_turns(r);
+    c.output_turn = out_turn;
+    check_turns(&mut c, expected.single_turn);
+    check_cut(&mut c, r);
+    c.context = out_turn
+        .filter(|t| !context_cut(r, &r.turns[*t]))
+        .map(|t| Context {
+            sha: record::context_sha(&r.turns[t].context),
+            ..Context::default()
+        });
+    c.facts = facts(r, router);
+    c.settings = Some(SessionRecord {
+        model: out_model,
+        ..SessionRecord::default()
+    });
+    c.tokens = r.tokens.clone();
+    c
+}
+
+/// The checkout's path on the agent's machine: the cwd less the working
+/// directory; a cwd elsewhere is a record of another folder.
+fn check_workdir(c: &mut AgentCheck, r: &Record, expected: &Expected) -> Option<String> {
     let cwd = r.cwd();
     let agent_root = cwd.as_deref().and_then(|cwd| {
         if expected.workdir == "." || expected.workdir.is_empty() {
@@ -404,8 +450,11 @@ pub fn check(
             expected.workdir
         ));
     }
+    agent_root
+}
 
-    // The prompt of the turn whose answer is the output.
+/// The prompt of the turn whose answer is the output, against the checkout's.
+fn check_prompt(c: &mut AgentCheck, r: &Record, out_turn: Option<usize>, expected: &Expected) {
     let prompt_name = expected
         .prompt_path
         .map_or("the inline prompt".to_string(), |p| format!("`{p}`"));
@@ -429,11 +478,15 @@ pub fn check(
             c.prompt_sent_sha = Some(sent_sha);
         }
     }
+}
 
-    check_instructions(&mut c, r, ours, agent_root.as_deref(), ws_root, expected);
-    check_jit(&mut c, r, agent_root.as_deref());
-
-    // The model of every turn; the CLI version the record cannot show.
+/// The model of every turn against the step's; returns the output turn's.
+fn check_models(
+    c: &mut AgentCheck,
+    r: &Record,
+    out_turn: Option<usize>,
+    expected: &Expected,
+) -> Option<String> {
     let out_model = out_turn.and_then(|t| r.turns[t].model.clone());
     if let Some(claimed) = expected.model {
         match out_model.as_deref() {
@@ -463,6 +516,11 @@ pub fn check(
             }
         }
     }
+    out_model
+}
+
+/// The CLI version and the commit, which the record cannot show.
+fn unverified_version_and_commit(c: &mut AgentCheck, expected: &Expected) {
     c.unverified.push((
         "the CLI version".into(),
         match expected.cli_version {
@@ -474,8 +532,10 @@ pub fn check(
         "the record's commit".into(),
         "Gemini CLI's session record names no git commit: nothing but the prompt and the instruction files ties it to this checkout".into(),
     ));
+}
 
-    // The output is the model's own answer: the answer of the output turn.
+/// The output is the model's own answer: the answer of the output turn.
+fn check_answer(c: &mut AgentCheck, r: &Record, out_turn: Option<usize>, expected: &Expected) {
     let answer = out_turn.and_then(|t| r.turns[t].answer.as_deref());
     if let (Some(_), None) = (expected.output, answer) {
         c.unverified.push((
@@ -504,8 +564,16 @@ pub fn check(
             }
         }
     }
+}
 
-    // The budget.
+/// The budget. Returns the router model the JSON output names: `None`
+/// without the output, `Some(None)` when no router ran.
+fn check_budget(
+    c: &mut AgentCheck,
+    r: &Record,
+    stdout: Option<&Stdout>,
+    expected: &Expected,
+) -> Option<Option<String>> {
     match (expected.max_total_tokens, &r.tokens) {
         (Some(max), Some(t)) if t.total > max => c.problems.push(format!(
             "the session used {} tokens ({} input, {} cached, {} output, {} thinking), over max-total-tokens {max}",
@@ -543,42 +611,55 @@ pub fn check(
                 .push(("the router request's tokens".into(), why));
         }
     }
-    if let Some(s) = stdout {
-        if expected.max_total_tokens.is_none()
-            && s.models.iter().any(|(_, role)| role == "utility_router")
-        {
-            c.notes.push(
-                "Gemini CLI asked a router model which model to use: that request (which carries the project context too) and its tokens are not in the session record, nor in the receipt's token count".into(),
-            );
-        }
-        if let (Some(a), Some(b)) = (&s.session_id, &r.session_id) {
-            if a != b {
-                c.problems.push(format!(
-                    "the JSON output is of session `{}`, the session record of `{}`: they are of different runs",
-                    crate::escape::one_line(a),
-                    crate::escape::one_line(b)
-                ));
-            }
-        }
-        let last = out_turn.and_then(|t| r.turns[t].answer.as_deref());
-        if let (Some(response), Some(last)) = (s.response.as_deref(), last) {
-            if response != last {
-                c.problems.push(format!(
-                    "the JSON output's `response` (sha256 {}) is not the session record's last answer (sha256 {}): they are of different runs",
-                    short(&sha256_hex(response.as_bytes())),
-                    short(&sha256_hex(last.as_bytes()))
-                ));
-            }
-        }
-        if let Some(e) = &s.error {
+    router
+}
+
+/// The JSON output against the record: the router, the session, the answer,
+/// an error Gemini CLI reported.
+fn check_stdout(
+    c: &mut AgentCheck,
+    r: &Record,
+    s: &Stdout,
+    out_turn: Option<usize>,
+    expected: &Expected,
+) {
+    if expected.max_total_tokens.is_none()
+        && s.models.iter().any(|(_, role)| role == "utility_router")
+    {
+        c.notes.push(
+            "Gemini CLI asked a router model which model to use: that request (which carries the project context too) and its tokens are not in the session record, nor in the receipt's token count".into(),
+        );
+    }
+    if let (Some(a), Some(b)) = (&s.session_id, &r.session_id) {
+        if a != b {
             c.problems.push(format!(
-                "Gemini CLI reported an error: {}",
-                crate::escape::one_line(&crate::markdown::clip(e, 200))
+                "the JSON output is of session `{}`, the session record of `{}`: they are of different runs",
+                crate::escape::one_line(a),
+                crate::escape::one_line(b)
             ));
         }
     }
+    let last = out_turn.and_then(|t| r.turns[t].answer.as_deref());
+    if let (Some(response), Some(last)) = (s.response.as_deref(), last) {
+        if response != last {
+            c.problems.push(format!(
+                "the JSON output's `response` (sha256 {}) is not the session record's last answer (sha256 {}): they are of different runs",
+                short(&sha256_hex(response.as_bytes())),
+                short(&sha256_hex(last.as_bytes()))
+            ));
+        }
+    }
+    if let Some(e) = &s.error {
+        c.problems.push(format!(
+            "Gemini CLI reported an error: {}",
+            crate::escape::one_line(&crate::markdown::clip(e, 200))
+        ));
+    }
+}
 
-    check_edits(&mut c, r, expected);
+/// What the record says of itself: rewinds, its warnings, lines not read,
+/// token counts not whole numbers.
+fn record_notes(c: &mut AgentCheck, r: &Record) {
     if r.rewinds > 0 {
         c.timeline.push(format!(
             "The session was rewound {} time{}: the model saw turns the record no longer counts",
@@ -600,16 +681,22 @@ pub fn check(
                 .into(),
         ));
     }
+}
 
-    // The neutral result. A text a redacted record cut has no hash.
-    let context_cut = |t: &record::RecordTurn| t.context.iter().any(|(_, x)| r.is_cut(x));
-    c.turns = r
-        .turns
+/// A redacted record cut some of the turn's context.
+fn context_cut(r: &Record, t: &record::RecordTurn) -> bool {
+    t.context.iter().any(|(_, x)| r.is_cut(x))
+}
+
+/// The record's turns in the neutral form. A text a redacted record cut has
+/// no hash.
+fn neutral_turns(r: &Record) -> Vec<Turn> {
+    r.turns
         .iter()
         .map(|t| Turn {
             model: t.model.clone(),
             prompt_sha: Some(sha256_hex(t.prompt.as_bytes())),
-            context_sha: (!context_cut(t)).then(|| record::context_sha(&t.context)),
+            context_sha: (!context_cut(r, t)).then(|| record::context_sha(&t.context)),
             items: t
                 .items
                 .iter()
@@ -627,22 +714,17 @@ pub fn check(
                 })
                 .collect(),
         })
-        .collect();
-    c.output_turn = out_turn;
-    check_turns(&mut c, expected.single_turn);
-    check_cut(&mut c, r);
-    c.context = out_turn
-        .filter(|t| !context_cut(&r.turns[*t]))
-        .map(|t| Context {
-            sha: record::context_sha(&r.turns[t].context),
-            ..Context::default()
-        });
+        .collect()
+}
+
+/// The facts the check shows about the record.
+fn facts(r: &Record, router: Option<Option<String>>) -> Vec<Fact> {
     let router = match router {
         Some(Some(m)) => Fact::code("Router model", Some(&m)),
         Some(None) => Fact::text("Router model", "none: the model was given"),
         None => Fact::code("Router model", None),
     };
-    c.facts = vec![
+    vec![
         Fact::text(
             "Record kind",
             format!(
@@ -653,13 +735,7 @@ pub fn check(
         Fact::code("Gemini CLI", None),
         router,
         Fact::code("Project hash", r.project_hash.as_deref()),
-    ];
-    c.settings = Some(SessionRecord {
-        model: out_model,
-        ..SessionRecord::default()
-    });
-    c.tokens = r.tokens.clone();
-    c
+    ]
 }
 
 /// The workspace instructions as sent are the chain computed from the

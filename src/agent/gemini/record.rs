@@ -306,155 +306,8 @@ impl Reader {
     fn message(&mut self, m: &Value) {
         let Some(id) = m["id"].as_str() else { return };
         match m["type"].as_str() {
-            Some("user") => {
-                if self.seen.contains(id) {
-                    return;
-                }
-                self.seen.insert(id.to_string());
-                let parts = texts(&m["content"]);
-                let joined = parts.join("");
-                if parts.is_empty() {
-                    // Tool results (`functionResponse` parts): the same turn
-                    // goes on. The gemini record's `toolCalls` has them too.
-                    return;
-                }
-                if joined.starts_with(SESSION_CONTEXT) {
-                    if self.r.session_context.is_none() {
-                        self.r.session_context = Some(joined);
-                    }
-                    self.history.push(Entry {
-                        id: id.to_string(),
-                        role: "user",
-                        texts: parts,
-                    });
-                    return;
-                }
-                // Text the CLI itself sends as a user message (loop detection,
-                // the next-speaker check), or any text while a turn waits
-                // for its answer: part of that turn, not a new prompt.
-                let harness = joined.starts_with("System: ") || joined == "Please continue.";
-                if (harness || self.in_progress()) && !self.r.turns.is_empty() {
-                    let last = self.r.turns.len() - 1;
-                    let kind = if harness {
-                        ItemKind::System
-                    } else {
-                        ItemKind::User
-                    };
-                    self.r.turns[last].items.push((kind, joined));
-                    self.history.push(Entry {
-                        id: id.to_string(),
-                        role: "user",
-                        texts: parts,
-                    });
-                    return;
-                }
-                let context: Vec<(String, String)> = self
-                    .history
-                    .iter()
-                    .flat_map(|e| e.texts.iter().map(|t| (e.role.to_string(), t.clone())))
-                    .collect();
-                let mut items: Vec<(ItemKind, String)> = self
-                    .pending_summary
-                    .drain(..)
-                    .map(|s| (ItemKind::CompactionSummary, s))
-                    .collect();
-                let (hook, prompt) = split_hook(parts.first().map_or("", String::as_str));
-                if let Some(h) = hook {
-                    items.push((
-                        ItemKind::Hook {
-                            event: Some("SessionStart".into()),
-                            before_prompt: true,
-                        },
-                        h,
-                    ));
-                }
-                for p in parts.iter().skip(1) {
-                    let hook = p
-                        .strip_prefix(HOOK_OPEN)
-                        .and_then(|r| r.strip_suffix(HOOK_CLOSE));
-                    match hook {
-                        Some(h) => items.push((
-                            ItemKind::Hook {
-                                event: Some("BeforeAgent".into()),
-                                before_prompt: false,
-                            },
-                            h.to_string(),
-                        )),
-                        None => items.push((ItemKind::User, p.clone())),
-                    }
-                }
-                self.r.turns.push(RecordTurn {
-                    prompt,
-                    items,
-                    context,
-                    ..RecordTurn::default()
-                });
-                self.history.push(Entry {
-                    id: id.to_string(),
-                    role: "user",
-                    texts: parts,
-                });
-            }
-            Some("gemini") => {
-                let turn = self.r.turns.len().saturating_sub(1);
-                let content = texts(&m["content"]).join("");
-                let model = m["model"].as_str().map(str::to_string);
-                let tokens = m.get("tokens").filter(|t| t.is_object()).cloned();
-                let calls: Vec<ToolCall> = m["toolCalls"]
-                    .as_array()
-                    .map(|calls| {
-                        calls
-                            .iter()
-                            .map(|c| ToolCall {
-                                name: c["name"].as_str().unwrap_or_default().to_string(),
-                                args: c["args"].clone(),
-                                result: result_text(&c["result"]),
-                            })
-                            .collect()
-                    })
-                    .unwrap_or_default();
-                match self.answer_at.get(id).map(|&i| &mut self.answers[i]) {
-                    Some(a) => {
-                        a.tokens = tokens.or(a.tokens.take());
-                        a.model = model.or(a.model.take());
-                        a.content = content.clone();
-                    }
-                    None => {
-                        self.answer_at.insert(id.to_string(), self.answers.len());
-                        self.answers.push(Answer {
-                            turn,
-                            tokens,
-                            model,
-                            content: content.clone(),
-                        })
-                    }
-                }
-                match self.tool_at.get(id) {
-                    Some(&i) => self.tools[i].1 = calls,
-                    None => {
-                        self.tool_at.insert(id.to_string(), self.tools.len());
-                        self.tools.push((id.to_string(), calls));
-                    }
-                }
-                // A tool call alone is no text part of the history.
-                let parts = if content.is_empty() {
-                    Vec::new()
-                } else {
-                    vec![content]
-                };
-                // From the end: the entry rewritten is the newest one.
-                match self.history.iter_mut().rev().find(|e| e.id == id) {
-                    Some(e) => e.texts = parts,
-                    None => {
-                        self.seen.insert(id.to_string());
-                        self.history.push(Entry {
-                            id: id.to_string(),
-                            role: "model",
-                            texts: parts,
-                        })
-                    }
-                }
-            }
+            Some("user") => self.user(id, m),
+            Some("gemini") => self.answer(id, m),
             Some(kind @ ("error" | "warning")) => {
                 let text = texts(&m["content"]).join("");
                 self.r.warnings.push(format!(
@@ -464,6 +317,164 @@ impl Reader {
                 ));
             }
             _ => {}
+        }
+    }
+
+    /// A `user` message, read once: tool results, the session context, text
+    /// that belongs to the turn in progress, or a prompt that starts a turn.
+    fn user(&mut self, id: &str, m: &Value) {
+        if self.seen.contains(id) {
+            return;
+        }
+        self.seen.insert(id.to_string());
+        let parts = texts(&m["content"]);
+        let joined = parts.join("");
+        if parts.is_empty() {
+            // Tool results (`functionResponse` parts): the same turn
+            // goes on. The gemini record's `toolCalls` has them too.
+            return;
+        }
+        if joined.starts_with(SESSION_CONTEXT) {
+            if self.r.session_context.is_none() {
+                self.r.session_context = Some(joined);
+            }
+            self.push_user_entry(id, parts);
+            return;
+        }
+        // Text the CLI itself sends as a user message (loop detection,
+        // the next-speaker check), or any text while a turn waits
+        // for its answer: part of that turn, not a new prompt.
+        let harness = joined.starts_with("System: ") || joined == "Please continue.";
+        if (harness || self.in_progress()) && !self.r.turns.is_empty() {
+            let last = self.r.turns.len() - 1;
+            let kind = if harness {
+                ItemKind::System
+            } else {
+                ItemKind::User
+            };
+            self.r.turns[last].items.push((kind, joined));
+            self.push_user_entry(id, parts);
+            return;
+        }
+        self.new_turn(&parts);
+        self.push_user_entry(id, parts);
+    }
+
+    fn push_user_entry(&mut self, id: &str, parts: Vec<String>) {
+        self.history.push(Entry {
+            id: id.to_string(),
+            role: "user",
+            texts: parts,
+        });
+    }
+
+    /// A prompt starts a turn: the history so far is its context, and its
+    /// items are the summaries waiting for it, then the hooks' text and any
+    /// other part of the message.
+    fn new_turn(&mut self, parts: &[String]) {
+        let context: Vec<(String, String)> = self
+            .history
+            .iter()
+            .flat_map(|e| e.texts.iter().map(|t| (e.role.to_string(), t.clone())))
+            .collect();
+        let mut items: Vec<(ItemKind, String)> = self
+            .pending_summary
+            .drain(..)
+            .map(|s| (ItemKind::CompactionSummary, s))
+            .collect();
+        let (hook, prompt) = split_hook(parts.first().map_or("", String::as_str));
+        if let Some(h) = hook {
+            items.push((
+                ItemKind::Hook {
+                    event: Some("SessionStart".into()),
+                    before_prompt: true,
+                },
+                h,
+            ));
+        }
+        for p in parts.iter().skip(1) {
+            let hook = p
+                .strip_prefix(HOOK_OPEN)
+                .and_then(|r| r.strip_suffix(HOOK_CLOSE));
+            match hook {
+                Some(h) => items.push((
+                    ItemKind::Hook {
+                        event: Some("BeforeAgent".into()),
+                        before_prompt: false,
+                    },
+                    h.to_string(),
+                )),
+                None => items.push((ItemKind::User, p.clone())),
+            }
+        }
+        self.r.turns.push(RecordTurn {
+            prompt,
+            items,
+            context,
+            ..RecordTurn::default()
+        });
+    }
+
+    /// A `gemini` message, first written or rewritten in place: the answer,
+    /// its tool calls, and its entry in the history.
+    fn answer(&mut self, id: &str, m: &Value) {
+        let turn = self.r.turns.len().saturating_sub(1);
+        let content = texts(&m["content"]).join("");
+        let model = m["model"].as_str().map(str::to_string);
+        let tokens = m.get("tokens").filter(|t| t.is_object()).cloned();
+        let calls: Vec<ToolCall> = m["toolCalls"]
+            .as_array()
+            .map(|calls| {
+                calls
+                    .iter()
+                    .map(|c| ToolCall {
+                        name: c["name"].as_str().unwrap_or_default().to_string(),
+                        args: c["args"].clone(),
+                        result: result_text(&c["result"]),
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
+        match self.answer_at.get(id).map(|&i| &mut self.answers[i]) {
+            Some(a) => {
+                a.tokens = tokens.or(a.tokens.take());
+                a.model = model.or(a.model.take());
+                a.content = content.clone();
+            }
+            None => {
+                self.answer_at.insert(id.to_string(), self.answers.len());
+                self.answers.push(Answer {
+                    turn,
+                    tokens,
+                    model,
+                    content: content.clone(),
+                })
+            }
+        }
+        match self.tool_at.get(id) {
+            Some(&i) => self.tools[i].1 = calls,
+            None => {
+                self.tool_at.insert(id.to_string(), self.tools.len());
+                self.tools.push((id.to_string(), calls));
+            }
+        }
+        // A tool call alone is no text part of the history.
+        let parts = if content.is_empty() {
+            Vec::new()
+        } else {
+            vec![content]
+        };
+        // From the end: the entry rewritten is the newest one.
+        match self.history.iter_mut().rev().find(|e| e.id == id) {
+            Some(e) => e.texts = parts,
+            None => {
+                self.seen.insert(id.to_string());
+                self.history.push(Entry {
+                    id: id.to_string(),
+                    role: "model",
+                    texts: parts,
+                })
+            }
         }
     }
 
