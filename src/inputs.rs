@@ -397,61 +397,26 @@ fn given(value: Option<String>) -> Option<String> {
 impl Inputs {
     fn validate(cli: Cli, matches: &ArgMatches) -> Result<Inputs, Error> {
         let explicit = |id: &str| matches.value_source(id) == Some(ValueSource::CommandLine);
-        let prompt = match (given(cli.prompt), given(cli.prompt_file)) {
-            (Some(_), Some(_)) => {
-                return Err(Error::new(
-                    "Only one of `prompt` or `prompt-file` may be specified.",
-                ));
-            }
-            (Some(text), None) => Some(PromptSource::Inline(text)),
-            (None, Some(path)) => Some(PromptSource::File(path)),
-            (None, None)
-                if matches!(
-                    cli.mode,
-                    Mode::Verify | Mode::Compare | Mode::Lint | Mode::Validate
-                ) =>
-            {
-                None
-            }
-            (None, None) => {
-                return Err(Error::new(
-                    "Either `prompt` or `prompt-file` must be specified.",
-                ));
-            }
-        };
-        let schema = match (given(cli.output_schema), given(cli.output_schema_file)) {
-            (Some(_), Some(_)) => {
-                return Err(Error::new(
-                    "Only one of `output-schema` or `output-schema-file` may be specified.",
-                ));
-            }
-            (Some(text), None) => SchemaSource::Inline(text),
-            (None, Some(path)) => SchemaSource::File(path),
-            (None, None) => SchemaSource::Default,
-        };
+        let prompt = prompt_source(cli.mode, given(cli.prompt), given(cli.prompt_file))?;
+        let schema = schema_source(given(cli.output_schema), given(cli.output_schema_file))?;
         let aliased = |neutral: &'static str, values: [(&'static str, Option<String>); 3]| {
             neutral_input(cli.agent, neutral, values.map(|(n, v)| (n, given(v))))
         };
         // `v0.169.0` is the version npm installs as 0.169.0: recorded as that.
-        let agent_version = aliased(
-            "agent-version",
-            [
-                ("agent-version", cli.agent_version),
-                ("codex-version", cli.codex_version),
-                ("claude-version", cli.claude_version),
-            ],
-        )?
-        .map(|(input, v)| exact_version(input, &v).map(str::to_string))
-        .transpose()?;
-        let agent_args = aliased(
-            "agent-args",
-            [
-                ("agent-args", cli.agent_args),
-                ("codex-args", cli.codex_args),
-                ("claude-args", cli.claude_args),
-            ],
-        )?
-        .map(|(_, v)| v);
+        let version = [
+            ("agent-version", cli.agent_version),
+            ("codex-version", cli.codex_version),
+            ("claude-version", cli.claude_version),
+        ];
+        let agent_version = aliased("agent-version", version)?
+            .map(|(input, v)| exact_version(input, &v).map(str::to_string))
+            .transpose()?;
+        let args = [
+            ("agent-args", cli.agent_args),
+            ("codex-args", cli.codex_args),
+            ("claude-args", cli.claude_args),
+        ];
+        let agent_args = aliased("agent-args", args)?.map(|(_, v)| v);
         Ok(Inputs {
             mode: cli.mode,
             prompt,
@@ -471,27 +436,13 @@ impl Inputs {
             findings_pointer: findings_pointer(&cli.findings_pointer)?,
             fail_on: cli.fail_on,
             min_severity: cli.min_severity,
-            check_name: match cli.check_name.trim() {
-                "" => {
-                    return Err(Error::new(
-                        "input `check-name` is empty; name the check run, e.g. `Agent review receipt`",
-                    ));
-                }
-                name => name.to_string(),
-            },
+            check_name: check_name(&cli.check_name)?,
             max_annotations: cli.max_annotations,
             api_timeout: cli.api_timeout,
             agent: cli.agent,
             agent_home: agent_home(cli.agent, given(cli.agent_home), given(cli.codex_home))?,
             session_id: given(cli.session_id),
-            agents_fallback_filenames: given(cli.agents_fallback_filenames)
-                .map(|s| {
-                    s.split([',', '\n'])
-                        .map(|n| n.trim().to_string())
-                        .filter(|n| !n.is_empty())
-                        .collect()
-                })
-                .unwrap_or_default(),
+            agents_fallback_filenames: names(given(cli.agents_fallback_filenames)),
             project_doc_max_bytes: cli.project_doc_max_bytes,
             effort: given(cli.effort),
             permission_profile: given(cli.permission_profile),
@@ -503,20 +454,83 @@ impl Inputs {
             base_usage_file: given(cli.base_usage_file),
             base_output_file: given(cli.base_output_file),
             allow_changed: allowed_channels(cli.allow_changed.as_deref())?,
-            base_ref: match given(cli.base_ref) {
-                Some(r) if !crate::base::valid_ref(&r) => {
-                    return Err(Error::new(format!(
-                        "input `base-ref` is `{}`, which git would not read as a commit; give a branch, tag or full SHA, such as `${{{{ github.event.pull_request.base.sha }}}}`",
-                        crate::escape::one_line(&crate::markdown::clip(&r, 80))
-                    )));
-                }
-                r => r,
-            },
+            base_ref: base_ref(given(cli.base_ref))?,
             instructions_changed: cli.instructions_changed,
             gate_schema: cli.gate_schema,
             single_turn: cli.single_turn,
             lint_workflows: cli.lint_workflows,
         })
+    }
+}
+
+/// The prompt, inline or a file, and only one of them; none for the modes
+/// that read the receipt's.
+fn prompt_source(
+    mode: Mode,
+    prompt: Option<String>,
+    file: Option<String>,
+) -> Result<Option<PromptSource>, Error> {
+    match (prompt, file) {
+        (Some(_), Some(_)) => Err(Error::new(
+            "Only one of `prompt` or `prompt-file` may be specified.",
+        )),
+        (Some(text), None) => Ok(Some(PromptSource::Inline(text))),
+        (None, Some(path)) => Ok(Some(PromptSource::File(path))),
+        (None, None)
+            if matches!(
+                mode,
+                Mode::Verify | Mode::Compare | Mode::Lint | Mode::Validate
+            ) =>
+        {
+            Ok(None)
+        }
+        (None, None) => Err(Error::new(
+            "Either `prompt` or `prompt-file` must be specified.",
+        )),
+    }
+}
+
+/// The output schema, inline or a file, and only one of them.
+fn schema_source(inline: Option<String>, file: Option<String>) -> Result<SchemaSource, Error> {
+    match (inline, file) {
+        (Some(_), Some(_)) => Err(Error::new(
+            "Only one of `output-schema` or `output-schema-file` may be specified.",
+        )),
+        (Some(text), None) => Ok(SchemaSource::Inline(text)),
+        (None, Some(path)) => Ok(SchemaSource::File(path)),
+        (None, None) => Ok(SchemaSource::Default),
+    }
+}
+
+fn check_name(given: &str) -> Result<String, Error> {
+    match given.trim() {
+        "" => Err(Error::new(
+            "input `check-name` is empty; name the check run, e.g. `Agent review receipt`",
+        )),
+        name => Ok(name.to_string()),
+    }
+}
+
+/// Names separated by commas or lines.
+fn names(given: Option<String>) -> Vec<String> {
+    given
+        .map(|s| {
+            s.split([',', '\n'])
+                .map(|n| n.trim().to_string())
+                .filter(|n| !n.is_empty())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// A `base-ref` git reads as nothing but a commit.
+fn base_ref(given: Option<String>) -> Result<Option<String>, Error> {
+    match given {
+        Some(r) if !crate::base::valid_ref(&r) => Err(Error::new(format!(
+            "input `base-ref` is `{}`, which git would not read as a commit; give a branch, tag or full SHA, such as `${{{{ github.event.pull_request.base.sha }}}}`",
+            crate::escape::one_line(&crate::markdown::clip(&r, 80))
+        ))),
+        r => Ok(r),
     }
 }
 

@@ -33,6 +33,9 @@ pub struct Outcome {
     pub agent: Option<AgentCheck>,
     /// Filled in by the check-run report.
     pub check_run: Option<CheckRunOutcome>,
+    /// Check runs of this check's name on the head commit that this workflow
+    /// run did not post (filled in by the check-run report, before it posts).
+    pub imitations: Vec<Imitation>,
     /// (`compare`) Base against head.
     pub comparison: Option<Comparison>,
     /// What the workflow lint found (`lint`; `run` as warnings).
@@ -78,6 +81,7 @@ impl Outcome {
             caveats: Vec::new(),
             agent: None,
             check_run: None,
+            imitations: Vec::new(),
             comparison: None,
             lints: Vec::new(),
             instructions: None,
@@ -95,6 +99,11 @@ impl Outcome {
     /// receipt's integrity, not the review's content.
     pub fn conclusion(&self) -> Conclusion {
         if self.verification.as_ref().is_some_and(|v| !v.passed()) {
+            return Conclusion::Failure;
+        }
+        // Another check of this name is on the commit: whichever one branch
+        // protection reads, this one must not say the commit passed.
+        if !self.imitations.is_empty() {
             return Conclusion::Failure;
         }
         // What reached the agent is integrity too: `fail-on` does not silence it.
@@ -176,6 +185,26 @@ impl Outcome {
         }
     }
 }
+
+/// A check run that bears this check's name on the head commit and was not
+/// posted by this workflow run. Every part is ours to print: numbers, the
+/// link built from them, and the check's own name (an input).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Imitation {
+    /// The name both checks bear (`check-name`).
+    pub name: String,
+    pub check_run_id: u64,
+    /// Who posted it, in a few plain words: `workflow run 77 (job 88)`, `the
+    /// app \`some-app\``, `a GitHub Actions workflow`.
+    pub source: String,
+    /// `{server}/{repo}/runs/{id}`, built from the id, never the answer's URL.
+    pub url: String,
+    /// What it says: `success`, `failure`, ..., or its status while it runs.
+    pub conclusion: String,
+}
+
+/// What a listing that failed leaves unverified (`not verified, missing: ...`).
+pub const NO_OTHER_CHECK: &str = "no other check of this name";
 
 /// How the warning about a check run that was not created begins: the log
 /// says it as an annotation, the job summary near its top.

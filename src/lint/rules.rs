@@ -277,7 +277,7 @@ fn codex_version(step: &Step, out: &mut Vec<Finding>) {
             Level::Notice,
             line,
             format!(
-                "`codex-version` comes from `{e}`: make sure it resolves to an exact version, and give prompt-receipt the version installed (codex-action's `codex-version` output)"
+                "`codex-version` comes from `{e}`: make sure it resolves to an exact version, and give prompt-receipt the same value as `agent-version` (a workflow `env` both steps read: codex-action has no output for it)"
             ),
         )),
         Input::Literal { value, from_env } if !is_exact_version(&value) => {

@@ -31,11 +31,8 @@ pub fn run(
 ) -> Result<Outcome, Error> {
     let usage = inputs.usage_location(ws)?;
     let existing = usage_file::load(&usage)?;
-    let Covered {
-        sources,
-        agent,
-        reach,
-    } = Covered::read(inputs, ws, home)?;
+    let covered = Covered::read(inputs, ws, home)?;
+    let (sources, agent, reach) = (covered.sources, covered.agent, covered.reach);
     let policy = inputs.gate_policy();
     let instructions = compare_with_base(
         inputs,
@@ -52,88 +49,34 @@ pub fn run(
         ws,
         instructions.as_ref(),
     );
-
-    // The workflow records a receipt before the agent, and none arrived: the
-    // check of what the agent could have changed did not run.
-    let missing_before = match (&existing, &origin.workflow_path) {
-        (Some(r), _) if verify::has_identities(r) => None,
-        (_, Some(file)) => lint::records_before_agent(ws, file).map(|line| {
-            crate::outcome::Unverified::new(
-                "the receipt recorded before the agent",
-                format!(
-                    "`{file}` records a receipt before the agent runs (line {line}), but `{}` holds none: the agent job did not upload it, or something replaced it; nothing shows that the agent left its inputs as they were",
-                    usage.shown
-                ),
-            )
-        }),
-        _ => None,
-    };
-
-    // A receipt recorded before the agent ran is checked before it is replaced.
-    let before = match &existing {
-        Some(recorded) if verify::has_identities(recorded) => Some(verify::verify(
-            recorded,
-            &usage.shown,
-            &sources,
-            &agent,
-            ws,
-            Scope::BeforeAgent,
-        )?),
-        _ => None,
-    };
+    let missing_before = missing_before(existing.as_ref(), origin, ws, &usage.shown);
+    let before = verify_before(existing.as_ref(), &usage.shown, &sources, &agent, ws)?;
 
     let clock = crate::logging::Stopwatch::start("run");
-    // Two lines of work that read different things, so on two cores a run
-    // takes about as long as its review. The review (read, parse, validate,
-    // locate) keeps the main thread, its allocator arena and its stack; beside
-    // it: the identities, the schema (handed over as soon as it compiles), and
-    // the identities computed a second time for the verification.
-    let (side, review) = side_by_side(
-        "identities",
-        |schema| beside_review(&sources, &agent, ws, &usage.shown, &gate, schema),
-        |schema| review::read_and_judge(&sources.output, schema, &policy.findings_pointer),
-    );
-    let Beside {
-        collected,
-        recomputed,
-    } = side?;
-    let mut review = review?;
-    review.place_findings(ws.root());
+    let (beside, review) =
+        identities_and_review(&sources, &agent, ws, &usage.shown, &gate, &policy)?;
+    let (collected, recomputed) = (beside.collected, beside.recomputed);
     clock.lap("identities and review done");
 
-    let Collected {
-        mut receipt,
-        mut caveats,
-        prompt_bytes,
-    } = collected;
+    let (mut receipt, mut caveats) = (collected.receipt, collected.caveats);
+    let prompt_bytes = collected.prompt_bytes;
     record_review(&mut receipt, &review);
     caveats.extend(review.caveats());
     caveats.extend(gate.caveat.clone());
     receipt.gate_schema = gate.record.clone();
     receipt.base = instructions.as_ref().map(|c| c.record());
     let decision = policy.decide(&review);
-    let (hooks, hooks_unread) = agent.hook_configs(&sources.workdir, ws);
-    receipt.hooks = (!hooks.is_empty()).then_some(hooks);
-    receipt.runtime = super::runtime_record(&reach);
-    let check = match inputs.session_options(home) {
-        Some(opts) => {
-            let check = super::check_agent(
-                (&agent, &opts),
-                &sources,
-                ws,
-                &receipt,
-                &prompt_bytes,
-                review.bytes.as_deref(),
-                instructions.as_ref(),
-            );
-            record_agent(&mut receipt, &check);
-            Some(check)
-        }
-        None => {
-            caveats.push(Caveat::notice(agent.kind.without_home()).quiet());
-            None
-        }
-    };
+    let hooks_unread = record_runtime(&mut receipt, &agent, &reach, &sources, ws);
+    let check = check_record(
+        inputs.session_options(home).as_ref(),
+        &agent,
+        (&sources, ws),
+        &mut receipt,
+        (&prompt_bytes, review.bytes.as_deref()),
+        instructions.as_ref(),
+    )
+    .map_err(|without| caveats.push(without))
+    .ok();
     receipt.verification = Some(VerificationRecord::of(before.as_ref()));
     let written =
         usage_file::write_receipt(&usage, existing, &receipt, ws, usage_file::Foreign::Claimed)?;
@@ -142,26 +85,134 @@ pub fn run(
     clock.lap("verification done");
 
     let mut outcome = Outcome::empty(Mode::Run, usage.shown, written);
-    outcome.verification = Some(verification);
-    outcome.review = Some(review);
-    outcome.decision = Some(decision);
-    outcome.caveats = caveats;
+    (outcome.verification, outcome.review) = (Some(verification), Some(review));
+    (outcome.decision, outcome.caveats) = (Some(decision), caveats);
     outcome.unverified.extend(missing_before);
     outcome.unverified.extend(super::reach_unseen(&reach));
-    outcome
-        .unverified
-        .extend(hooks_unread.into_iter().map(|why| {
-            crate::outcome::Unverified::new(
-                "a hook configuration",
-                format!("{why}: the hooks it may hold can add text to the agent's input, and the receipt cannot see them"),
-            )
-        }));
+    outcome.unverified.extend(hooks_unread);
     outcome.take_agent(check);
     outcome.instructions = instructions;
     if inputs.lint_workflows {
         outcome.lints = advice(lint::lint_workflows(ws));
     }
     Ok(outcome)
+}
+
+/// Reads and checks the agent's record when its home was given, and keeps in
+/// the receipt what it showed; without it, what the receipt cannot vouch for.
+fn check_record(
+    session: Option<&crate::agent::SessionOptions>,
+    agent: &crate::agent::Setup,
+    (sources, ws): (&Sources, &Workspace),
+    receipt: &mut Receipt,
+    (prompt, output): (&[u8], Option<&[u8]>),
+    instructions: Option<&crate::base::Check>,
+) -> Result<AgentCheck, Caveat> {
+    let Some(opts) = session else {
+        return Err(Caveat::notice(agent.kind.without_home()).quiet());
+    };
+    let check = super::check_agent(
+        (agent, opts),
+        sources,
+        ws,
+        receipt,
+        prompt,
+        output,
+        instructions,
+    );
+    record_agent(receipt, &check);
+    Ok(check)
+}
+
+/// Two lines of work that read different things, so on two cores a run takes
+/// about as long as its review. The review (read, parse, validate, locate)
+/// keeps the main thread, its allocator arena and its stack; beside it: the
+/// identities, the schema (handed over as soon as it compiles), and the
+/// identities computed a second time for the verification.
+fn identities_and_review(
+    sources: &Sources,
+    agent: &crate::agent::Setup,
+    ws: &Workspace,
+    usage: &str,
+    gate: &Judge,
+    policy: &crate::review::gate::Policy,
+) -> Result<(Beside, Review), Error> {
+    let (side, review) = side_by_side(
+        "identities",
+        |schema| beside_review(sources, agent, ws, usage, gate, schema),
+        |schema| review::read_and_judge(&sources.output, schema, &policy.findings_pointer),
+    );
+    let side = side?;
+    let mut review = review?;
+    review.place_findings(ws.root());
+    Ok((side, review))
+}
+
+/// A receipt recorded before the agent ran is checked before it is replaced.
+fn verify_before(
+    existing: Option<&Map<String, Value>>,
+    usage: &str,
+    sources: &Sources,
+    agent: &crate::agent::Setup,
+    ws: &Workspace,
+) -> Result<Option<Verification>, Error> {
+    match existing {
+        Some(recorded) if verify::has_identities(recorded) => Ok(Some(verify::verify(
+            recorded,
+            usage,
+            sources,
+            agent,
+            ws,
+            Scope::BeforeAgent,
+        )?)),
+        _ => Ok(None),
+    }
+}
+
+/// The workflow records a receipt before the agent, and none arrived: the
+/// check of what the agent could have changed did not run.
+fn missing_before(
+    existing: Option<&Map<String, Value>>,
+    origin: &Origin,
+    ws: &Workspace,
+    usage: &str,
+) -> Option<crate::outcome::Unverified> {
+    if existing.is_some_and(verify::has_identities) {
+        return None;
+    }
+    let file = origin.workflow_path.as_ref()?;
+    lint::records_before_agent(ws, file).map(|line| {
+        crate::outcome::Unverified::new(
+            "the receipt recorded before the agent",
+            format!(
+                "`{file}` records a receipt before the agent runs (line {line}), but `{usage}` holds none: the agent job did not upload it, or something replaced it; nothing shows that the agent left its inputs as they were"
+            ),
+        )
+    })
+}
+
+/// What the agent's runtime reaches, in the receipt: its hook configurations
+/// and the files it runs or loads. Each configuration there but unreadable
+/// is not verified.
+fn record_runtime(
+    receipt: &mut Receipt,
+    agent: &crate::agent::Setup,
+    reach: &crate::agent::reach::Reach,
+    sources: &Sources,
+    ws: &Workspace,
+) -> Vec<crate::outcome::Unverified> {
+    let (hooks, unread) = agent.hook_configs(&sources.workdir, ws);
+    receipt.hooks = (!hooks.is_empty()).then_some(hooks);
+    receipt.runtime = super::runtime_record(reach);
+    unread
+        .into_iter()
+        .map(|why| {
+            crate::outcome::Unverified::new(
+                "a hook configuration",
+                format!("{why}: the hooks it may hold can add text to the agent's input, and the receipt cannot see them"),
+            )
+        })
+        .collect()
 }
 
 /// Every verification of this run in one: the receipt recorded before the

@@ -83,12 +83,30 @@ fn note(level: Level, message: String) -> Annotation {
     }
 }
 
+/// Each other check of this name on the commit: a failure, whatever the
+/// review says.
+fn imitations(out: &mut Annotations, result: &Outcome) {
+    for i in &result.imitations {
+        out.add(Level::Failure, false, || Annotation {
+            title: Some("Another check of this name".into()),
+            ..note(
+                Level::Failure,
+                format!(
+                    "check run {} ({}) by {} is named `{}` too, and was not posted by this workflow run: require the check from a workflow the pull request cannot edit, and let no other workflow use its name",
+                    i.check_run_id, i.url, i.source, i.name
+                ),
+            )
+        });
+    }
+}
+
 /// Every annotation of a run, keeping at most `per_level` of each level.
 pub fn collect(result: &Outcome, per_level: usize) -> Annotations {
     let mut out = Annotations {
         per_level,
         ..Annotations::default()
     };
+    imitations(&mut out, result);
     if let Some(v) = &result.verification {
         for m in &v.mismatches {
             out.add(Level::Failure, false, || {

@@ -7,6 +7,12 @@
 //! cannot create checks (no token, fork pull requests, no `checks: write`), the
 //! run says why and how to fix it once, and the annotations in the log and the
 //! job summary carry the result; the gate alone decides the step's outcome.
+//!
+//! Before the create, the commit's check runs of the same name are listed
+//! (`GET .../commits/{ref}/check-runs`, paged and bounded, on the same budget):
+//! one that this workflow run did not post is an imitation, and it fails the
+//! outcome and names itself in the title that the create then carries (see
+//! [`ThisRun`]). A listing that cannot be made is "not verified".
 
 use std::time::{Duration, Instant};
 
@@ -27,8 +33,7 @@ use crate::event;
 use crate::level::Caveat;
 use crate::level::Level;
 use crate::markdown::{clip, code, fenced, short_hash, shorten_middle};
-use crate::outcome::CheckRunOutcome;
-use crate::outcome::Outcome;
+use crate::outcome::{CheckRunOutcome, Imitation, NO_OTHER_CHECK, Outcome, Unverified};
 
 /// GitHub's limits on a check run's output.
 pub const MAX_TEXT: usize = 65_535;
@@ -70,27 +75,48 @@ impl Report for CheckRun {
                     }
                 } else {
                     let external_id = external_id(&self.ctx)?;
-                    let plan = plan(
-                        result,
-                        &self.name,
-                        &target.head_sha,
-                        self.ctx.run_url(),
-                        &external_id,
-                        self.max_annotations,
-                        self.blob_base.clone(),
-                    );
                     let runtime = tokio::runtime::Builder::new_current_thread()
                         .enable_all()
                         .build()
                         .map_err(|e| Error::new(format!("cannot start the HTTP runtime: {e}")))?;
-                    runtime.block_on(publish(
-                        &self.ctx.api_url,
-                        token,
-                        &repo,
-                        &plan,
-                        self.budget,
-                        target.from_fork,
-                    ))
+                    let this_run = ThisRun {
+                        server: self.ctx.server_url.trim_end_matches('/').to_string(),
+                        repo: repo.clone(),
+                        run_id: self.ctx.run_id.clone(),
+                    };
+                    runtime.block_on(async {
+                        let mut api = match Api::start(&self.ctx.api_url, token, self.budget) {
+                            Ok(api) => api,
+                            Err(reason) => {
+                                result.unverified.push(Unverified::new(
+                                    NO_OTHER_CHECK,
+                                    format!(
+                                        "the commit's check runs could not be listed: {reason}"
+                                    ),
+                                ));
+                                return not_published(reason);
+                            }
+                        };
+                        // Before posting: the verdict this check carries
+                        // names any other check of its name.
+                        match others(&mut api, &repo, &target.head_sha, &self.name, &this_run).await
+                        {
+                            Ok(found) => result.imitations = found,
+                            Err(why) => {
+                                result.unverified.push(Unverified::new(NO_OTHER_CHECK, why))
+                            }
+                        }
+                        let plan = plan(
+                            result,
+                            &self.name,
+                            &target.head_sha,
+                            self.ctx.run_url(),
+                            &external_id,
+                            self.max_annotations,
+                            self.blob_base.clone(),
+                        );
+                        publish(&mut api, &repo, &plan, target.from_fork).await
+                    })
                 }
             }
         };
@@ -330,8 +356,24 @@ struct Listed {
 struct ListedRun {
     id: u64,
     name: String,
+    #[serde(default)]
     external_id: Option<String>,
+    #[serde(default)]
     html_url: Option<String>,
+    #[serde(default)]
+    details_url: Option<String>,
+    #[serde(default)]
+    status: Option<String>,
+    #[serde(default)]
+    conclusion: Option<String>,
+    #[serde(default)]
+    app: Option<ListedApp>,
+}
+
+#[derive(Deserialize)]
+struct ListedApp {
+    #[serde(default)]
+    slug: Option<String>,
 }
 
 /// A response, classified.
@@ -484,44 +526,51 @@ impl Budget {
     }
 }
 
-async fn publish(
-    api_url: &str,
-    token: &str,
-    repo: &str,
-    plan: &Plan,
-    budget: Duration,
-    from_fork: bool,
-) -> CheckRunOutcome {
-    let per_request = (budget / 3).max(Duration::from_millis(500));
-    let crab = Octocrab::builder().base_uri(api_url).map(|b| {
-        b.personal_token(token.to_string())
-            .set_connect_timeout(Some(per_request))
-            .set_read_timeout(Some(per_request))
-            .set_write_timeout(Some(per_request))
-            .build()
-    });
-    let crab = match crab {
-        Ok(Ok(c)) => c,
-        Ok(Err(e)) => {
-            return not_published(format!(
-                "the GitHub client could not start ({})",
-                one_line(&transport_reason(&e))
-            ));
-        }
-        Err(_) => {
-            return not_published(format!(
-                "GITHUB_API_URL `{}` is not a URL",
-                one_line(api_url)
-            ));
-        }
-    };
-    let mut budget = Budget {
-        deadline: Instant::now() + budget,
-        backoff: Duration::from_secs(1),
-    };
-    let mut requests = 0;
+/// The client and what all its requests may still take.
+struct Api {
+    crab: Octocrab,
+    budget: Budget,
+    requests: usize,
+}
 
-    let created = match create(&crab, repo, plan, &mut budget, &mut requests).await {
+impl Api {
+    fn start(api_url: &str, token: &str, budget: Duration) -> Result<Api, String> {
+        let per_request = (budget / 3).max(Duration::from_millis(500));
+        let crab = Octocrab::builder().base_uri(api_url).map(|b| {
+            b.personal_token(token.to_string())
+                .set_connect_timeout(Some(per_request))
+                .set_read_timeout(Some(per_request))
+                .set_write_timeout(Some(per_request))
+                .build()
+        });
+        let crab = match crab {
+            Ok(Ok(c)) => c,
+            Ok(Err(e)) => {
+                return Err(format!(
+                    "the GitHub client could not start ({})",
+                    one_line(&transport_reason(&e))
+                ));
+            }
+            Err(_) => {
+                return Err(format!(
+                    "GITHUB_API_URL `{}` is not a URL",
+                    one_line(api_url)
+                ));
+            }
+        };
+        Ok(Api {
+            crab,
+            budget: Budget {
+                deadline: Instant::now() + budget,
+                backoff: Duration::from_secs(1),
+            },
+            requests: 0,
+        })
+    }
+}
+
+async fn publish(api: &mut Api, repo: &str, plan: &Plan, from_fork: bool) -> CheckRunOutcome {
+    let created = match create(api, repo, plan).await {
         Ok(c) => c,
         Err(reason) => {
             return not_published(if reason.starts_with("refused:") {
@@ -534,11 +583,11 @@ async fn publish(
     let route = format!("/repos/{repo}/check-runs/{}", created.id);
     for update in &plan.updates {
         loop {
-            requests += 1;
-            match send(&crab, Method::Patch, &route, Some(update)).await {
+            api.requests += 1;
+            match send(&api.crab, Method::Patch, &route, Some(update)).await {
                 Reply::Ok(_) => break,
                 Reply::Retry { after, why, .. } => {
-                    if !budget.wait(after).await {
+                    if !api.budget.wait(after).await {
                         return not_published(format!(
                             "the check run was created but adding annotations gave up: {why}"
                         ));
@@ -553,7 +602,7 @@ async fn publish(
         url: created.html_url.unwrap_or_default(),
         annotations: plan.annotations,
         left_out: plan.left_out,
-        requests,
+        requests: api.requests,
     }
 }
 
@@ -563,17 +612,11 @@ fn not_published(reason: String) -> CheckRunOutcome {
 
 /// Creates the run once: after a create that may have succeeded, it looks for
 /// the run by name and `external_id` before creating again.
-async fn create(
-    crab: &Octocrab,
-    repo: &str,
-    plan: &Plan,
-    budget: &mut Budget,
-    requests: &mut usize,
-) -> Result<Created, String> {
+async fn create(api: &mut Api, repo: &str, plan: &Plan) -> Result<Created, String> {
     let mut maybe_created = false;
     loop {
         if maybe_created {
-            if let Some(run) = find_own(crab, repo, plan, budget, requests).await? {
+            if let Some(run) = find_own(api, repo, plan).await? {
                 tracing::debug!(
                     "found the check run {} made by a request that seemed to fail",
                     run.id
@@ -581,9 +624,9 @@ async fn create(
                 return Ok(run);
             }
         }
-        *requests += 1;
+        api.requests += 1;
         match send(
-            crab,
+            &api.crab,
             Method::Post,
             &format!("/repos/{repo}/check-runs"),
             Some(&plan.create),
@@ -601,7 +644,7 @@ async fn create(
                 maybe_done,
             } => {
                 maybe_created |= maybe_done;
-                if !budget.wait(after).await {
+                if !api.budget.wait(after).await {
                     return Err(format!("gave up within `api-timeout`: {why}"));
                 }
             }
@@ -613,53 +656,245 @@ async fn create(
 /// Pages through the commit's check runs of this name for the one this
 /// invocation made (by its `external_id`, nonce included). `None` when it was
 /// not made after all.
-async fn find_own(
-    crab: &Octocrab,
-    repo: &str,
-    plan: &Plan,
-    budget: &mut Budget,
-    requests: &mut usize,
-) -> Result<Option<Created>, String> {
-    const PER_PAGE: usize = 100;
+async fn find_own(api: &mut Api, repo: &str, plan: &Plan) -> Result<Option<Created>, String> {
     /// 10,000 runs of one name on one commit is far past any real workflow.
     const MAX_PAGES: usize = 100;
     let mut page = 1;
     loop {
-        *requests += 1;
-        let route = format!(
-            "/repos/{repo}/commits/{}/check-runs?check_name={}&filter=all&per_page={PER_PAGE}&page={page}",
-            plan.create.head_sha,
-            url_encode(&plan.create.name)
-        );
-        match send::<()>(crab, Method::Get, &route, None).await {
+        let listed = list_page(api, repo, &plan.create.head_sha, &plan.create.name, page)
+            .await
+            .map_err(|e| match e {
+                ListError::Refused(r) => format!("refused: {r}"),
+                ListError::GaveUp(why) => {
+                    format!("gave up looking for a check run that may exist: {why}")
+                }
+                ListError::Unreadable(why) => why,
+            })?;
+        let count = listed.check_runs.len();
+        if let Some(run) = listed.check_runs.into_iter().find(|r| {
+            r.name == plan.create.name
+                && r.external_id.as_deref() == Some(plan.create.external_id.as_str())
+        }) {
+            return Ok(Some(Created {
+                id: run.id,
+                html_url: run.html_url,
+            }));
+        }
+        if count < PER_PAGE || page * PER_PAGE >= listed.total_count || page == MAX_PAGES {
+            return Ok(None);
+        }
+        page += 1;
+    }
+}
+
+/// Check runs a listing asks for at a time: the most GitHub gives.
+const PER_PAGE: usize = 100;
+/// Pages of check runs of this name read to find another's: 1,000 runs of one
+/// name on one commit. Past them the listing is not verified.
+pub const MAX_LISTED_PAGES: usize = 10;
+
+enum ListError {
+    Refused(String),
+    GaveUp(String),
+    Unreadable(String),
+}
+
+/// One page of `GET /repos/{owner}/{repo}/commits/{ref}/check-runs` (the
+/// Checks API's "List check runs for a Git reference"), every run of the
+/// name whenever it completed (`filter=all`), retried within the budget.
+async fn list_page(
+    api: &mut Api,
+    repo: &str,
+    head_sha: &str,
+    name: &str,
+    page: usize,
+) -> Result<Listed, ListError> {
+    let route = format!(
+        "/repos/{repo}/commits/{head_sha}/check-runs?check_name={}&filter=all&per_page={PER_PAGE}&page={page}",
+        url_encode(name)
+    );
+    loop {
+        api.requests += 1;
+        match send::<()>(&api.crab, Method::Get, &route, None).await {
             Reply::Ok(body) => {
-                let listed = serde_json::from_str::<Listed>(&body)
-                    .map_err(|e| format!("GitHub's list of check runs could not be read ({e})"))?;
-                let count = listed.check_runs.len();
-                if let Some(run) = listed.check_runs.into_iter().find(|r| {
-                    r.name == plan.create.name
-                        && r.external_id.as_deref() == Some(plan.create.external_id.as_str())
-                }) {
-                    return Ok(Some(Created {
-                        id: run.id,
-                        html_url: run.html_url,
-                    }));
-                }
-                if count < PER_PAGE || page * PER_PAGE >= listed.total_count || page == MAX_PAGES {
-                    return Ok(None);
-                }
-                page += 1;
+                return serde_json::from_str::<Listed>(&body).map_err(|e| {
+                    ListError::Unreadable(format!(
+                        "GitHub's list of check runs could not be read ({e})"
+                    ))
+                });
             }
             Reply::Retry { after, why, .. } => {
-                if !budget.wait(after).await {
-                    return Err(format!(
-                        "gave up looking for a check run that may exist: {why}"
-                    ));
+                if !api.budget.wait(after).await {
+                    return Err(ListError::GaveUp(why));
                 }
             }
-            Reply::Refused(r) => return Err(format!("refused: {r}")),
+            Reply::Refused(r) => return Err(ListError::Refused(r)),
         }
     }
+}
+
+/// Who this workflow run is: its check runs, on this or an earlier attempt,
+/// are not another's.
+struct ThisRun {
+    /// `GITHUB_SERVER_URL`, without a trailing slash.
+    server: String,
+    repo: String,
+    /// `GITHUB_RUN_ID`.
+    run_id: Option<String>,
+}
+
+impl ThisRun {
+    /// Posted by this workflow run: marked with its id by prompt-receipt
+    /// (`external_id`, on this or an earlier attempt, any job), or linked to
+    /// it as an Actions job's own check run is (`details_url`).
+    fn posted(&self, run: &ListedRun) -> bool {
+        let Some(id) = self.run_id.as_deref().filter(|id| !id.is_empty()) else {
+            return false;
+        };
+        let marked = run
+            .external_id
+            .as_deref()
+            .is_some_and(|e| e.starts_with(&format!("prompt-receipt/{id}/")));
+        let linked = run
+            .details_url
+            .as_deref()
+            .and_then(|u| self.actions_run(u))
+            .is_some_and(|(run, _)| id.parse::<u64>() == Ok(run));
+        marked || linked
+    }
+
+    /// The workflow run (and job) a `details_url` of this repository's
+    /// Actions names: `{server}/{repo}/actions/runs/{run}[/job/{job}]`.
+    fn actions_run(&self, url: &str) -> Option<(u64, Option<u64>)> {
+        let rest = url.strip_prefix(&format!("{}/{}/actions/runs/", self.server, self.repo))?;
+        let (run, rest) = digits(rest)?;
+        let job = match rest.strip_prefix("/job/") {
+            Some(job) => {
+                let (job, rest) = digits(job)?;
+                ends(rest).then_some(Some(job))?
+            }
+            None if ends(rest) || rest.starts_with("/attempts/") => None,
+            None => return None,
+        };
+        Some((run, job))
+    }
+
+    /// Who posted a check run, in a few words that are all ours: numbers, or
+    /// an app's slug cut to the characters a slug has.
+    fn source(&self, run: &ListedRun) -> String {
+        let slug = run.app.as_ref().and_then(|a| a.slug.as_deref()).map(|s| {
+            s.chars()
+                .filter(|c| c.is_ascii_alphanumeric() || *c == '-')
+                .take(40)
+                .collect::<String>()
+        });
+        let linked = run.details_url.as_deref().and_then(|u| self.actions_run(u));
+        match (slug.as_deref(), linked) {
+            (Some(""), _) => format!("another app (check run {})", run.id),
+            (Some(s), _) if s != GITHUB_ACTIONS => format!("the app `{s}` (check run {})", run.id),
+            (_, Some((r, Some(j)))) => format!("workflow run {r} (job {j})"),
+            (_, Some((r, None))) => format!("workflow run {r}"),
+            (Some(_), None) => format!("a GitHub Actions job (check run {})", run.id),
+            (None, None) => format!("check run {}", run.id),
+        }
+    }
+}
+
+/// The GitHub Actions app's slug: every workflow's jobs post as it.
+const GITHUB_ACTIONS: &str = "github-actions";
+
+/// Leading ASCII digits as a number, and the rest.
+fn digits(s: &str) -> Option<(u64, &str)> {
+    let n = s.bytes().take_while(u8::is_ascii_digit).count();
+    Some((s[..n].parse().ok()?, &s[n..]))
+}
+
+/// The end of a URL's path.
+fn ends(rest: &str) -> bool {
+    rest.is_empty() || rest == "/" || rest.starts_with(['?', '#'])
+}
+
+/// Every check run of this name on the head commit that this workflow run did
+/// not post, read a page at a time (at most [`MAX_LISTED_PAGES`]). An error is
+/// why the listing could not be made, for "not verified".
+async fn others(
+    api: &mut Api,
+    repo: &str,
+    head_sha: &str,
+    name: &str,
+    this_run: &ThisRun,
+) -> Result<Vec<Imitation>, String> {
+    let mut found = Vec::new();
+    let mut page = 1;
+    loop {
+        let listed = list_page(api, repo, head_sha, name, page)
+            .await
+            .map_err(|e| match e {
+                ListError::Refused(r) => {
+                    format!("GitHub refused to list the commit's check runs ({r})")
+                }
+                ListError::GaveUp(why) => {
+                    format!("listing the commit's check runs gave up within `api-timeout`: {why}")
+                }
+                ListError::Unreadable(why) => why,
+            })?;
+        let count = listed.check_runs.len();
+        for run in &listed.check_runs {
+            // The API matches the name exactly; this says so again.
+            if run.name != name || this_run.posted(run) {
+                continue;
+            }
+            found.push(Imitation {
+                name: name.to_string(),
+                check_run_id: run.id,
+                source: this_run.source(run),
+                url: format!("{}/{}/runs/{}", this_run.server, this_run.repo, run.id),
+                conclusion: said(run),
+            });
+        }
+        if count < PER_PAGE || page * PER_PAGE >= listed.total_count {
+            return Ok(found);
+        }
+        if page == MAX_LISTED_PAGES {
+            return if found.is_empty() {
+                Err(format!(
+                    "the commit has {} check runs of this name, and the first {} were read (the limit)",
+                    listed.total_count,
+                    MAX_LISTED_PAGES * PER_PAGE
+                ))
+            } else {
+                Ok(found)
+            };
+        }
+        page += 1;
+    }
+}
+
+/// A check run's conclusion, or its status while it runs, as one of the
+/// words the API documents (anything else is not printed).
+fn said(run: &ListedRun) -> String {
+    const KNOWN: &[&str] = &[
+        "success",
+        "failure",
+        "neutral",
+        "cancelled",
+        "skipped",
+        "timed_out",
+        "action_required",
+        "stale",
+        "queued",
+        "in_progress",
+        "completed",
+        "waiting",
+        "requested",
+        "pending",
+    ];
+    run.conclusion
+        .as_deref()
+        .or(run.status.as_deref())
+        .filter(|w| KNOWN.contains(w))
+        .unwrap_or("unknown")
+        .to_string()
 }
 
 fn url_encode(s: &str) -> String {
@@ -677,6 +912,85 @@ fn url_encode(s: &str) -> String {
 mod tests {
     use super::*;
     use crate::inputs::Mode;
+
+    fn listed(
+        details_url: Option<&str>,
+        external_id: Option<&str>,
+        slug: Option<&str>,
+    ) -> ListedRun {
+        ListedRun {
+            id: 7,
+            name: "Agent review receipt".into(),
+            external_id: external_id.map(str::to_string),
+            html_url: None,
+            details_url: details_url.map(str::to_string),
+            status: Some("completed".into()),
+            conclusion: Some("success".into()),
+            app: slug.map(|s| ListedApp {
+                slug: Some(s.to_string()),
+            }),
+        }
+    }
+
+    #[test]
+    fn this_run_is_told_by_its_id_and_others_are_named_by_numbers_and_slugs() {
+        let this = ThisRun {
+            server: "https://github.com".into(),
+            repo: "o/r".into(),
+            run_id: Some("100".into()),
+        };
+        let url = |tail: &str| format!("https://github.com/o/r/actions/runs/{tail}");
+        let actions = Some(GITHUB_ACTIONS);
+        // This run's: its jobs' own check runs, any attempt, prompt-receipt's mark.
+        for (details, external) in [
+            (Some(url("100/job/5")), None),
+            (Some(url("100/attempts/2")), None),
+            (Some(url("100")), None),
+            (None, Some("prompt-receipt/100/1/receipt/abcd")),
+        ] {
+            assert!(this.posted(&listed(details.as_deref(), external, actions)));
+        }
+        // Not this run's: another run, a run id that only starts the same,
+        // another repository, another mark.
+        for (details, external) in [
+            (Some(url("1000/job/5")), None),
+            (Some(url("101")), None),
+            (
+                Some("https://github.com/o/other/actions/runs/100".to_string()),
+                None,
+            ),
+            (Some(url("100x")), None),
+            (None, Some("prompt-receipt/1000/1/receipt/abcd")),
+            (None, Some("other/100/")),
+        ] {
+            let run = listed(details.as_deref(), external, actions);
+            assert!(!this.posted(&run), "{details:?} {external:?}");
+        }
+        let name = |details: Option<String>, slug: Option<&str>| {
+            this.source(&listed(details.as_deref(), None, slug))
+        };
+        assert_eq!(
+            name(Some(url("9/job/8")), actions),
+            "workflow run 9 (job 8)"
+        );
+        assert_eq!(name(Some(url("9")), actions), "workflow run 9");
+        assert_eq!(
+            name(Some("https://evil.example/@x".into()), actions),
+            "a GitHub Actions job (check run 7)"
+        );
+        assert_eq!(
+            name(Some(url("9/job/8")), Some("my-app\u{202E}`@x")),
+            "the app `my-appx` (check run 7)"
+        );
+        assert_eq!(name(None, Some("@@")), "another app (check run 7)");
+        assert_eq!(name(None, None), "check run 7");
+        // Without a run id, nothing is taken for this run's.
+        let unknown = ThisRun {
+            run_id: None,
+            ..this
+        };
+        assert!(!unknown.posted(&listed(Some(&url("100")), None, actions)));
+    }
 
     #[test]
     fn the_receipt_in_the_text_is_json_to_copy_with_nothing_hidden() {

@@ -51,6 +51,11 @@ pub fn of(result: &Outcome) -> Verdict {
 }
 
 fn words(result: &Outcome) -> String {
+    // A check of this name that someone else posted first: branch protection
+    // reads checks by name, so whatever else this receipt says, it says that.
+    if let Some(first) = result.imitations.first() {
+        return imitation_words(first, result.imitations.len() - 1);
+    }
     // Integrity first: a receipt that does not match says nothing about the review.
     if let Some(v) = result.verification.as_ref().filter(|v| !v.passed()) {
         return verification_words(v);
@@ -99,6 +104,20 @@ fn words(result: &Outcome) -> String {
         parts.push("Nothing to report".into());
     }
     parts.join(" · ")
+}
+
+/// `Another check named "Agent review receipt" was posted on this commit by
+/// workflow run 77 (job 88): only this one comes from the default branch`.
+pub fn imitation_words(first: &crate::outcome::Imitation, more: usize) -> String {
+    let more = match more {
+        0 => String::new(),
+        n => format!(" and {n} more"),
+    };
+    format!(
+        "Another check named \"{}\" was posted on this commit by {}{more}: only this one comes from the default branch",
+        first.name.replace('`', "'"),
+        first.source
+    )
 }
 
 /// A receipt that does not match: the first difference, and how many others.

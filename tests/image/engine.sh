@@ -42,16 +42,16 @@ image_exists() { podman image exists "$1"; }
 
 debian=docker.io/library/debian:bookworm-slim
 if ! image_exists "$debian"; then
-  root="$cache/bookworm-root"
-  if [ ! -x "$root/usr/bin/apt-get" ]; then
+  debian_root="$cache/bookworm-root"
+  if [ ! -x "$debian_root/usr/bin/apt-get" ]; then
     echo "== making $debian: debootstrap bookworm (about a minute)"
-    rm -rf "$root.tmp"
-    debootstrap --variant=minbase bookworm "$root.tmp" http://deb.debian.org/debian \
+    rm -rf "$debian_root.tmp"
+    debootstrap --variant=minbase bookworm "$debian_root.tmp" http://deb.debian.org/debian \
       > "$cache/debootstrap.log" 2>&1 || { tail -20 "$cache/debootstrap.log"; engine_fail "debootstrap failed"; }
-    rm -rf "$root.tmp"/var/cache/apt/archives/*.deb "$root.tmp"/var/lib/apt/lists/*_*
-    mv "$root.tmp" "$root"
+    rm -rf "$debian_root.tmp"/var/cache/apt/archives/*.deb "$debian_root.tmp"/var/lib/apt/lists/*_*
+    mv "$debian_root.tmp" "$debian_root"
   fi
-  tar -C "$root" -c . | podman import - "$debian" >/dev/null || engine_fail "podman import of $debian failed"
+  tar -C "$debian_root" -c . | podman import - "$debian" >/dev/null || engine_fail "podman import of $debian failed"
 fi
 
 # The engine must run containers; say so plainly if it cannot.

@@ -156,10 +156,13 @@ async fn a_pull_request_check_lands_on_the_head_commit() {
         out.outputs["check-run-url"],
         r["html_url"].as_str().unwrap()
     );
+    // One listing of the commit's checks of this name, then the create.
     assert_eq!(
         (gh.count("POST"), gh.count("PATCH"), gh.count("GET")),
-        (1, 0, 0)
+        (1, 0, 1)
     );
+    assert_eq!(gh.requests()[0].method, "GET");
+    assert_eq!(gh.lookups_after_create(), 0);
     assert_token_kept(&out);
 }
 
@@ -283,7 +286,7 @@ async fn a_server_error_after_the_write_leaves_one_check_run() {
     out.code(0);
     assert_eq!(gh.runs().len(), 1, "one check run in the end");
     assert_eq!(
-        (gh.count("POST"), gh.count("GET")),
+        (gh.count("POST"), gh.lookups_after_create()),
         (1, 1),
         "looked before creating again"
     );
@@ -294,7 +297,7 @@ async fn a_server_error_after_the_write_leaves_one_check_run() {
     gh.fail_next_create(502, &[], false);
     run(step(&s, &gh)).await.code(0);
     assert_eq!(gh.runs().len(), 1);
-    assert_eq!((gh.count("POST"), gh.count("GET")), (2, 1));
+    assert_eq!((gh.count("POST"), gh.lookups_after_create()), (2, 1));
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -317,7 +320,7 @@ async fn rate_limits_are_waited_out_as_github_asks() {
     );
     assert_eq!(gh.runs().len(), 1);
     assert_eq!(
-        gh.count("GET"),
+        gh.lookups_after_create(),
         0,
         "a rate-limited request made nothing: no need to look"
     );
@@ -376,7 +379,11 @@ async fn github_enterprise_server_paths_are_kept() {
     out.code(0);
     assert_eq!(gh.runs().len(), 1, "{}", out.stdout);
     let paths: Vec<String> = gh.requests().iter().map(|r| r.path.clone()).collect();
-    assert_eq!(paths.len(), 2, "{paths:?}");
+    assert_eq!(
+        paths.len(),
+        3,
+        "the listing, the create, the lookup: {paths:?}"
+    );
     assert!(
         paths
             .iter()
@@ -397,8 +404,9 @@ async fn two_jobs_with_one_prompt_each_get_their_own_check_run() {
         let event = pull_request(&head, false);
         let first = run(step(&s, &gh).event("pull_request", event.clone())).await;
         first.code(0);
-        // Another workflow's runs of the same name, so the lookup has pages.
+        // Other jobs of this run with the same name, so the lookup has pages.
         gh.seed_runs(&head, "Agent review receipt", 250);
+        let before = gh.requests().len();
         gh.fail_next_create(500, &[], created_anyway);
         let second = run(step(&s, &gh).event("pull_request", event)).await;
         second.code(0);
@@ -410,7 +418,7 @@ async fn two_jobs_with_one_prompt_each_get_their_own_check_run() {
                 r["external_id"]
                     .as_str()
                     .unwrap()
-                    .starts_with("prompt-receipt/")
+                    .starts_with("prompt-receipt/123456789/1/receipt/")
             })
             .collect();
         assert_eq!(
@@ -432,8 +440,23 @@ async fn two_jobs_with_one_prompt_each_get_their_own_check_run() {
             .map(|r| r.path.clone())
             .collect();
         assert!(patched.is_empty(), "nobody's run was patched: {patched:?}");
-        // 252 runs of the name on the commit: three pages of 100 looked at.
-        assert_eq!(gh.count("GET"), 3, "followed the pages");
+        // 251 runs of the name on the commit before the second job: three
+        // pages of 100 listed before its create, three looked at after.
+        let second_requests = &gh.requests()[before..];
+        let gets =
+            |rs: &[common::github::Recorded]| rs.iter().filter(|r| r.method == "GET").count();
+        let create = second_requests
+            .iter()
+            .position(|r| r.method == "POST")
+            .unwrap();
+        assert_eq!(gets(&second_requests[..create]), 3, "listed every page");
+        assert_eq!(gets(&second_requests[create..]), 3, "followed the pages");
+        // Its siblings are this run's: nothing named, the verdict the first's.
+        assert_eq!(
+            second.outputs["conclusion"], first.outputs["conclusion"],
+            "{}",
+            second.stdout
+        );
     }
 }
 
@@ -556,4 +579,328 @@ async fn annotation_paths_are_repository_paths_or_none() {
     assert!(summary.contains(&format!(
         "[`src/x.rs:2`](https://github.com/octo/widgets/blob/{head}/src/x.rs#L2)"
     )));
+}
+
+/// Our create, as the fake received it.
+fn our_create(gh: &FakeGitHub) -> Value {
+    let posts: Vec<Value> = gh
+        .requests()
+        .into_iter()
+        .filter(|r| r.method == "POST")
+        .map(|r| r.body)
+        .collect();
+    assert_eq!(posts.len(), 1, "{posts:?}");
+    posts[0].clone()
+}
+
+/// The check run the fake keeps for our create.
+fn our_run(gh: &FakeGitHub) -> Value {
+    let create = our_create(gh);
+    gh.runs()
+        .into_iter()
+        .find(|r| r["external_id"] == create["external_id"])
+        .expect("our check run")
+}
+
+/// The listing before the create: this commit's check runs of this name,
+/// whenever they completed.
+fn assert_listed_first(gh: &FakeGitHub, head: &str, name: &str) {
+    let requests = gh.requests();
+    let first = &requests[0];
+    assert_eq!(first.method, "GET");
+    assert_eq!(
+        first.path,
+        format!("/repos/{REPO}/commits/{head}/check-runs")
+    );
+    let q = |k: &str| {
+        first
+            .query
+            .iter()
+            .find(|(key, _)| key == k)
+            .map(|(_, v)| v.clone())
+    };
+    assert_eq!(q("check_name").as_deref(), Some(name));
+    assert_eq!(q("filter").as_deref(), Some("all"));
+}
+
+/// The number after `/{word}/` in a URL the fake served.
+fn number_after(url: &str, word: &str) -> u64 {
+    url.split(&format!("/{word}/"))
+        .nth(1)
+        .and_then(|rest| rest.split('/').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no /{word}/ in {url}"))
+}
+
+fn passing_review(s: &Scenario) {
+    s.write(
+        "artifacts/review.json",
+        json!({"ok": true, "findings": []}).to_string(),
+    );
+}
+
+/// The case: before the receipt job runs, another job on the head
+/// commit has a check of the same name (the pull request's own workflow,
+/// a job named after the check; or a step that posted one through the
+/// Checks API; or another GitHub App). The receipt names it in its title and
+/// fails, whatever the review says.
+#[tokio::test(flavor = "multi_thread")]
+async fn another_check_of_the_name_posted_beforehand_is_named_and_fails_the_receipt() {
+    let s = Scenario::example();
+    passing_review(&s);
+    let head = s.git(&["rev-parse", "HEAD"]);
+    let event = pull_request(&head, false);
+    let name = "Agent review receipt";
+
+    // A job of another workflow run whose `name:` is the check's: GitHub
+    // Actions posts the job's own check run, linked to the job.
+    let gh = FakeGitHub::start().await;
+    let imitation = gh.post_job_check_run(&head, name, 555, 666);
+    let served = gh.runs()[0].clone();
+    let out = run(step(&s, &gh).event("pull_request", event.clone())).await;
+    out.code(1);
+    assert_listed_first(&gh, &head, name);
+    let ours = our_run(&gh);
+    assert_eq!(ours["name"], name);
+    let details = served["details_url"].as_str().unwrap();
+    let expected = format!(
+        "❌ Another check named \"{}\" was posted on this commit by workflow run {} (job {}): only this one comes from the default branch",
+        ours["name"].as_str().unwrap(),
+        number_after(details, "runs"),
+        number_after(details, "job"),
+    );
+    assert_eq!(ours["output"]["title"], expected.as_str());
+    assert_eq!(ours["conclusion"], "failure");
+    assert_eq!(out.outputs["conclusion"], "failure");
+    assert!(
+        out.stdout.lines().last().unwrap().contains(&expected),
+        "the log's last line:\n{}",
+        out.stdout
+    );
+    assert!(
+        out.summary.starts_with(&format!("## {expected}\n")),
+        "{}",
+        out.summary
+    );
+    let link = format!("[Check run {imitation}](https://github.com/{REPO}/runs/{imitation})");
+    for (what, text) in [
+        ("job summary", out.summary.as_str()),
+        (
+            "check run summary",
+            ours["output"]["summary"].as_str().unwrap(),
+        ),
+    ] {
+        assert!(
+            text.contains("### Another check of this name"),
+            "{what}: {text}"
+        );
+        assert!(text.contains(&link), "{what}: {text}");
+        assert!(text.contains("which says `success`"), "{what}: {text}");
+        assert!(
+            text.contains("Require `Agent review receipt` from the GitHub Actions app"),
+            "{what}: {text}"
+        );
+    }
+    assert!(
+        out.stdout.lines().any(
+            |l| l.starts_with("::error title=Another check of this name::")
+                && l.contains(&format!("check run {imitation} "))
+        ),
+        "{}",
+        out.stdout
+    );
+    let annotations = ours["annotations"].as_array().unwrap();
+    assert!(annotations.is_empty() || annotations.iter().all(|a| a["path"].is_string()));
+
+    // A step of another workflow run that posted the check through the
+    // Checks API with its own token (here, prompt-receipt itself, as a pull
+    // request's workflow could run it): the same app, another run.
+    let gh = FakeGitHub::start().await;
+    run(step(&s, &gh)
+        .env("GITHUB_RUN_ID", "555")
+        .event("pull_request", event.clone()))
+    .await
+    .code(0);
+    let served = gh.runs()[0].clone();
+    assert_eq!(served["app"]["slug"], "github-actions");
+    let before = gh.requests().len();
+    let out = run(step(&s, &gh).event("pull_request", event.clone())).await;
+    out.code(1);
+    let ours = gh.runs()[1].clone();
+    assert_eq!(
+        gh.requests()[before].method,
+        "GET",
+        "listed before creating"
+    );
+    assert_eq!(
+        ours["output"]["title"],
+        format!(
+            "❌ Another check named \"{name}\" was posted on this commit by workflow run {}: only this one comes from the default branch",
+            number_after(served["details_url"].as_str().unwrap(), "runs")
+        )
+        .as_str()
+    );
+    assert_eq!(ours["conclusion"], "failure");
+
+    // Another GitHub App: named by its slug, cut to a slug's characters.
+    let gh = FakeGitHub::start().await;
+    let other = gh.post_app_check_run(&head, name, "imitator\u{202E}@team::error::x");
+    let out = run(step(&s, &gh).event("pull_request", event)).await;
+    out.code(1);
+    let ours = our_run(&gh);
+    assert_eq!(
+        ours["output"]["title"],
+        format!(
+            "❌ Another check named \"{name}\" was posted on this commit by the app imitatorteamerrorx (check run {other}): only this one comes from the default branch"
+        )
+        .as_str()
+    );
+    assert!(
+        out.summary.contains("the app `imitatorteamerrorx`"),
+        "{}",
+        out.summary
+    );
+    for text in [&out.stdout, &out.summary] {
+        assert!(!text.contains('\u{202E}') && !text.contains("::error::x"));
+    }
+    assert_token_kept(&out);
+}
+
+/// This job's own Actions check run (a receipt job named after the check)
+/// and the check run of an earlier attempt of this workflow run are this
+/// run's: the verdict is the one a commit without them gets.
+#[tokio::test(flavor = "multi_thread")]
+async fn this_runs_own_checks_and_a_reruns_are_not_imitations() {
+    let s = Scenario::example();
+    passing_review(&s);
+    let head = s.git(&["rev-parse", "HEAD"]);
+    let event = pull_request(&head, false);
+    let name = "Agent review receipt";
+
+    let alone = FakeGitHub::start().await;
+    let baseline = run(step(&s, &alone).event("pull_request", event.clone())).await;
+    let baseline_run = our_run(&alone);
+
+    let gh = FakeGitHub::start().await;
+    // The receipt job's own check run: the job's page in this workflow run.
+    gh.post_job_check_run(&head, name, 123456789, 42);
+    // Attempt 1 of this run posted its receipt; this is attempt 2.
+    run(step(&s, &gh).event("pull_request", event.clone()))
+        .await
+        .code(baseline.code);
+    assert_eq!(gh.runs().len(), 2);
+    let before = gh.requests().len();
+    let out = run(step(&s, &gh)
+        .env("GITHUB_RUN_ATTEMPT", "2")
+        .event("pull_request", event))
+    .await;
+    out.code(baseline.code);
+    let runs = gh.runs();
+    assert_eq!(runs.len(), 3);
+    let rerun = &runs[2];
+    assert!(
+        rerun["external_id"]
+            .as_str()
+            .unwrap()
+            .starts_with("prompt-receipt/123456789/2/"),
+        "{rerun}"
+    );
+    assert_eq!(
+        gh.requests()[before].method,
+        "GET",
+        "listed before creating"
+    );
+    assert_eq!(rerun["conclusion"], baseline_run["conclusion"]);
+    assert_eq!(rerun["output"]["title"], baseline_run["output"]["title"]);
+    assert_eq!(out.outputs["conclusion"], baseline.outputs["conclusion"]);
+    assert!(!out.summary.contains("Another check"), "{}", out.summary);
+    assert!(!out.outputs.contains_key("not-verified"));
+}
+
+/// The listing that could not be made is a check that did not run: named in
+/// the title and the outputs, the conclusion at most neutral, never a pass.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_listing_that_fails_is_not_verified_and_named() {
+    let s = Scenario::example();
+    passing_review(&s);
+    let head = s.git(&["rev-parse", "HEAD"]);
+    let event = pull_request(&head, false);
+
+    let alone = FakeGitHub::start().await;
+    let baseline = run(step(&s, &alone).event("pull_request", event.clone())).await;
+    assert_eq!(
+        our_run(&alone)["conclusion"],
+        "success",
+        "the review alone passes"
+    );
+
+    // Refused: said at once. A server error: retried within `api-timeout`.
+    for (status, message, retried) in [
+        (403, "Resource not accessible by integration", false),
+        (502, "Server Error", true),
+    ] {
+        let gh = FakeGitHub::start().await;
+        gh.fail_listing(status, message);
+        let out = run(step(&s, &gh)
+            .input("api-timeout", "4")
+            .event("pull_request", event.clone()))
+        .await;
+        out.code(baseline.code);
+        let listed = gh
+            .requests()
+            .iter()
+            .take_while(|r| r.method == "GET")
+            .count();
+        assert_eq!(listed > 1, retried, "{listed} listings");
+        let ours = our_run(&gh);
+        assert_eq!(ours["conclusion"], "neutral");
+        let title = ours["output"]["title"].as_str().unwrap();
+        assert!(
+            title.starts_with("⚠️ Not verified, missing: no other check of this name"),
+            "{title}"
+        );
+        assert_eq!(out.outputs["not-verified"], "no other check of this name");
+        assert_eq!(out.outputs["conclusion"], "neutral");
+        let why = out
+            .stdout
+            .lines()
+            .find(|l| l.contains("not verified, missing no other check of this name"))
+            .unwrap_or_else(|| panic!("{}", out.stdout));
+        assert!(why.contains(&status.to_string()), "{why}");
+        assert!(out.summary.contains(&status.to_string()), "{}", out.summary);
+    }
+}
+
+/// The listing is bounded: past ten pages of 100 it stops, and what it did
+/// not read is not verified rather than taken for clean.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_listing_past_its_bound_is_not_verified() {
+    let s = Scenario::example();
+    passing_review(&s);
+    let head = s.git(&["rev-parse", "HEAD"]);
+    let gh = FakeGitHub::start().await;
+    gh.seed_runs(&head, "Agent review receipt", 1001);
+    let out = run(step(&s, &gh).event("pull_request", pull_request(&head, false))).await;
+    out.code(0);
+    let pages: Vec<String> = gh
+        .requests()
+        .iter()
+        .take_while(|r| r.method == "GET")
+        .map(|r| {
+            r.query
+                .iter()
+                .find(|(k, _)| k == "page")
+                .map(|(_, v)| v.clone())
+                .unwrap_or_default()
+        })
+        .collect();
+    assert_eq!(pages, (1..=10).map(|p| p.to_string()).collect::<Vec<_>>());
+    assert_eq!(out.outputs["not-verified"], "no other check of this name");
+    assert_eq!(our_run(&gh)["conclusion"], "neutral");
+    assert!(
+        out.stdout
+            .contains("the commit has 1001 check runs of this name"),
+        "{}",
+        out.stdout
+    );
 }

@@ -302,7 +302,7 @@ async fn act_runs_the_example_workflow_end_to_end() {
     assert_eq!(
         usage["codex_version"],
         common::codex::CODEX_VERSION,
-        "from the agent job's output"
+        "from the workflow's env, as both jobs have it"
     );
     let runs = gh.runs();
     assert_eq!(runs.len(), 1, "{runs:?}\n{log}");

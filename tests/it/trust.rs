@@ -571,7 +571,7 @@ fn a_receipt_the_workflow_records_before_the_agent_must_arrive() {
     );
     assert!(
         out.stdout.contains(
-            "`.github/workflows/agent-review.yml` records a receipt before the agent runs (line 36)"
+            "`.github/workflows/agent-review.yml` records a receipt before the agent runs (line 39)"
         ),
         "{}",
         out.stdout

@@ -121,38 +121,8 @@ pub fn load(cwd: &Path, ws: &Workspace, opts: &Options) -> Result<Chain, Error> 
         let names = candidates(opts);
         let mut remaining = opts.max_bytes;
         for dir in search_dirs(cwd, &opts.root_markers) {
-            // A regular file, symlinks followed: a folder or a dangling link
-            // of that name does not count, and the next name is tried.
-            let Some(path) = names
-                .iter()
-                .map(|n| dir.join(n))
-                .find(|p| fs::metadata(p).is_ok_and(|m| m.is_file()))
-            else {
+            let Some((path, shown, bytes)) = folder_file(&dir, &names, ws, &mut chain)? else {
                 continue;
-            };
-            if !path.starts_with(ws.root()) {
-                // Above the workspace: Codex on the runner would read it, we cannot.
-                chain.warnings.push(format!(
-                    "`{}` is above the workspace; the action cannot read it, so the computed chain may differ",
-                    path.display()
-                ));
-                continue;
-            }
-            let shown = ws.relative(&path);
-            let bytes = match crate::workspace::read_contained(&path, &[ws.root()], MAX_FILE_BYTES)
-            {
-                Ok(b) => b,
-                Err(crate::workspace::Unread::Missing) => continue,
-                Err(why) => {
-                    return Err(Error::in_file(
-                        &shown,
-                        format!(
-                            "{}: Codex would read it as part of the AGENTS.md chain, and the receipt \
-                             cannot vouch for it; replace it with a regular file inside the repository",
-                            why.why(&shown)
-                        ),
-                    ));
-                }
             };
             let mut file = AgentsFile {
                 path: shown.clone(),
@@ -197,6 +167,47 @@ pub fn load(cwd: &Path, ws: &Workspace, opts: &Options) -> Result<Chain, Error> 
         (None, p) => p,
     };
     Ok(chain)
+}
+
+/// The file Codex reads in one folder of the walk, with its bytes: the first
+/// name that is a regular file (symlinks followed: a folder or a dangling
+/// link of that name does not count, and the next name is tried). One above
+/// the workspace is said and skipped; one that is not a regular file inside
+/// it is refused.
+fn folder_file(
+    dir: &Path,
+    names: &[String],
+    ws: &Workspace,
+    chain: &mut Chain,
+) -> Result<Option<(PathBuf, String, Vec<u8>)>, Error> {
+    let Some(path) = names
+        .iter()
+        .map(|n| dir.join(n))
+        .find(|p| fs::metadata(p).is_ok_and(|m| m.is_file()))
+    else {
+        return Ok(None);
+    };
+    if !path.starts_with(ws.root()) {
+        // Above the workspace: Codex on the runner would read it, we cannot.
+        chain.warnings.push(format!(
+            "`{}` is above the workspace; the action cannot read it, so the computed chain may differ",
+            path.display()
+        ));
+        return Ok(None);
+    }
+    let shown = ws.relative(&path);
+    match crate::workspace::read_contained(&path, &[ws.root()], MAX_FILE_BYTES) {
+        Ok(bytes) => Ok(Some((path, shown, bytes))),
+        Err(crate::workspace::Unread::Missing) => Ok(None),
+        Err(why) => Err(Error::in_file(
+            &shown,
+            format!(
+                "{}: Codex would read it as part of the AGENTS.md chain, and the receipt \
+                 cannot vouch for it; replace it with a regular file inside the repository",
+                why.why(&shown)
+            ),
+        )),
+    }
 }
 
 /// `$CODEX_HOME/AGENTS.override.md`, else `AGENTS.md`: the first that is not empty, trimmed.

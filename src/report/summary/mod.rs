@@ -95,6 +95,7 @@ pub fn render(result: &Outcome, page: &Page) -> String {
             prose(reason)
         ));
     }
+    imitations(&mut top, result);
     if let Some(v) = result.verification.as_ref().filter(|v| !v.passed()) {
         failed_verification(&mut top, v, &result.usage_file);
     }
@@ -137,8 +138,55 @@ pub(super) fn holds_up(result: &Outcome) -> bool {
             .is_some_and(|a| !a.problems.is_empty()))
 }
 
+/// The other checks of this name on the commit, each linked, then what to
+/// require so that the one branch protection reads is this one.
+fn imitations(md: &mut String, result: &Outcome) {
+    /// Listed one by one; the rest are counted.
+    const LISTED: usize = 10;
+    let Some(first) = result.imitations.first() else {
+        return;
+    };
+    md.push_str(
+        "### Another check of this name
+
+",
+    );
+    for i in result.imitations.iter().take(LISTED) {
+        md.push_str(&format!(
+            "- [Check run {}]({}) by {}, which says {}\n",
+            i.check_run_id,
+            i.url,
+            prose(&i.source),
+            code(&i.conclusion)
+        ));
+    }
+    if result.imitations.len() > LISTED {
+        md.push_str(&format!(
+            "- and {} more\n",
+            result.imitations.len() - LISTED
+        ));
+    }
+    md.push_str(&format!(
+        "\nA required check is matched by its name, and every workflow's jobs post as the same \
+         GitHub Actions app: whichever check of the name GitHub reads, this commit has one this \
+         receipt workflow did not post. Require {name} from the GitHub Actions app, run the receipt \
+         from a workflow the pull request cannot edit (`workflow_run` or a required workflow from \
+         the default branch), and let no other workflow use the name; a pull request that adds one \
+         is what this check names. Until receipts are signed, a check posted after this one is not \
+         seen here.\n\n",
+        name = code(&first.name)
+    ));
+}
+
 /// What the step does and why, in one paragraph: which policy let what pass.
 fn status(md: &mut String, result: &Outcome) {
+    if !result.imitations.is_empty() {
+        md.push_str(
+            "**The step fails**, whatever `fail-on` says: another check of this name is on the \
+             commit, and a reader of the check list cannot tell which is the receipt.\n\n",
+        );
+        return;
+    }
     if !holds_up(result) {
         md.push_str(
             "**The step fails**, whatever `fail-on` says: the receipt is the evidence of what the \

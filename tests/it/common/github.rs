@@ -9,7 +9,11 @@
 //!
 //! It keeps the check runs it made, so a run created by a request answered
 //! with an error can be found again, lists them a page at a time as GitHub
-//! does, and records every request so tests can count them.
+//! does, and records every request so tests can count them. A run created
+//! with the job's token is the GitHub Actions app's, as GitHub makes it; the
+//! check runs GitHub Actions posts for jobs themselves can be put on a commit
+//! beforehand (`post_job_check_run`), and the listing made to fail
+//! (`fail_listing`).
 #![allow(dead_code)]
 
 use std::collections::VecDeque;
@@ -35,6 +39,8 @@ pub struct Fault {
 pub struct Recorded {
     pub method: String,
     pub path: String,
+    /// The query string's pairs, decoded.
+    pub query: Vec<(String, String)>,
     pub body: Value,
 }
 
@@ -45,6 +51,8 @@ pub struct State {
     pub create_faults: VecDeque<Fault>,
     /// Every request is refused with this status and message (a fork's token).
     pub refuse: Option<(u16, String)>,
+    /// Every listing is answered with this status and message.
+    pub list_fault: Option<(u16, String)>,
     /// Requests and answers that do not conform to the OpenAPI description.
     pub violations: Vec<String>,
 }
@@ -94,21 +102,75 @@ impl FakeGitHub {
         }
     }
 
-    /// Check runs made by someone else on a commit (another workflow's, a
-    /// sibling job's), so lookups have pages to go through.
+    /// Check runs of other jobs of this same workflow run (a matrix, each
+    /// with its own nonce), so lookups have pages to go through.
     pub fn seed_runs(&self, head_sha: &str, name: &str, n: usize) {
         let mut state = self.state.lock().unwrap();
         for i in 0..n {
             let id = 4_000_000_000u64 + state.runs.len() as u64 + 1;
             let run = run_object(
                 id,
-                &json!({"head_sha": head_sha, "name": name, "external_id": format!("other/{i}"),
+                &json!({"head_sha": head_sha, "name": name,
+                        "external_id": format!("prompt-receipt/123456789/1/matrix-{i}/{i:016x}"),
+                        "details_url": "https://github.com/octo/widgets/actions/runs/123456789/attempts/1",
                         "status": "completed", "conclusion": "success",
                         "output": {"title": "other", "summary": "other"}}),
                 0,
             );
             state.runs.push(run);
         }
+    }
+
+    /// The GETs made after the first create: lookups for a run that may exist.
+    pub fn lookups_after_create(&self) -> usize {
+        self.requests()
+            .iter()
+            .skip_while(|r| r.method != "POST")
+            .filter(|r| r.method == "GET")
+            .count()
+    }
+
+    /// The check run GitHub Actions posts for a job of another workflow run
+    /// (a job whose `name:` is the check's): the Actions app's, its
+    /// `details_url` the job's page, in that run's check suite. Its id.
+    pub fn post_job_check_run(&self, head_sha: &str, name: &str, run_id: u64, job_id: u64) -> u64 {
+        let mut state = self.state.lock().unwrap();
+        let id = 4_000_000_000u64 + state.runs.len() as u64 + 1;
+        let mut run = run_object(
+            id,
+            &json!({"head_sha": head_sha, "name": name, "external_id": format!("{job_id:08x}-040a-526b-2ce8-bdc85f692774"),
+                    "status": "completed", "conclusion": "success",
+                    "details_url": format!("https://github.com/{REPO}/actions/runs/{run_id}/job/{job_id}"),
+                    "output": {"title": null, "summary": null}}),
+            0,
+        );
+        run["check_suite"] = json!({"id": 6_000_000_000u64 + run_id});
+        state.runs.push(run);
+        id
+    }
+
+    /// A check run another GitHub App posted on the commit. Its id.
+    pub fn post_app_check_run(&self, head_sha: &str, name: &str, slug: &str) -> u64 {
+        let mut state = self.state.lock().unwrap();
+        let id = 4_000_000_000u64 + state.runs.len() as u64 + 1;
+        let mut run = run_object(
+            id,
+            &json!({"head_sha": head_sha, "name": name, "external_id": "x",
+                    "status": "completed", "conclusion": "success",
+                    "details_url": "https://example.com/checks/1",
+                    "output": {"title": "ok", "summary": "ok"}}),
+            0,
+        );
+        run["app"]["id"] = json!(999_001);
+        run["app"]["slug"] = json!(slug);
+        run["app"]["name"] = json!(slug);
+        state.runs.push(run);
+        id
+    }
+
+    /// Listing check runs answers `status` from now on.
+    pub fn fail_listing(&self, status: u16, message: &str) {
+        self.state.lock().unwrap().list_fault = Some((status, message.to_string()));
     }
 
     /// What `GITHUB_API_URL` is set to.
@@ -173,6 +235,11 @@ fn record(
     state.requests.push(Recorded {
         method: req.method.to_string(),
         path: req.url.path().to_string(),
+        query: req
+            .url
+            .query_pairs()
+            .map(|(k, v)| (k.into_owned(), v.into_owned()))
+            .collect(),
         body: body.clone(),
     });
     let path = req
@@ -232,9 +299,43 @@ fn run_object(id: u64, body: &Value, annotations: usize) -> Value {
             "annotations_url": format!("https://api.github.com/repos/{REPO}/check-runs/{id}/annotations")
         },
         "check_suite": {"id": 5_000_000_001u64},
-        "app": null,
+        "app": github_actions_app(),
         "annotations": body["output"]["annotations"].as_array().cloned().unwrap_or_default(),
         "pull_requests": []
+    })
+}
+
+/// The GitHub Actions app, as the API shows it on a check run: every job's
+/// `GITHUB_TOKEN` acts as it, whichever workflow the job is in.
+fn github_actions_app() -> Value {
+    json!({
+        "id": 15368,
+        "slug": "github-actions",
+        "node_id": "MDM6QXBwMTUzNjg=",
+        "client_id": "Iv1.05c79e9ad1f6bdfa",
+        "owner": {
+            "login": "github", "id": 9919, "node_id": "MDEyOk9yZ2FuaXphdGlvbjk5MTk=",
+            "avatar_url": "https://avatars.githubusercontent.com/u/9919?v=4", "gravatar_id": "",
+            "url": "https://api.github.com/users/github", "html_url": "https://github.com/github",
+            "followers_url": "https://api.github.com/users/github/followers",
+            "following_url": "https://api.github.com/users/github/following{/other_user}",
+            "gists_url": "https://api.github.com/users/github/gists{/gist_id}",
+            "starred_url": "https://api.github.com/users/github/starred{/owner}{/repo}",
+            "subscriptions_url": "https://api.github.com/users/github/subscriptions",
+            "organizations_url": "https://api.github.com/users/github/orgs",
+            "repos_url": "https://api.github.com/users/github/repos",
+            "events_url": "https://api.github.com/users/github/events{/privacy}",
+            "received_events_url": "https://api.github.com/users/github/received_events",
+            "type": "Organization", "site_admin": false
+        },
+        "name": "GitHub Actions",
+        "description": "Automate your workflow from idea to production",
+        "external_url": "https://help.github.com/en/actions",
+        "html_url": "https://github.com/apps/github-actions",
+        "created_at": "2018-07-30T09:30:17Z",
+        "updated_at": "2024-04-10T20:33:16Z",
+        "permissions": {"checks": "write", "contents": "write", "metadata": "read"},
+        "events": ["check_run", "check_suite", "pull_request", "push", "workflow_run"]
     })
 }
 
@@ -465,6 +566,9 @@ impl Respond for List {
             Ok((_, op)) => op,
             Err(unprocessable) => return *unprocessable,
         };
+        if let Some((status, message)) = &self.0.lock().unwrap().list_fault {
+            return error(*status, message);
+        }
         let path = req.url.path();
         let sha = path
             .split("/commits/")
