@@ -1,5 +1,5 @@
 //! Properties checked by the fuzz targets (`fuzz_targets/`) and, on their
-//! committed corpora, by the test suite (`tests/fuzz_corpus.rs`). Each takes
+//! committed corpora, by the test suite (`tests/it/fuzz_corpus.rs`). Each takes
 //! untrusted bytes and panics when a property fails; none may panic otherwise.
 //!
 //! This file is compiled into the fuzz targets and the corpus test by `#[path]`,

@@ -5,7 +5,7 @@
 #   fuzz/run.sh [SECONDS] [JOBS]
 #
 # Needs cargo-fuzz (`cargo install cargo-fuzz`). A crash leaves its input in
-# fuzz/artifacts/TARGET/: add it to fuzz/corpus/TARGET/ so tests/fuzz_corpus.rs
+# fuzz/artifacts/TARGET/: add it to fuzz/corpus/TARGET/ so tests/it/fuzz_corpus.rs
 # replays it from then on.
 set -euo pipefail
 cd "$(dirname "$0")"

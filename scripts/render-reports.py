@@ -14,7 +14,7 @@ than its box (scrolled, columns off the page) fails the run.
     python3 scripts/render-reports.py --markdown FILE.md...   # render given summaries
 
 The second form renders job summaries kept by the tests
-(`PROMPT_RECEIPT_KEEP_SUMMARIES=DIR cargo test --test claude` keeps each one),
+(`PROMPT_RECEIPT_KEEP_SUMMARIES=DIR cargo test --locked --test it real::claude::` keeps each one),
 into target/render/pages, the same way.
 
 Needs: cargo, git, cmark-gfm, chromium and fonts-noto-color-emoji (Debian

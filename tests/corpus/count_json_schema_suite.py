@@ -1,5 +1,5 @@
 """Counts, from the JSON-Schema-Test-Suite's files alone (not from the gate),
-what tests/json_schema_suite.rs expects of them (its EXPECTED table):
+what tests/it/json_schema_suite.rs expects of them (its EXPECTED table):
 
     python3 tests/corpus/count_json_schema_suite.py target/corpora/jsonschema-4.26.0/json
 

@@ -1,0 +1,906 @@
+//! The check run, as GitHub sees it: the binary runs as the runner runs it,
+//! against a local Checks API that validates every request.
+
+use crate::common;
+
+use std::time::{Duration, Instant};
+
+use common::github::{FakeGitHub, REPO, TOKEN};
+use common::*;
+use serde_json::{Value, json};
+
+const MERGE_SHA: &str = "9999999999999999999999999999999999999999";
+
+fn step(s: &Scenario, gh: &FakeGitHub) -> Step {
+    s.review_step().github(&gh.url(), MERGE_SHA)
+}
+
+async fn run(step: Step) -> Outcome {
+    tokio::task::spawn_blocking(move || step.run())
+        .await
+        .unwrap()
+}
+
+/// A pull request event whose base is its head's own commit: nothing changed
+/// of the instructions, so the receipt's verdict is the review's alone.
+fn pull_request(head: &str, fork: bool) -> Value {
+    json!({
+        "action": "synchronize",
+        "number": 42,
+        "pull_request": {
+            "number": 42,
+            "head": {"sha": head, "repo": {"full_name": if fork { "someone/widgets" } else { REPO }}},
+            "base": {"sha": head, "repo": {"full_name": REPO}}
+        }
+    })
+}
+
+fn findings(n: usize) -> Value {
+    let list: Vec<Value> = (0..n)
+        .map(|i| (i, ["low", "medium", "high"][i % 3]))
+        .map(|(i, severity)| json!({"severity": severity, "path": format!("src/f{i}.rs"), "line": i + 1, "title": format!("t{i}"), "message": format!("m{i}")}))
+        .collect();
+    json!({"ok": true, "findings": list})
+}
+
+/// `prompt-receipt/{run id}/{attempt}/{job}/{nonce}`: this job's own.
+fn assert_own_external_id(r: &Value) {
+    let id = r["external_id"].as_str().unwrap();
+    let nonce = id
+        .strip_prefix("prompt-receipt/123456789/1/receipt/")
+        .unwrap_or_else(|| panic!("{id}"));
+    assert!(
+        nonce.len() == 16 && nonce.bytes().all(|b| b.is_ascii_hexdigit()),
+        "{id}"
+    );
+}
+
+/// Nothing that left the binary holds the token.
+fn assert_token_kept(out: &Outcome) {
+    for (what, text) in [
+        ("stdout", &out.stdout),
+        ("stderr", &out.stderr),
+        ("summary", &out.summary),
+    ] {
+        assert!(!text.contains(TOKEN), "the token leaked into {what}");
+    }
+    assert!(out.outputs.values().all(|v| !v.contains(TOKEN)));
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn validate_mode_reports_the_gate_as_a_check_run_without_a_receipt() {
+    let gh = FakeGitHub::start().await;
+    let s = Scenario::example();
+    s.write("artifacts/review.json", findings(3).to_string());
+    let head = s.git(&["rev-parse", "HEAD"]);
+    let out = run(s
+        .action()
+        .input("mode", "validate")
+        .github(&gh.url(), MERGE_SHA)
+        .event("pull_request", pull_request(&head, false)))
+    .await;
+    out.code(0);
+    let runs = gh.runs();
+    assert_eq!(runs.len(), 1);
+    let r = &runs[0];
+    assert_eq!(r["head_sha"], head.as_str());
+    // `ok: true`, but a high finding that `fail-on: invalid` lets pass.
+    assert_eq!(r["conclusion"], "neutral");
+    assert_eq!(
+        r["output"]["title"],
+        "⚠️ Output valid · agent: ok, 3 findings (1 high, 1 medium, 1 low)"
+    );
+    assert_own_external_id(r);
+    assert_eq!(r["annotations"].as_array().unwrap().len(), 3);
+    assert!(!s.ws.join("usage.json").exists());
+    assert_token_kept(&out);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_pull_request_check_lands_on_the_head_commit() {
+    let gh = FakeGitHub::start().await;
+    let s = Scenario::example();
+    let head = s.git(&["rev-parse", "HEAD"]);
+    let out = run(step(&s, &gh).event("pull_request", pull_request(&head, false))).await;
+    out.code(0);
+    let runs = gh.runs();
+    assert_eq!(runs.len(), 1);
+    let r = &runs[0];
+    assert_eq!(r["head_sha"], head.as_str(), "never the merge commit");
+    assert_eq!(r["name"], "Agent review receipt");
+    assert_eq!(r["conclusion"], "neutral");
+    assert_eq!(
+        r["details_url"],
+        "https://github.com/octo/widgets/actions/runs/123456789/attempts/1"
+    );
+    let prompt_sha = out.usage()["prompt_sha"].as_str().unwrap().to_string();
+    assert_own_external_id(r);
+    assert_eq!(
+        r["output"]["title"],
+        "⚠️ Receipt verified · output valid · agent: not ok, 2 findings (1 high, 1 low)"
+    );
+    let summary = r["output"]["summary"].as_str().unwrap();
+    // The title is above the summary on the check page: not said twice.
+    assert!(
+        summary.starts_with("**The step passes, with something to look at**"),
+        "{summary}"
+    );
+    // Each location links to the file at the pull request's head commit.
+    assert!(
+        summary.contains(&format!(
+            "[`package.json:14`](https://github.com/octo/widgets/blob/{head}/package.json#L14)"
+        )),
+        "{summary}"
+    );
+    // The text: a short table, then the receipt as JSON to copy.
+    let text = r["output"]["text"].as_str().unwrap();
+    let json_block = text
+        .split("```json\n")
+        .nth(1)
+        .and_then(|rest| rest.split("\n```").next())
+        .unwrap_or_else(|| panic!("no json block in {text}"));
+    let copied: Value = serde_json::from_str(json_block).unwrap();
+    assert_eq!(copied, out.usage(), "the receipt, as written");
+    assert!(text.contains(&format!("`{}`", &prompt_sha[..12])));
+    // Both findings have a file and a line: both are annotations.
+    let levels: Vec<&str> = r["annotations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a["annotation_level"].as_str().unwrap())
+        .collect();
+    // The step passes: the high finding reads as a warning, not a failure.
+    assert_eq!(levels, vec!["warning", "notice"]);
+    assert_eq!(out.outputs["check-run-id"], r["id"].to_string());
+    assert_eq!(
+        out.outputs["check-run-url"],
+        r["html_url"].as_str().unwrap()
+    );
+    // One listing of the commit's checks of this name, then the create.
+    assert_eq!(
+        (gh.count("POST"), gh.count("PATCH"), gh.count("GET")),
+        (1, 0, 1)
+    );
+    assert_eq!(gh.requests()[0].method, "GET");
+    assert_eq!(gh.lookups_after_create(), 0);
+    assert_token_kept(&out);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn push_and_workflow_run_pick_their_commits() {
+    let gh = FakeGitHub::start().await;
+    let s = Scenario::example();
+    run(step(&s, &gh)).await.code(0);
+    let head = "7777777777777777777777777777777777777777";
+    let payload = json!({"workflow_run": {"head_sha": head, "head_repository": {"full_name": REPO}, "repository": {"full_name": REPO}}});
+    run(step(&s, &gh).event("workflow_run", payload))
+        .await
+        .code(0);
+    let shas: Vec<String> = gh
+        .runs()
+        .iter()
+        .map(|r| r["head_sha"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(shas, vec![MERGE_SHA.to_string(), head.to_string()]);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn annotations_go_fifty_a_request() {
+    let gh = FakeGitHub::start().await;
+    let s = Scenario::example();
+    s.write("artifacts/review.json", findings(120).to_string());
+    let out = run(step(&s, &gh)).await;
+    out.code(0);
+    assert_eq!(
+        (gh.count("POST"), gh.count("PATCH")),
+        (1, 2),
+        "one create, one PATCH per further 50"
+    );
+    let runs = gh.runs();
+    assert_eq!(runs[0]["annotations"].as_array().unwrap().len(), 120);
+    for r in gh.requests() {
+        assert!(
+            r.body["output"]["annotations"]
+                .as_array()
+                .is_none_or(|a| a.len() <= 50)
+        );
+    }
+
+    // A cap below that: the rest are left out, and the summary says so.
+    let gh = FakeGitHub::start().await;
+    let out = run(step(&s, &gh).input("max-annotations", "60")).await;
+    out.code(0);
+    assert_eq!(gh.runs()[0]["annotations"].as_array().unwrap().len(), 60);
+    assert!(
+        gh.runs()[0]["output"]["summary"]
+            .as_str()
+            .unwrap()
+            .contains("60 annotations were left out")
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_forks_read_only_token_falls_back_without_changing_the_result() {
+    let gh = FakeGitHub::start().await;
+    gh.refuse_all(403, "Resource not accessible by integration");
+    let s = Scenario::example();
+    let head = s.git(&["rev-parse", "HEAD"]);
+    let out = run(step(&s, &gh).event("pull_request", pull_request(&head, true))).await;
+    out.code(0);
+    let warnings: Vec<&str> = out
+        .stdout
+        .lines()
+        .filter(|l| l.starts_with("::warning") && l.contains("check run was not created"))
+        .collect();
+    assert_eq!(warnings.len(), 1, "warned once:\n{}", out.stdout);
+    assert!(
+        warnings[0].contains("forks get a read-only token") && warnings[0].contains("workflow_run"),
+        "{}",
+        warnings[0]
+    );
+    // The fallback: annotations in the log and the job summary.
+    assert!(out.stdout.contains("::warning file=package.json,line=14"));
+    // A fork wrote everything its agent job uploaded: never "verified".
+    assert!(
+        out.summary.starts_with("## ⚠️ Not verified, missing: an agent job the fork does not control")
+            && out.summary.contains("> **No check run**: GitHub refused (403 Resource not accessible by integration): pull requests from forks"),
+        "{}",
+        out.summary
+    );
+    assert!(!out.outputs.contains_key("check-run-id"));
+    assert_eq!(gh.runs().len(), 0);
+
+    // Without a fork, the fix is the permission line.
+    let out = run(step(&s, &gh).event("pull_request", pull_request(&head, false))).await;
+    assert!(out.stdout.contains("add `checks: write`"), "{}", out.stdout);
+
+    // A failing review still fails: the gate alone decides.
+    s.write("artifacts/review.json", "{}");
+    run(step(&s, &gh)).await.code(1);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_bad_token_and_no_token() {
+    let gh = FakeGitHub::start().await;
+    let s = Scenario::example();
+    let out = run(step(&s, &gh).input("github-token", "ghp_wrong")).await;
+    out.code(0);
+    assert!(
+        out.stdout
+            .contains("refused the token (401 Bad credentials)"),
+        "{}",
+        out.stdout
+    );
+    let out = run(step(&s, &gh).input("github-token", "")).await;
+    out.code(0);
+    assert!(out.stdout.contains("no `github-token`"), "{}", out.stdout);
+    assert_eq!(gh.count("POST"), 1, "no request without a token");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_server_error_after_the_write_leaves_one_check_run() {
+    let gh = FakeGitHub::start().await;
+    gh.fail_next_create(500, &[], true);
+    let s = Scenario::example();
+    let out = run(step(&s, &gh)).await;
+    out.code(0);
+    assert_eq!(gh.runs().len(), 1, "one check run in the end");
+    assert_eq!(
+        (gh.count("POST"), gh.lookups_after_create()),
+        (1, 1),
+        "looked before creating again"
+    );
+    assert_eq!(out.outputs["check-run-id"], gh.runs()[0]["id"].to_string());
+
+    // A 500 that made nothing: looked, found nothing, created once.
+    let gh = FakeGitHub::start().await;
+    gh.fail_next_create(502, &[], false);
+    run(step(&s, &gh)).await.code(0);
+    assert_eq!(gh.runs().len(), 1);
+    assert_eq!((gh.count("POST"), gh.lookups_after_create()), (2, 1));
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn rate_limits_are_waited_out_as_github_asks() {
+    let gh = FakeGitHub::start().await;
+    gh.fail_next_create(429, &[("retry-after", "2")], false);
+    gh.fail_next_create(
+        403,
+        &[("retry-after", "1"), ("x-ratelimit-remaining", "0")],
+        false,
+    );
+    let s = Scenario::example();
+    let start = Instant::now();
+    let out = run(step(&s, &gh)).await;
+    out.code(0);
+    assert!(
+        start.elapsed() >= Duration::from_secs(3),
+        "honoured retry-after: {:?}",
+        start.elapsed()
+    );
+    assert_eq!(gh.runs().len(), 1);
+    assert_eq!(
+        gh.lookups_after_create(),
+        0,
+        "a rate-limited request made nothing: no need to look"
+    );
+
+    // A retry-after beyond the budget gives up at once, with the reason.
+    let gh = FakeGitHub::start().await;
+    gh.fail_next_create(429, &[("retry-after", "3600")], false);
+    let start = Instant::now();
+    let out = run(step(&s, &gh).input("api-timeout", "5")).await;
+    out.code(0);
+    assert!(start.elapsed() < Duration::from_secs(5));
+    assert!(out.stdout.contains("rate limited (429"), "{}", out.stdout);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_hanging_connection_is_bounded() {
+    // Accepts connections and never answers.
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}", listener.local_addr().unwrap());
+    let held = tokio::spawn(async move {
+        let mut open = Vec::new();
+        while let Ok((socket, _)) = listener.accept().await {
+            open.push(socket);
+        }
+    });
+    let s = Scenario::example();
+    let start = Instant::now();
+    let out = run(s
+        .review_step()
+        .input("api-timeout", "3")
+        .github(&url, MERGE_SHA))
+    .await;
+    let took = start.elapsed();
+    held.abort();
+    out.code(0);
+    assert!(
+        took < Duration::from_secs(8),
+        "bounded by api-timeout: {took:?}"
+    );
+    assert!(
+        out.stdout.contains("check run was not created"),
+        "{}",
+        out.stdout
+    );
+    assert_token_kept(&out);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn github_enterprise_server_paths_are_kept() {
+    // GHES serves the API under /api/v3: requests must keep that prefix. The
+    // fake answers only there, so a dropped or doubled prefix would 404.
+    let gh = FakeGitHub::serving_under("/api/v3").await;
+    gh.fail_next_create(500, &[], true);
+    let s = Scenario::example();
+    let out = run(step(&s, &gh)).await;
+    out.code(0);
+    assert_eq!(gh.runs().len(), 1, "{}", out.stdout);
+    let paths: Vec<String> = gh.requests().iter().map(|r| r.path.clone()).collect();
+    assert_eq!(
+        paths.len(),
+        3,
+        "the listing, the create, the lookup: {paths:?}"
+    );
+    assert!(
+        paths
+            .iter()
+            .all(|p| p.starts_with("/api/v3/repos/octo/widgets/")),
+        "{paths:?}"
+    );
+}
+
+/// Two jobs of one workflow run (a matrix over models) with the same prompt.
+/// The second's create fails ambiguously; its lookup must find its own run or
+/// none, never the sibling's, and must page through every run of the commit.
+#[tokio::test(flavor = "multi_thread")]
+async fn two_jobs_with_one_prompt_each_get_their_own_check_run() {
+    for created_anyway in [false, true] {
+        let gh = FakeGitHub::start().await;
+        let s = Scenario::example();
+        let head = s.git(&["rev-parse", "HEAD"]);
+        let event = pull_request(&head, false);
+        let first = run(step(&s, &gh).event("pull_request", event.clone())).await;
+        first.code(0);
+        // Other jobs of this run with the same name, so the lookup has pages.
+        gh.seed_runs(&head, "Agent review receipt", 250);
+        let before = gh.requests().len();
+        gh.fail_next_create(500, &[], created_anyway);
+        let second = run(step(&s, &gh).event("pull_request", event)).await;
+        second.code(0);
+
+        let runs = gh.runs();
+        let ours: Vec<&Value> = runs
+            .iter()
+            .filter(|r| {
+                r["external_id"]
+                    .as_str()
+                    .unwrap()
+                    .starts_with("prompt-receipt/123456789/1/receipt/")
+            })
+            .collect();
+        assert_eq!(
+            ours.len(),
+            2,
+            "one run per job (created_anyway: {created_anyway})"
+        );
+        assert_ne!(ours[0]["external_id"], ours[1]["external_id"]);
+        let (a, b) = (ours[0]["id"].to_string(), ours[1]["id"].to_string());
+        assert_eq!(first.outputs["check-run-id"], a);
+        assert_eq!(second.outputs["check-run-id"], b, "never the sibling's run");
+        for r in &ours {
+            assert_eq!(r["annotations"].as_array().unwrap().len(), 2);
+        }
+        let patched: Vec<String> = gh
+            .requests()
+            .iter()
+            .filter(|r| r.method == "PATCH")
+            .map(|r| r.path.clone())
+            .collect();
+        assert!(patched.is_empty(), "nobody's run was patched: {patched:?}");
+        // 251 runs of the name on the commit before the second job: three
+        // pages of 100 listed before its create, three looked at after.
+        let second_requests = &gh.requests()[before..];
+        let gets =
+            |rs: &[common::github::Recorded]| rs.iter().filter(|r| r.method == "GET").count();
+        let create = second_requests
+            .iter()
+            .position(|r| r.method == "POST")
+            .unwrap();
+        assert_eq!(gets(&second_requests[..create]), 3, "listed every page");
+        assert_eq!(gets(&second_requests[create..]), 3, "followed the pages");
+        // Its siblings are this run's: nothing named, the verdict the first's.
+        assert_eq!(
+            second.outputs["conclusion"], first.outputs["conclusion"],
+            "{}",
+            second.stdout
+        );
+    }
+}
+
+/// The fake's yardstick is GitHub's description, not our reading of it: it
+/// refuses what GitHub would and accepts what GitHub documents.
+#[test]
+fn the_openapi_description_refuses_what_github_would() {
+    let spec = common::openapi::spec();
+    let create = "/repos/octo/widgets/check-runs";
+    let good = json!({"name": "n", "head_sha": MERGE_SHA, "status": "completed", "conclusion": "neutral",
+        "output": {"title": "t", "summary": "s", "annotations": [
+            {"path": "a.rs", "start_line": 1, "end_line": 1, "annotation_level": "warning", "message": "m"}]}});
+    let body = |v: &Value| serde_json::to_vec(v).unwrap();
+    assert!(
+        spec.check_request("POST", create, &[], &body(&good))
+            .is_ok()
+    );
+    let mut bad = good.clone();
+    bad["conclusion"] = json!("green");
+    assert!(
+        spec.check_request("POST", create, &[], &body(&bad))
+            .is_err()
+    );
+    let mut bad = good.clone();
+    bad.as_object_mut().unwrap().remove("conclusion");
+    assert!(
+        spec.check_request("POST", create, &[], &body(&bad))
+            .is_err(),
+        "completed needs a conclusion"
+    );
+    let mut bad = good.clone();
+    bad["output"]["annotations"][0]
+        .as_object_mut()
+        .unwrap()
+        .remove("path");
+    assert!(
+        spec.check_request("POST", create, &[], &body(&bad))
+            .is_err()
+    );
+    let mut bad = good.clone();
+    bad["output"]["summary"] = json!("x".repeat(65_536));
+    assert!(
+        spec.check_request("POST", create, &[], &body(&bad))
+            .is_err()
+    );
+    assert!(
+        spec.check_request("PATCH", "/repos/octo/widgets/check-runs/abc", &[], b"{}")
+            .is_err()
+    );
+    let list = format!("/repos/octo/widgets/commits/{MERGE_SHA}/check-runs");
+    let q = |k: &str, v: &str| vec![(k.to_string(), v.to_string())];
+    assert!(
+        spec.check_request("GET", &list, &q("per_page", "100"), b"")
+            .is_ok()
+    );
+    assert!(
+        spec.check_request("GET", &list, &q("per_page", "many"), b"")
+            .is_err()
+    );
+    assert!(
+        spec.check_request("GET", &list, &q("filter", "newest"), b"")
+            .is_err()
+    );
+    assert!(
+        spec.check_request("GET", &list, &q("sort", "asc"), b"")
+            .is_err()
+    );
+    assert!(spec.check_request("DELETE", create, &[], b"").is_err());
+    // Answers: a check run without its required fields is refused.
+    let op = spec
+        .check_request("POST", create, &[], &body(&good))
+        .unwrap();
+    assert!(op.check_response(201, &json!({"id": 1})).is_err());
+}
+
+/// Agents write paths every way: `./` and backslashes are normalized; an
+/// absolute path, one climbing out of the workspace, or one with a control
+/// character is not annotated anywhere, and stays in the summary, escaped.
+#[tokio::test(flavor = "multi_thread")]
+async fn annotation_paths_are_repository_paths_or_none() {
+    let gh = FakeGitHub::start().await;
+    let s = Scenario::example();
+    s.write("src/x.rs", "fn a() {}\nfn b() {}\nfn c() {}\n")
+        .write("src/win.rs", "fn w() {}\n");
+    let review = json!({"ok": true, "findings": [
+        {"severity": "low", "path": "./src/x.rs", "line": 2, "title": "dot", "message": "m"},
+        {"severity": "low", "path": "src\\win.rs", "line": 1, "title": "backslash", "message": "m"},
+        {"severity": "low", "path": "/etc/passwd", "line": 1, "title": "absolute", "message": "m"},
+        {"severity": "low", "path": "../outside.rs", "line": 1, "title": "outside", "message": "m"},
+        {"severity": "low", "path": "src/x.rs\n::error::forged", "line": 1, "title": "newline", "message": "m"}
+    ]});
+    s.write("artifacts/review.json", review.to_string());
+    let head = s.git(&["rev-parse", "HEAD"]);
+    let out = run(step(&s, &gh).event("pull_request", pull_request(&head, false))).await;
+    out.code(0);
+    let paths: Vec<String> = gh.runs()[0]["annotations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a["path"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(paths, vec!["src/x.rs", "src/win.rs"]);
+    let in_log: Vec<&str> = out
+        .stdout
+        .lines()
+        .filter(|l| l.starts_with("::notice file="))
+        .collect();
+    assert_eq!(in_log.len(), 2, "{}", out.stdout);
+    assert!(in_log[0].starts_with("::notice file=src/x.rs,line=2,"));
+    assert!(in_log[1].starts_with("::notice file=src/win.rs,line=1,"));
+    assert!(!out.stdout.contains("::error::forged"));
+    let summary = &out.summary;
+    for shown in [
+        "`/etc/passwd:1` ⚠️ *not annotated: the path is absolute*",
+        "`../outside.rs:1` ⚠️ *not annotated: the path climbs out of the repository*",
+        "`src/x.rs ::error::forged:1` ⚠️ *not annotated: the path contains control characters*",
+    ] {
+        assert!(summary.contains(shown), "{shown} in\n{summary}");
+    }
+    assert!(summary.contains(&format!(
+        "[`src/x.rs:2`](https://github.com/octo/widgets/blob/{head}/src/x.rs#L2)"
+    )));
+}
+
+/// Our create, as the fake received it.
+fn our_create(gh: &FakeGitHub) -> Value {
+    let posts: Vec<Value> = gh
+        .requests()
+        .into_iter()
+        .filter(|r| r.method == "POST")
+        .map(|r| r.body)
+        .collect();
+    assert_eq!(posts.len(), 1, "{posts:?}");
+    posts[0].clone()
+}
+
+/// The check run the fake keeps for our create.
+fn our_run(gh: &FakeGitHub) -> Value {
+    let create = our_create(gh);
+    gh.runs()
+        .into_iter()
+        .find(|r| r["external_id"] == create["external_id"])
+        .expect("our check run")
+}
+
+/// The listing before the create: this commit's check runs of this name,
+/// whenever they completed.
+fn assert_listed_first(gh: &FakeGitHub, head: &str, name: &str) {
+    let requests = gh.requests();
+    let first = &requests[0];
+    assert_eq!(first.method, "GET");
+    assert_eq!(
+        first.path,
+        format!("/repos/{REPO}/commits/{head}/check-runs")
+    );
+    let q = |k: &str| {
+        first
+            .query
+            .iter()
+            .find(|(key, _)| key == k)
+            .map(|(_, v)| v.clone())
+    };
+    assert_eq!(q("check_name").as_deref(), Some(name));
+    assert_eq!(q("filter").as_deref(), Some("all"));
+}
+
+/// The number after `/{word}/` in a URL the fake served.
+fn number_after(url: &str, word: &str) -> u64 {
+    url.split(&format!("/{word}/"))
+        .nth(1)
+        .and_then(|rest| rest.split('/').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no /{word}/ in {url}"))
+}
+
+fn passing_review(s: &Scenario) {
+    s.write(
+        "artifacts/review.json",
+        json!({"ok": true, "findings": []}).to_string(),
+    );
+}
+
+/// The issue's case: before the receipt job runs, another job on the head
+/// commit has a check of the same name (the pull request's own workflow,
+/// a job named after the check; or a step that posted one through the
+/// Checks API; or another GitHub App). The receipt names it in its title and
+/// fails, whatever the review says.
+#[tokio::test(flavor = "multi_thread")]
+async fn another_check_of_the_name_posted_beforehand_is_named_and_fails_the_receipt() {
+    let s = Scenario::example();
+    passing_review(&s);
+    let head = s.git(&["rev-parse", "HEAD"]);
+    let event = pull_request(&head, false);
+    let name = "Agent review receipt";
+
+    // A job of another workflow run whose `name:` is the check's: GitHub
+    // Actions posts the job's own check run, linked to the job.
+    let gh = FakeGitHub::start().await;
+    let imitation = gh.post_job_check_run(&head, name, 555, 666);
+    let served = gh.runs()[0].clone();
+    let out = run(step(&s, &gh).event("pull_request", event.clone())).await;
+    out.code(1);
+    assert_listed_first(&gh, &head, name);
+    let ours = our_run(&gh);
+    assert_eq!(ours["name"], name);
+    let details = served["details_url"].as_str().unwrap();
+    let expected = format!(
+        "❌ Another check named \"{}\" was posted on this commit by workflow run {} (job {}): only this one comes from the default branch",
+        ours["name"].as_str().unwrap(),
+        number_after(details, "runs"),
+        number_after(details, "job"),
+    );
+    assert_eq!(ours["output"]["title"], expected.as_str());
+    assert_eq!(ours["conclusion"], "failure");
+    assert_eq!(out.outputs["conclusion"], "failure");
+    assert!(
+        out.stdout.lines().last().unwrap().contains(&expected),
+        "the log's last line:\n{}",
+        out.stdout
+    );
+    assert!(
+        out.summary.starts_with(&format!("## {expected}\n")),
+        "{}",
+        out.summary
+    );
+    let link = format!("[Check run {imitation}](https://github.com/{REPO}/runs/{imitation})");
+    for (what, text) in [
+        ("job summary", out.summary.as_str()),
+        (
+            "check run summary",
+            ours["output"]["summary"].as_str().unwrap(),
+        ),
+    ] {
+        assert!(
+            text.contains("### Another check of this name"),
+            "{what}: {text}"
+        );
+        assert!(text.contains(&link), "{what}: {text}");
+        assert!(text.contains("which says `success`"), "{what}: {text}");
+        assert!(
+            text.contains("Require `Agent review receipt` from the GitHub Actions app"),
+            "{what}: {text}"
+        );
+    }
+    assert!(
+        out.stdout.lines().any(
+            |l| l.starts_with("::error title=Another check of this name::")
+                && l.contains(&format!("check run {imitation} "))
+        ),
+        "{}",
+        out.stdout
+    );
+    let annotations = ours["annotations"].as_array().unwrap();
+    assert!(annotations.is_empty() || annotations.iter().all(|a| a["path"].is_string()));
+
+    // A step of another workflow run that posted the check through the
+    // Checks API with its own token (here, prompt-receipt itself, as a pull
+    // request's workflow could run it): the same app, another run.
+    let gh = FakeGitHub::start().await;
+    run(step(&s, &gh)
+        .env("GITHUB_RUN_ID", "555")
+        .event("pull_request", event.clone()))
+    .await
+    .code(0);
+    let served = gh.runs()[0].clone();
+    assert_eq!(served["app"]["slug"], "github-actions");
+    let before = gh.requests().len();
+    let out = run(step(&s, &gh).event("pull_request", event.clone())).await;
+    out.code(1);
+    let ours = gh.runs()[1].clone();
+    assert_eq!(
+        gh.requests()[before].method,
+        "GET",
+        "listed before creating"
+    );
+    assert_eq!(
+        ours["output"]["title"],
+        format!(
+            "❌ Another check named \"{name}\" was posted on this commit by workflow run {}: only this one comes from the default branch",
+            number_after(served["details_url"].as_str().unwrap(), "runs")
+        )
+        .as_str()
+    );
+    assert_eq!(ours["conclusion"], "failure");
+
+    // Another GitHub App: named by its slug, cut to a slug's characters.
+    let gh = FakeGitHub::start().await;
+    let other = gh.post_app_check_run(&head, name, "imitator\u{202E}@team::error::x");
+    let out = run(step(&s, &gh).event("pull_request", event)).await;
+    out.code(1);
+    let ours = our_run(&gh);
+    assert_eq!(
+        ours["output"]["title"],
+        format!(
+            "❌ Another check named \"{name}\" was posted on this commit by the app imitatorteamerrorx (check run {other}): only this one comes from the default branch"
+        )
+        .as_str()
+    );
+    assert!(
+        out.summary.contains("the app `imitatorteamerrorx`"),
+        "{}",
+        out.summary
+    );
+    for text in [&out.stdout, &out.summary] {
+        assert!(!text.contains('\u{202E}') && !text.contains("::error::x"));
+    }
+    assert_token_kept(&out);
+}
+
+/// This job's own Actions check run (a receipt job named after the check)
+/// and the check run of an earlier attempt of this workflow run are this
+/// run's: the verdict is the one a commit without them gets.
+#[tokio::test(flavor = "multi_thread")]
+async fn this_runs_own_checks_and_a_reruns_are_not_imitations() {
+    let s = Scenario::example();
+    passing_review(&s);
+    let head = s.git(&["rev-parse", "HEAD"]);
+    let event = pull_request(&head, false);
+    let name = "Agent review receipt";
+
+    let alone = FakeGitHub::start().await;
+    let baseline = run(step(&s, &alone).event("pull_request", event.clone())).await;
+    let baseline_run = our_run(&alone);
+
+    let gh = FakeGitHub::start().await;
+    // The receipt job's own check run: the job's page in this workflow run.
+    gh.post_job_check_run(&head, name, 123456789, 42);
+    // Attempt 1 of this run posted its receipt; this is attempt 2.
+    run(step(&s, &gh).event("pull_request", event.clone()))
+        .await
+        .code(baseline.code);
+    assert_eq!(gh.runs().len(), 2);
+    let before = gh.requests().len();
+    let out = run(step(&s, &gh)
+        .env("GITHUB_RUN_ATTEMPT", "2")
+        .event("pull_request", event))
+    .await;
+    out.code(baseline.code);
+    let runs = gh.runs();
+    assert_eq!(runs.len(), 3);
+    let rerun = &runs[2];
+    assert!(
+        rerun["external_id"]
+            .as_str()
+            .unwrap()
+            .starts_with("prompt-receipt/123456789/2/"),
+        "{rerun}"
+    );
+    assert_eq!(
+        gh.requests()[before].method,
+        "GET",
+        "listed before creating"
+    );
+    assert_eq!(rerun["conclusion"], baseline_run["conclusion"]);
+    assert_eq!(rerun["output"]["title"], baseline_run["output"]["title"]);
+    assert_eq!(out.outputs["conclusion"], baseline.outputs["conclusion"]);
+    assert!(!out.summary.contains("Another check"), "{}", out.summary);
+    assert!(!out.outputs.contains_key("not-verified"));
+}
+
+/// The listing that could not be made is a check that did not run: named in
+/// the title and the outputs, the conclusion at most neutral, never a pass.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_listing_that_fails_is_not_verified_and_named() {
+    let s = Scenario::example();
+    passing_review(&s);
+    let head = s.git(&["rev-parse", "HEAD"]);
+    let event = pull_request(&head, false);
+
+    let alone = FakeGitHub::start().await;
+    let baseline = run(step(&s, &alone).event("pull_request", event.clone())).await;
+    assert_eq!(
+        our_run(&alone)["conclusion"],
+        "success",
+        "the review alone passes"
+    );
+
+    // Refused: said at once. A server error: retried within `api-timeout`.
+    for (status, message, retried) in [
+        (403, "Resource not accessible by integration", false),
+        (502, "Server Error", true),
+    ] {
+        let gh = FakeGitHub::start().await;
+        gh.fail_listing(status, message);
+        let out = run(step(&s, &gh)
+            .input("api-timeout", "4")
+            .event("pull_request", event.clone()))
+        .await;
+        out.code(baseline.code);
+        let listed = gh
+            .requests()
+            .iter()
+            .take_while(|r| r.method == "GET")
+            .count();
+        assert_eq!(listed > 1, retried, "{listed} listings");
+        let ours = our_run(&gh);
+        assert_eq!(ours["conclusion"], "neutral");
+        let title = ours["output"]["title"].as_str().unwrap();
+        assert!(
+            title.starts_with("⚠️ Not verified, missing: no other check of this name"),
+            "{title}"
+        );
+        assert_eq!(out.outputs["not-verified"], "no other check of this name");
+        assert_eq!(out.outputs["conclusion"], "neutral");
+        let why = out
+            .stdout
+            .lines()
+            .find(|l| l.contains("not verified, missing no other check of this name"))
+            .unwrap_or_else(|| panic!("{}", out.stdout));
+        assert!(why.contains(&status.to_string()), "{why}");
+        assert!(out.summary.contains(&status.to_string()), "{}", out.summary);
+    }
+}
+
+/// The listing is bounded: past ten pages of 100 it stops, and what it did
+/// not read is not verified rather than taken for clean.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_listing_past_its_bound_is_not_verified() {
+    let s = Scenario::example();
+    passing_review(&s);
+    let head = s.git(&["rev-parse", "HEAD"]);
+    let gh = FakeGitHub::start().await;
+    gh.seed_runs(&head, "Agent review receipt", 1001);
+    let out = run(step(&s, &gh).event("pull_request", pull_request(&head, false))).await;
+    out.code(0);
+    let pages: Vec<String> = gh
+        .requests()
+        .iter()
+        .take_while(|r| r.method == "GET")
+        .map(|r| {
+            r.query
+                .iter()
+                .find(|(k, _)| k == "page")
+                .map(|(_, v)| v.clone())
+                .unwrap_or_default()
+        })
+        .collect();
+    assert_eq!(pages, (1..=10).map(|p| p.to_string()).collect::<Vec<_>>());
+    assert_eq!(out.outputs["not-verified"], "no other check of this name");
+    assert_eq!(our_run(&gh)["conclusion"], "neutral");
+    assert!(
+        out.stdout
+            .contains("the commit has 1001 check runs of this name"),
+        "{}",
+        out.stdout
+    );
+}

@@ -1,0 +1,804 @@
+//! Workflow lint on hand-made workflows: each defect at its exact line and
+//! level, clean files silent, positions from the parser however the YAML is
+//! written (aliases, merge keys, flow style, block scalars, scripts that quote
+//! `uses:`, a byte order mark, CRLF line ends, expressions, reusable
+//! workflows): every pattern the public workflows of the shared corpus taught,
+//! so they are tested without it (`tests/it/corpus_workflows.rs`).
+
+use crate::common;
+
+use common::*;
+use prompt_receipt::level::Level;
+use prompt_receipt::lint::{LocalAction, RULES, lint};
+
+/// (line, level, rule, words the message must hold) for each finding, in order.
+fn expect(text: &str, expected: &[(u64, Level, &str, &str)]) {
+    expect_with(text, &|_| None, expected)
+}
+
+fn expect_with(
+    text: &str,
+    local: &dyn Fn(&str) -> Option<LocalAction>,
+    expected: &[(u64, Level, &str, &str)],
+) {
+    let got = lint("w.yml", text, local);
+    let shown: Vec<String> = got
+        .iter()
+        .map(|l| format!("{}:{:?}:{}: {}", l.line, l.level, l.rule, l.message))
+        .collect();
+    assert_eq!(got.len(), expected.len(), "{shown:#?}");
+    for (l, (line, level, rule, words)) in got.iter().zip(expected) {
+        assert_eq!(
+            (l.line, l.level, l.rule),
+            (*line, *level, *rule),
+            "{shown:#?}"
+        );
+        assert!(l.message.contains(words), "`{words}` not in {}", l.message);
+    }
+}
+
+/// The in-job layout, valid where Docker stays reachable after the agent
+/// (here `safety-strategy: unprivileged-user`).
+const CLEAN: &str = "\
+name: Agent review
+on: pull_request
+jobs:
+  review:
+    runs-on: ubuntu-latest
+    steps:
+      - uses: actions/checkout@11bd71901bbe5b1630ceea73d27597364c9af683 # v4.2.2
+        with:
+          fetch-depth: 0
+          persist-credentials: false
+      - name: Run Codex review
+        uses: openai/codex-action@v1
+        with:
+          prompt-file: .github/codex/prompts/review.md
+          output-file: artifacts/review.json
+          codex-version: 0.169.0
+          codex-home: ${{ runner.temp }}/codex-home
+          safety-strategy: unprivileged-user
+          codex-user: codex
+      - uses: prompt-receipt/prompt-receipt@v1
+        with:
+          prompt-file: .github/codex/prompts/review.md
+          codex-version: 0.169.0
+          codex-home: ${{ runner.temp }}/codex-home
+";
+
+#[test]
+fn clean_workflows_are_silent() {
+    expect(CLEAN, &[]);
+    expect(
+        "on: push\njobs:\n  build:\n    runs-on: ubuntu-latest\n    steps:\n      - run: make\n",
+        &[],
+    );
+    expect(
+        "name: reusable\non: push\njobs:\n  call:\n    uses: org/repo/.github/workflows/x.yml@main\n",
+        &[],
+    );
+    for example in [
+        "agent-review.yml",
+        "compare-prompts.yml",
+        "gemini-review.yml",
+        "report-forks.yml",
+    ] {
+        let path = example_dir().join(".github/workflows").join(example);
+        let text = std::fs::read_to_string(&path).unwrap();
+        let got = lint(example, &text, &|_| None);
+        assert_eq!(got, vec![], "{}", path.display());
+    }
+    let path = repo_root().join("examples/claude-review/.github/workflows/claude-review.yml");
+    let text = std::fs::read_to_string(&path).unwrap();
+    assert_eq!(
+        lint("claude-review.yml", &text, &|_| None),
+        vec![],
+        "{}",
+        path.display()
+    );
+}
+
+#[test]
+fn the_readme_workflow_is_clean() {
+    let readme = std::fs::read_to_string(repo_root().join("README.md")).unwrap();
+    let start = readme
+        .find("```yaml\n# .github/workflows/agent-review.yml")
+        .unwrap()
+        + 8;
+    let end = start + readme[start..].find("```").unwrap();
+    let workflow = &readme[start..end];
+    assert!(
+        workflow.contains("needs: agent"),
+        "the two-job layout leads"
+    );
+    expect(workflow, &[]);
+}
+
+#[test]
+fn each_defect_at_its_line() {
+    let both = CLEAN.replace("          prompt-file: .github/codex/prompts/review.md\n          output-file", "          prompt: Review this\n          prompt-file: .github/codex/prompts/review.md\n          output-file");
+    expect(
+        &both,
+        &[(
+            14,
+            Level::Failure,
+            "both-prompts",
+            "both `prompt` and `prompt-file`",
+        )],
+    );
+
+    let missing = CLEAN.replacen("          codex-version: 0.169.0\n", "", 1);
+    // A missing input is reported where the step starts.
+    expect(
+        &missing,
+        &[(
+            11,
+            Level::Failure,
+            "codex-version",
+            "`codex-version` is not set",
+        )],
+    );
+    for bad in ["latest", "^0.169", "0.x", "'>=0.1'"] {
+        let v = CLEAN.replacen(
+            "codex-version: 0.169.0",
+            &format!("codex-version: {bad}"),
+            1,
+        );
+        expect(
+            &v,
+            &[
+                (16, Level::Failure, "codex-version", "a tag or a range"),
+                (23, Level::Failure, "receipt-mismatch", "`codex-version`"),
+            ],
+        );
+    }
+    let expr = CLEAN.replacen(
+        "codex-version: 0.169.0",
+        "codex-version: ${{ vars.CODEX_VERSION_EXACT }}",
+        1,
+    );
+    expect(&expr, &[(16, Level::Notice, "codex-version", "comes from")]);
+
+    let shallow = CLEAN.replace("          fetch-depth: 0\n", "");
+    expect(
+        &shallow,
+        &[(7, Level::Warning, "shallow-checkout", "shallow")],
+    );
+    let creds = CLEAN.replace("          persist-credentials: false\n", "");
+    expect(
+        &creds,
+        &[(
+            7,
+            Level::Notice,
+            "checkout-credentials",
+            "persist-credentials: false",
+        )],
+    );
+    let creds_true = CLEAN.replace("persist-credentials: false", "persist-credentials: true");
+    expect(
+        &creds_true,
+        &[(
+            10,
+            Level::Notice,
+            "checkout-credentials",
+            "persist-credentials",
+        )],
+    );
+}
+
+#[test]
+fn a_receipt_step_that_describes_another_run() {
+    let other = CLEAN.replace(
+        "      - uses: prompt-receipt/prompt-receipt@v1\n        with:\n          prompt-file: .github/codex/prompts/review.md\n          codex-version: 0.169.0",
+        "      - uses: prompt-receipt/prompt-receipt@v1\n        with:\n          prompt-file: .github/codex/prompts/review.v3.md\n          working-directory: sub\n          output-file: out/review.json\n          codex-version: 0.171.0\n          model: o3",
+    );
+    // The model is compared only when both steps name one.
+    let other = other.replace(
+        "          codex-user: codex\n",
+        "          codex-user: codex\n          model: gpt-5.5\n",
+    );
+    expect(
+        &other,
+        &[
+            (
+                23,
+                Level::Failure,
+                "receipt-mismatch",
+                "`prompt-file` is `.github/codex/prompts/review.v3.md`",
+            ),
+            (
+                24,
+                Level::Failure,
+                "receipt-mismatch",
+                "`working-directory` is `sub`",
+            ),
+            (
+                25,
+                Level::Failure,
+                "receipt-mismatch",
+                "`output-file` is `out/review.json`",
+            ),
+            (
+                26,
+                Level::Failure,
+                "receipt-mismatch",
+                "`codex-version` is `0.171.0`",
+            ),
+            (27, Level::Failure, "receipt-mismatch", "`model` is `o3`"),
+        ],
+    );
+    let home = CLEAN.replace(
+        "codex-home: ${{ runner.temp }}/codex-home\n",
+        "codex-home: /tmp/elsewhere\n",
+    );
+    let home = home.replacen(
+        "codex-home: /tmp/elsewhere\n",
+        "codex-home: ${{ runner.temp }}/codex-home\n",
+        1,
+    );
+    expect(
+        &home,
+        &[(24, Level::Failure, "receipt-mismatch", "`codex-home`")],
+    );
+    let none = CLEAN.replace(
+        "          codex-version: 0.169.0\n          codex-home: ${{ runner.temp }}/codex-home\n",
+        "          codex-version: 0.169.0\n",
+    );
+    let none = none.replacen(
+        "          codex-version: 0.169.0\n          safety",
+        "          codex-version: 0.169.0\n          codex-home: ${{ runner.temp }}/codex-home\n          safety",
+        1,
+    );
+    expect(
+        &none,
+        &[(
+            20,
+            Level::Warning,
+            "receipt-without-codex-home",
+            "is not given it",
+        )],
+    );
+    // The version installed, from codex-action's output: known only at run time.
+    let output = CLEAN.replacen(
+        "      - uses: prompt-receipt/prompt-receipt@v1\n        with:\n          prompt-file: .github/codex/prompts/review.md\n          codex-version: 0.169.0",
+        "      - uses: prompt-receipt/prompt-receipt@v1\n        with:\n          prompt-file: .github/codex/prompts/review.md\n          codex-version: ${{ steps.codex.outputs.codex-version }}",
+        1,
+    );
+    expect(&output, &[]);
+}
+
+#[test]
+fn a_container_action_after_the_agent_cannot_start() {
+    // codex-action's default safety strategy revokes Docker for the rest of the job.
+    let old = CLEAN.replace(
+        "          safety-strategy: unprivileged-user\n          codex-user: codex\n",
+        "",
+    );
+    expect(
+        &old,
+        &[(
+            18,
+            Level::Failure,
+            "container-after-agent",
+            "a job of its own",
+        )],
+    );
+    let explicit = CLEAN.replace(
+        "safety-strategy: unprivileged-user",
+        "safety-strategy: drop-sudo",
+    );
+    expect(
+        &explicit,
+        &[(20, Level::Failure, "container-after-agent", "(line 11)")],
+    );
+    for stays in ["read-only", "unsafe"] {
+        expect(&CLEAN.replace("unprivileged-user", stays), &[]);
+    }
+    let unknown = CLEAN.replace("unprivileged-user", "${{ inputs.safety }}");
+    expect(
+        &unknown,
+        &[(20, Level::Notice, "container-after-agent", "comes from")],
+    );
+    // Any container: docker://, and a local action whose action.yml says so.
+    let docker = old.replace("prompt-receipt/prompt-receipt@v1", "docker://alpine:3");
+    expect(
+        &docker,
+        &[(18, Level::Failure, "container-after-agent", "cannot start")],
+    );
+    let local = old.replace("prompt-receipt/prompt-receipt@v1", "./");
+    let ours = |p: &str| {
+        (p == "./").then_some(LocalAction {
+            container: true,
+            receipt: true,
+        })
+    };
+    expect_with(
+        &local,
+        &ours,
+        &[(18, Level::Failure, "container-after-agent", "cannot start")],
+    );
+    let script = |_: &str| {
+        Some(LocalAction {
+            container: false,
+            receipt: false,
+        })
+    };
+    expect_with(&local, &script, &[]);
+    // Before the agent, Docker is still there.
+    let before = "jobs:\n  j:\n    steps:\n      - uses: prompt-receipt/prompt-receipt@v1\n        with:\n          mode: record\n          prompt-file: p.md\n      - uses: openai/codex-action@v1\n        with:\n          prompt-file: p.md\n          codex-version: 0.169.0\n";
+    expect(before, &[]);
+}
+
+#[test]
+fn the_old_in_job_example_is_caught_at_its_receipt_step() {
+    let text =
+        std::fs::read_to_string(repo_root().join("tests/fixtures/in-job-layout.yml")).unwrap();
+    let receipt_line = text
+        .lines()
+        .position(|l| l.trim() == "- name: Receipt")
+        .unwrap() as u64
+        + 1;
+    expect(
+        &text,
+        &[
+            (
+                receipt_line,
+                Level::Failure,
+                "container-after-agent",
+                "a job of its own",
+            ),
+            (
+                receipt_line,
+                Level::Warning,
+                "receipt-without-codex-home",
+                "same folder as `agent-home`",
+            ),
+        ],
+    );
+}
+
+#[test]
+fn positions_come_from_the_parser() {
+    // A script that quotes `uses:` is text, not a step.
+    let quoted = CLEAN.replace(
+        "      - name: Run Codex review\n",
+        "      - run: |\n          echo '- uses: openai/codex-action@v1'\n          echo \"uses: prompt-receipt/prompt-receipt@v1\"\n      - name: Run Codex review\n",
+    );
+    expect(&quoted, &[]);
+    let quoted_bad = quoted.replacen("          codex-version: 0.169.0\n", "", 1);
+    expect(
+        &quoted_bad,
+        &[(14, Level::Failure, "codex-version", "not set")],
+    );
+    // Flow style: the step and its inputs where they are written.
+    let flow = "jobs:\n  j:\n    steps:\n      - run: echo\n      - { uses: openai/codex-action@v1, with: { prompt: hi, prompt-file: p.md } }\n";
+    expect(
+        flow,
+        &[
+            (5, Level::Failure, "both-prompts", "both"),
+            (5, Level::Failure, "codex-version", "not set"),
+        ],
+    );
+    // An aliased step is reported where it is used, each use at its own line.
+    let aliased = "\
+jobs:
+  j:
+    steps:
+      - &agent
+        uses: openai/codex-action@v1
+        with:
+          prompt-file: p.md
+          codex-version: latest
+      - run: echo between
+      - *agent
+";
+    expect(
+        aliased,
+        &[
+            (8, Level::Failure, "codex-version", "`latest`"),
+            (10, Level::Failure, "codex-version", "`latest`"),
+        ],
+    );
+}
+
+#[test]
+fn anchors_aliases_merge_keys_and_several_jobs() {
+    let text = "\
+x-codex: &codex
+  codex-version: latest
+  prompt-file: p.md
+jobs:
+  one:
+    runs-on: ubuntu-latest
+    steps:
+      - uses: actions/checkout
+      - uses: openai/codex-action
+        with: *codex
+  two:
+    runs-on: ubuntu-latest
+    steps:
+      - uses: actions/checkout@v7
+        with:
+          fetch-depth: 0
+          persist-credentials: false
+      - uses: openai/codex-action@v1
+        with:
+          <<: *codex
+          prompt: also inline
+";
+    expect(
+        text,
+        &[
+            (8, Level::Warning, "shallow-checkout", "shallow"),
+            (
+                8,
+                Level::Notice,
+                "checkout-credentials",
+                "persist-credentials",
+            ),
+            (10, Level::Failure, "codex-version", "tag or a range"),
+            (20, Level::Failure, "codex-version", "tag or a range"),
+            (
+                21,
+                Level::Failure,
+                "both-prompts",
+                "both `prompt` and `prompt-file`",
+            ),
+        ],
+    );
+}
+
+#[test]
+fn inputs_read_as_codex_action_reads_them() {
+    // Empty is absent.
+    let empty = CLEAN.replace(
+        "          prompt-file: .github/codex/prompts/review.md\n          output-file",
+        "          prompt: \"\"\n          prompt-file: .github/codex/prompts/review.md\n          output-file",
+    );
+    expect(&empty, &[]);
+    let no_version = CLEAN.replacen("codex-version: 0.169.0", "codex-version: \"\"", 1);
+    expect(
+        &no_version,
+        &[(16, Level::Failure, "codex-version", "is not set")],
+    );
+    // Expressions are unknown: a notice at most.
+    let reusable = "on:\n  workflow_call:\njobs:\n  r:\n    steps:\n      - uses: openai/codex-action@v1\n        with:\n          prompt: ${{ inputs.prompt }}\n          prompt-file: ${{ inputs.prompt-file }}\n          codex-version: 0.169.0\n";
+    expect(
+        reusable,
+        &[(8, Level::Notice, "both-prompts", "expression")],
+    );
+    // An exact version npm reads with a `v`.
+    expect(&CLEAN.replace("0.169.0", "v0.169.0"), &[]);
+    // `${{ env.X }}` from the workflow's, the job's or the step's literal env.
+    let env = "env:\n  CODEX: latest\njobs:\n  j:\n    steps:\n      - uses: openai/codex-action@v1\n        with:\n          prompt-file: p.md\n          codex-version: ${{ env.CODEX }}\n";
+    expect(
+        env,
+        &[(9, Level::Failure, "codex-version", "(from `env.CODEX`)")],
+    );
+    let job_env = env.replace("    steps:", "    env:\n      CODEX: 0.169.0\n    steps:");
+    expect(&job_env, &[]);
+    let step_env = job_env.replace(
+        "        with:",
+        "        env:\n          CODEX: ^0.169\n        with:",
+    );
+    expect(
+        &step_env,
+        &[(13, Level::Failure, "codex-version", "`^0.169`")],
+    );
+    // The workspace, spelled as an expression, is the workspace.
+    let wd = CLEAN.replace(
+        "          codex-user: codex\n",
+        "          codex-user: codex\n          working-directory: ${{ github.workspace }}\n",
+    );
+    expect(&wd, &[]);
+    let wd_sub = CLEAN.replace(
+        "          codex-user: codex\n",
+        "          codex-user: codex\n          working-directory: ${{ github.workspace }}/svc\n",
+    );
+    expect(
+        &wd_sub,
+        &[(21, Level::Failure, "receipt-mismatch", "uses `svc`")],
+    );
+}
+
+#[test]
+fn codex_args_that_defeat_the_receipt() {
+    let with = |args: &str| {
+        CLEAN.replacen(
+            "          codex-user: codex\n",
+            &format!("          codex-user: codex\n          codex-args: {args}\n"),
+            1,
+        )
+    };
+    expect(
+        &with(r#"'["--ephemeral", "-c", "model_reasoning_effort=high", "--image", "shot.png"]'"#),
+        &[
+            (20, Level::Warning, "codex-args", "`--ephemeral`"),
+            (20, Level::Notice, "codex-args", "`--image`"),
+        ],
+    );
+    expect(
+        &with("--dangerously-bypass-approvals-and-sandbox --add-dir /tmp -p ci"),
+        &[
+            (
+                20,
+                Level::Warning,
+                "codex-args",
+                "`--dangerously-bypass-approvals-and-sandbox`",
+            ),
+            (20, Level::Warning, "codex-args", "`--add-dir`"),
+            (20, Level::Warning, "codex-args", "`-p`"),
+        ],
+    );
+    expect(&with(r#"'["--output-schema", "s.json"]'"#), &[]);
+    expect(
+        &with(r#"'["--ephemeral"'"#),
+        &[(20, Level::Failure, "codex-args", "not a JSON array")],
+    );
+}
+
+#[test]
+fn a_checkout_only_after_the_agent_is_a_notice_and_none_at_all_is_silent() {
+    let none = "jobs:\n  j:\n    steps:\n      - uses: actions/download-artifact@v5\n      - uses: openai/codex-action@v1\n        with:\n          prompt-file: p.md\n          codex-version: 0.169.0\n";
+    expect(none, &[]);
+    let after = format!("{none}      - uses: actions/checkout@v5\n");
+    expect(
+        &after,
+        &[(5, Level::Notice, "checkout-after-agent", "only after")],
+    );
+}
+
+#[test]
+fn malformed_yaml_and_byte_order_marks() {
+    let got = lint(
+        "w.yml",
+        "on: push\njobs:\n  a:\n    steps:\n      - uses: x\n     bad: [\n",
+        &|_| None,
+    );
+    assert_eq!(got.len(), 1);
+    assert!(
+        got[0].message.starts_with("not valid YAML") && got[0].line >= 5,
+        "{got:?}"
+    );
+    assert_eq!(got[0].rule, "yaml");
+    // GitHub accepts a byte order mark before `name:` as before a comment.
+    for text in [
+        "\u{feff}name: x\non: push\njobs: {}\n",
+        "\u{feff}# c\nname: x\n",
+    ] {
+        assert_eq!(lint("w.yml", text, &|_| None), vec![], "{text:?}");
+    }
+    let bom_bad = format!(
+        "\u{feff}{}",
+        CLEAN.replacen("          codex-version: 0.169.0\n", "", 1)
+    );
+    expect(
+        &bom_bad,
+        &[(11, Level::Failure, "codex-version", "not set")],
+    );
+}
+
+/// Workflows saved with Windows line ends (CRLF), some also with a byte order
+/// mark, as three of the public workflows in the shared corpus are: the same
+/// findings at the same lines, and no `\r` in an input's value (an exact
+/// `codex-version` stays exact, equal inputs stay equal).
+#[test]
+fn crlf_line_ends_read_as_lf() {
+    let crlf = |s: &str| s.replace('\n', "\r\n");
+    expect(&crlf(CLEAN), &[]);
+    expect(&format!("\u{feff}{}", crlf(CLEAN)), &[]);
+    let bad = CLEAN.replacen("          codex-version: 0.169.0\n", "", 1);
+    for text in [crlf(&bad), format!("\u{feff}{}", crlf(&bad))] {
+        expect(&text, &[(11, Level::Failure, "codex-version", "not set")]);
+    }
+    // A block scalar before the defect: its lines count once each.
+    let block = bad.replace(
+        "      - name: Run Codex review\n",
+        "      - run: |\n          echo one\n          echo two\n      - name: Run Codex review\n",
+    );
+    expect(
+        &crlf(&block),
+        &[(14, Level::Failure, "codex-version", "not set")],
+    );
+    // A mismatch is still found, at the receipt step's line.
+    let mismatch = CLEAN.replacen("codex-version: 0.169.0", "codex-version: 0.168.0", 1);
+    let lf = lint("w.yml", &mismatch, &|_| None);
+    assert!(lf.iter().any(|l| l.rule == "receipt-mismatch"), "{lf:?}");
+    assert_eq!(lint("w.yml", &crlf(&mismatch), &|_| None), lf);
+}
+
+#[test]
+fn every_rule_is_in_the_readme_with_its_level() {
+    let readme = std::fs::read_to_string(repo_root().join("README.md")).unwrap();
+    for rule in RULES {
+        let level = match rule.level {
+            Level::Failure => "error",
+            Level::Warning => "warning",
+            Level::Notice => "notice",
+        };
+        let row = format!("| `{}` | {level} |", rule.name);
+        assert!(readme.contains(&row), "README's lint table lacks `{row}`");
+    }
+}
+
+#[test]
+fn lint_mode_fails_on_errors_and_run_mode_only_warns() {
+    let s = Scenario::example();
+    s.write(
+        ".github/workflows/review.yml",
+        CLEAN.replacen("          codex-version: 0.169.0\n", "", 1),
+    );
+    let out = s.action().input("mode", "lint").run();
+    out.code(1);
+    assert!(
+        out.stdout
+            .contains("::error file=.github/workflows/review.yml,line=11,title=Workflow lint::"),
+        "{}",
+        out.stdout
+    );
+    let out = s.review_step().run();
+    out.code(0);
+    assert!(
+        out.stdout
+            .contains("::warning file=.github/workflows/review.yml,line=11"),
+        "{}",
+        out.stdout
+    );
+    s.review_step()
+        .input("lint-workflows", "false")
+        .run()
+        .code(0);
+    s.write(".github/workflows/review.yml", CLEAN);
+    s.action().input("mode", "lint").run().code(0);
+}
+
+/// Each agent action needs the receipt told its name, and a receipt in the
+/// job of claude-code-action or run-gemini-cli reads what the agent could
+/// have rewritten.
+#[test]
+fn the_receipt_is_told_which_agent_ran_and_runs_apart_from_it() {
+    let job = |agent_action: &str, with: &str, receipt_agent: &str| {
+        format!(
+            "\
+on: pull_request
+jobs:
+  review:
+    runs-on: ubuntu-latest
+    steps:
+      - uses: actions/checkout@v4
+        with:
+          fetch-depth: 0
+          persist-credentials: false
+      - uses: {agent_action}
+        with:
+          {with}
+      - uses: owner/prompt-receipt@v1
+        with:
+          prompt-file: p.md
+{receipt_agent}"
+        )
+    };
+    let claude = "anthropics/claude-code-action@v1";
+    expect(
+        &job(claude, "prompt: hi", ""),
+        &[
+            (13, Level::Failure, "receipt-agent", "set `agent: claude`"),
+            (13, Level::Warning, "receipt-beside-agent", "job of its own"),
+        ],
+    );
+    expect(
+        &job(claude, "prompt: hi", "          agent: claude\n"),
+        &[(13, Level::Warning, "receipt-beside-agent", "line 10")],
+    );
+    expect(
+        &job(
+            "google-github-actions/run-gemini-cli@v0",
+            "prompt: hi",
+            "          agent: claude\n",
+        ),
+        &[
+            (13, Level::Warning, "receipt-beside-agent", "run-gemini-cli"),
+            (16, Level::Failure, "receipt-agent", "set `agent: gemini`"),
+        ],
+    );
+    // An expression decides at run time: said nothing of.
+    expect(
+        &job(claude, "prompt: hi", "          agent: ${{ vars.AGENT }}\n"),
+        &[(13, Level::Warning, "receipt-beside-agent", "job of its own")],
+    );
+}
+
+/// The two-job layout: the receipt job has no agent step of its own, and the
+/// agent it reads is the one of the job it needs (through another job too).
+#[test]
+fn the_receipt_job_is_told_the_agent_of_the_job_it_needs() {
+    let text = |receipt_agent: &str| {
+        format!(
+            "\
+on: pull_request
+jobs:
+  agent:
+    runs-on: ubuntu-latest
+    steps:
+      - uses: actions/checkout@v4
+        with:
+          fetch-depth: 0
+          persist-credentials: false
+      - uses: google-github-actions/run-gemini-cli@v0
+        with:
+          prompt: hi
+  relay:
+    needs: agent
+    runs-on: ubuntu-latest
+    steps:
+      - run: echo relay
+  receipt:
+    needs: [relay]
+    runs-on: ubuntu-latest
+    steps:
+      - uses: owner/prompt-receipt@v1
+        with:
+          prompt-file: p.md
+{receipt_agent}"
+        )
+    };
+    expect(
+        &text(""),
+        &[(
+            22,
+            Level::Failure,
+            "receipt-agent",
+            "the job it needs runs `google-github-actions/run-gemini-cli` (line 10): set `agent: gemini`",
+        )],
+    );
+    expect(&text("          agent: gemini\n"), &[]);
+}
+
+/// The older names of the neutral inputs: an agent's own read as the neutral
+/// ones (and are compared with the agent step as they are), another
+/// agent's is not read and said.
+#[test]
+fn older_input_names_are_read_and_another_agents_is_said() {
+    let step = |agent: &str, key: &str, value: &str| {
+        format!(
+            "jobs:\n  j:\n    steps:\n      - uses: actions/checkout@v5\n        with:\n          fetch-depth: 0\n          persist-credentials: false\n      - uses: prompt-receipt/prompt-receipt@v1\n        with:\n          agent: {agent}\n          prompt-file: p.md\n          {key}: {value}\n"
+        )
+    };
+    for (agent, key) in [
+        ("codex", "codex-version"),
+        ("codex", "codex-home"),
+        ("codex", "agent-version"),
+        ("claude", "claude-version"),
+        ("claude", "claude-args"),
+        ("claude", "codex-version"),
+        ("gemini", "agent-home"),
+    ] {
+        expect(&step(agent, key, "x"), &[]);
+    }
+    expect(
+        &step("codex", "claude-version", "2.1.300"),
+        &[(
+            12,
+            Level::Warning,
+            "receipt-older-input",
+            "give it as `agent-version`",
+        )],
+    );
+    expect(
+        &step("gemini", "codex-home", "/h"),
+        &[(
+            12,
+            Level::Warning,
+            "receipt-older-input",
+            "`codex-home` is not read when `agent` is `gemini`",
+        )],
+    );
+    // The neutral name is compared with the codex-action step as the older one was.
+    let job = "jobs:\n  j:\n    steps:\n      - uses: actions/checkout@v5\n        with:\n          fetch-depth: 0\n          persist-credentials: false\n      - uses: openai/codex-action@v1\n        with:\n          prompt-file: p.md\n          codex-version: 0.169.0\n          codex-home: /h\n          safety-strategy: unsafe\n      - uses: prompt-receipt/prompt-receipt@v1\n        with:\n          prompt-file: p.md\n          agent-version: 0.168.0\n          agent-home: /other\n";
+    let got = lint("w.yml", job, &|_| None);
+    let rules: Vec<(&str, u64)> = got.iter().map(|l| (l.rule, l.line)).collect();
+    assert!(
+        rules.contains(&("receipt-mismatch", 17)) && rules.contains(&("receipt-mismatch", 18)),
+        "{rules:?}"
+    );
+}
