@@ -150,6 +150,7 @@ pub(crate) struct AgentCheck {
 
 /// What the checkout says the agent should have received: the same for
 /// every agent (each agent's own settings are in its options).
+#[derive(Clone)]
 pub(crate) struct Expected<'a> {
     pub(crate) prompt_path: Option<&'a str>,
     pub(crate) prompt_bytes: &'a [u8],

@@ -12,7 +12,7 @@ use super::chain::body_of_block;
 use super::session::{self, Session};
 use super::skills::{self, InCheckout};
 use crate::agent::check::{Context, SessionRecord, TranscriptRecord};
-use crate::agent::turns::{self, SingleTurn};
+use crate::agent::turns;
 use crate::agent::{AgentCheck, Fact, SessionOptions, Skill};
 use crate::digest::{UTF8_BOM, sha256_hex};
 use crate::workspace::Workspace;
@@ -31,24 +31,13 @@ pub(crate) fn read_and_check(
     let mut inputs = neutral.inputs.to_vec();
     inputs.extend(skills.iter().map(|s| s.path.clone()));
     let expected = &Expected {
-        prompt_path: neutral.prompt_path,
-        prompt_bytes: neutral.prompt_bytes,
-        agents_sha: neutral.agents_sha,
-        codex_version: neutral.cli_version,
-        model: neutral.model,
-        output_path: neutral.output_path,
-        output: neutral.output,
-        max_total_tokens: neutral.max_total_tokens,
-        git_sha: neutral.git_sha,
-        workdir: neutral.workdir,
+        neutral: neutral.clone(),
         inputs: &inputs,
         skills: &skills,
-        changed_skills: neutral.changed_skills,
         developer_instructions: settings.developer_instructions.as_deref(),
         effort: settings.effort.as_deref(),
         permission_profile: settings.permission_profile.as_deref(),
         default_branch_instructions: settings.default_branch_instructions,
-        single_turn: neutral.single_turn,
     };
     let relative = ws.relative(workdir);
     let (session, note) = match load(
@@ -115,8 +104,12 @@ pub(crate) fn load(
         )
     };
     let prompt = [
-        Some(sha256_hex(expected.prompt_bytes)),
-        expected.prompt_bytes.strip_prefix(UTF8_BOM).map(sha256_hex),
+        Some(sha256_hex(expected.neutral.prompt_bytes)),
+        expected
+            .neutral
+            .prompt_bytes
+            .strip_prefix(UTF8_BOM)
+            .map(sha256_hex),
     ];
     let mut ours = Vec::new();
     for c in &matching {
@@ -127,7 +120,7 @@ pub(crate) fn load(
             .prompt
             .as_deref()
             .is_some_and(|p| prompt.contains(&Some(sha256_hex(p.as_bytes()))));
-        if session.git_commit.as_deref() == Some(expected.git_sha) && same_prompt {
+        if session.git_commit.as_deref() == Some(expected.neutral.git_sha) && same_prompt {
             ours.push((c, session));
         }
     }
@@ -160,36 +153,20 @@ pub(crate) fn load(
 }
 
 /// What the checkout says Codex should have received: the neutral
-/// expectation with Codex's own settings and skills.
+/// expectation, and what only Codex's check reads (its inputs with the
+/// repository's skills, its settings).
 pub(crate) struct Expected<'a> {
-    pub(crate) prompt_path: Option<&'a str>,
-    pub(crate) prompt_bytes: &'a [u8],
-    /// SHA-256 of the AGENTS.md body computed from the checkout.
-    pub(crate) agents_sha: Option<&'a str>,
-    pub(crate) codex_version: Option<&'a str>,
-    pub(crate) model: Option<&'a str>,
-    pub(crate) output_path: &'a str,
-    /// `None` when there is no output (the review gate says so already).
-    pub(crate) output: Option<&'a [u8]>,
-    pub(crate) max_total_tokens: Option<u64>,
-    /// The commit of the checkout (`git rev-parse HEAD`).
-    pub(crate) git_sha: &'a str,
-    /// The folder the agent ran in, relative to the workspace (`.` for the root).
-    pub(crate) workdir: &'a str,
-    /// Every input the receipt records, relative to the workspace: the agent
-    /// must not have changed any of them during its run.
+    pub(crate) neutral: crate::agent::Expected<'a>,
+    /// Every input the receipt records and every skill file of the
+    /// repository: the agent must not have changed any of them.
     pub(crate) inputs: &'a [String],
     /// The repository's skills as the checkout has them.
     pub(crate) skills: &'a [InCheckout],
-    /// Skill files the pull request added or changed (relative to the workspace).
-    pub(crate) changed_skills: &'a [String],
     /// What Codex's settings and this step's inputs say was sent.
     pub(crate) developer_instructions: Option<&'a str>,
     pub(crate) effort: Option<&'a str>,
     pub(crate) permission_profile: Option<&'a str>,
     pub(crate) default_branch_instructions: bool,
-    /// What more than one turn, a compaction or a model switch does.
-    pub(crate) single_turn: SingleTurn,
 }
 
 /// The pure core: the record against the checkout.
@@ -255,6 +232,7 @@ fn short(s: &str) -> String {
 /// leading byte order mark, nothing else).
 fn check_prompt(c: &mut AgentCheck, session: &Session, expected: &Expected) {
     let prompt_name = expected
+        .neutral
         .prompt_path
         .map_or("the inline prompt".to_string(), |p| format!("`{p}`"));
     let Some(sent) = &session.prompt else {
@@ -263,9 +241,13 @@ fn check_prompt(c: &mut AgentCheck, session: &Session, expected: &Expected) {
         return;
     };
     let sent_sha = sha256_hex(sent.as_bytes());
-    let committed = sha256_hex(expected.prompt_bytes);
+    let committed = sha256_hex(expected.neutral.prompt_bytes);
     if sent_sha != committed {
-        let without_bom = expected.prompt_bytes.strip_prefix(UTF8_BOM).map(sha256_hex);
+        let without_bom = expected
+            .neutral
+            .prompt_bytes
+            .strip_prefix(UTF8_BOM)
+            .map(sha256_hex);
         if without_bom.as_deref() == Some(sent_sha.as_str()) {
             c.notes.push(format!(
                 "{prompt_name} starts with a byte order mark, which Codex strips: the agent received the rest, byte for byte"
@@ -289,13 +271,13 @@ fn check_agents(c: &mut AgentCheck, session: &Session, expected: &Expected) {
         .and_then(body_of_block)
         .or(session.agents_text.as_deref());
     let sent_sha = sent_body.map(|b| sha256_hex(b.as_bytes()));
-    if sent_sha.as_deref() != expected.agents_sha {
+    if sent_sha.as_deref() != expected.neutral.agents_sha {
         let describe =
             |s: Option<&str>| s.map_or("none".to_string(), |s| format!("sha256 {}", short(s)));
         c.problems.push(format!(
             "the AGENTS.md instructions the agent received ({}) differ from the chain computed from the checkout ({})",
             describe(sent_sha.as_deref()),
-            describe(expected.agents_sha)
+            describe(expected.neutral.agents_sha)
         ));
     }
 }
@@ -309,34 +291,36 @@ fn check_turns(c: &mut AgentCheck, session: &Session, expected: &Expected) {
         c,
         &session.turns,
         session.output_turn,
-        expected.model,
-        expected.single_turn,
+        expected.neutral.model,
+        expected.neutral.single_turn,
     );
 }
 
 /// What the step claims ran (CLI version, model) is what the record says ran.
 /// A claim the record has nothing to hold against is not verified.
 fn check_claims(c: &mut AgentCheck, session: &Session, expected: &Expected) {
-    if let (Some(claimed), None) = (expected.codex_version, &session.cli_version) {
+    if let (Some(claimed), None) = (expected.neutral.cli_version, &session.cli_version) {
         c.unverified.push((
             "the CLI version".into(),
             format!("codex-version is `{claimed}`, but the session record names no CLI version (`session_meta.cli_version`): nothing shows which Codex ran"),
         ));
     }
-    if let (Some(claimed), None) = (expected.model, &session.model) {
+    if let (Some(claimed), None) = (expected.neutral.model, &session.model) {
         c.unverified.push((
             "the model".into(),
             format!("model is `{claimed}`, but the session record names no model (`turn_context.model`): nothing shows which model answered"),
         ));
     }
-    if let (Some(claimed), Some(ran)) = (expected.codex_version, session.cli_version.as_deref()) {
+    if let (Some(claimed), Some(ran)) =
+        (expected.neutral.cli_version, session.cli_version.as_deref())
+    {
         if claimed != ran {
             c.problems.push(format!(
                 "codex-version is `{claimed}` but the session record was written by Codex `{ran}`"
             ));
         }
     }
-    if let (Some(claimed), Some(ran)) = (expected.model, session.model.as_deref()) {
+    if let (Some(claimed), Some(ran)) = (expected.neutral.model, session.model.as_deref()) {
         if claimed != ran {
             c.problems
                 .push(format!("model is `{claimed}` but the session ran `{ran}`"));
@@ -346,13 +330,13 @@ fn check_claims(c: &mut AgentCheck, session: &Session, expected: &Expected) {
 
 /// The circuit breaker: the session used no more tokens than allowed.
 fn check_budget(c: &mut AgentCheck, session: &Session, expected: &Expected) {
-    if let (Some(max), None) = (expected.max_total_tokens, &session.tokens) {
+    if let (Some(max), None) = (expected.neutral.max_total_tokens, &session.tokens) {
         c.unverified.push((
             "the token count".into(),
             format!("max-total-tokens is {max}, but the session record has no token count (`event_msg` `token_count`): the budget could not be checked"),
         ));
     }
-    if let (Some(max), Some(tokens)) = (expected.max_total_tokens, &session.tokens) {
+    if let (Some(max), Some(tokens)) = (expected.neutral.max_total_tokens, &session.tokens) {
         if tokens.total > max {
             c.problems.push(format!(
                 "the session used {} tokens ({} input, {} cached, {} output, {} reasoning), over max-total-tokens {max}",
@@ -457,8 +441,9 @@ fn check_skills(c: &mut AgentCheck, session: &Session, expected: &Expected) -> V
     let mut recorded = Vec::new();
     let mut seen_in_repo = Vec::new();
     for entry in &listed {
-        let in_repo = crate::agent::check::workspace_path(&entry.file, cwd, expected.workdir)
-            .and_then(|p| expected.skills.iter().find(|s| s.path == p));
+        let in_repo =
+            crate::agent::check::workspace_path(&entry.file, cwd, expected.neutral.workdir)
+                .and_then(|p| expected.skills.iter().find(|s| s.path == p));
         recorded.push(match in_repo {
             Some(ours) => {
                 seen_in_repo.push(ours.path.clone());
@@ -501,7 +486,7 @@ fn skill_of_checkout(
             crate::escape::one_line(&crate::markdown::clip(&ours.description, 200))
         ));
     }
-    if expected.changed_skills.contains(&ours.path) {
+    if expected.neutral.changed_skills.contains(&ours.path) {
         c.new_skills.push(format!(
             "this pull request adds or changes the skill `{}` (`{}`), and the agent was shown it: {}",
             crate::escape::one_line(&ours.name),
@@ -528,8 +513,9 @@ fn skill_not_in_checkout(
     // checkout), but the checkout has no such skill: the agent read
     // a file nobody can review. codex-home's own skills may sit in
     // the workspace too (act puts the runner's temp folder there).
-    let repository_skill = crate::agent::check::workspace_path(&entry.file, cwd, expected.workdir)
-        .filter(|p| p.starts_with(".agents/skills/") || p.contains("/.agents/skills/"));
+    let repository_skill =
+        crate::agent::check::workspace_path(&entry.file, cwd, expected.neutral.workdir)
+            .filter(|p| p.starts_with(".agents/skills/") || p.contains("/.agents/skills/"));
     match repository_skill {
         Some(p) => c.problems.push(format!(
             "the agent was shown the skill `{}` from `{p}`, which the checkout does not have: the record is of another checkout, or the file was made during the run",
@@ -551,10 +537,10 @@ fn skill_not_in_checkout(
 /// The record belongs to this commit: a record from another run cannot pass.
 fn check_commit(c: &mut AgentCheck, session: &Session, expected: &Expected) {
     match session.git_commit.as_deref() {
-        Some(ran) if ran == expected.git_sha => {}
+        Some(ran) if ran == expected.neutral.git_sha => {}
         Some(ran) => c.problems.push(format!(
             "the session record was written on commit {ran}, but the checkout is {}: the record is from another run; download the artifact of this run, and check out the commit the agent job checked out",
-            expected.git_sha
+            expected.neutral.git_sha
         )),
         None => c.unverified.push((
             "the record's commit".into(),
@@ -572,13 +558,15 @@ fn check_edits(c: &mut AgentCheck, session: &Session, expected: &Expected) {
     for change in &session.file_changes {
         for path in std::iter::once(&change.path).chain(change.moved_to.as_ref()) {
             // An input, or any AGENTS file: instructions for the agents after it.
-            let Some(input) = crate::agent::check::workspace_path(path, cwd, expected.workdir)
-                .filter(|p| {
-                    expected.inputs.iter().any(|i| i == p)
-                        || p.rsplit('/').next().is_some_and(|name| {
-                            name == super::chain::DEFAULT || name == super::chain::OVERRIDE
-                        })
-                })
+            let Some(input) =
+                crate::agent::check::workspace_path(path, cwd, expected.neutral.workdir).filter(
+                    |p| {
+                        expected.inputs.iter().any(|i| i == p)
+                            || p.rsplit('/').next().is_some_and(|name| {
+                                name == super::chain::DEFAULT || name == super::chain::OVERRIDE
+                            })
+                    },
+                )
             else {
                 continue;
             };
@@ -617,7 +605,7 @@ fn check_edits(c: &mut AgentCheck, session: &Session, expected: &Expected) {
             &command.text,
             expected.inputs,
             cwd,
-            expected.workdir,
+            expected.neutral.workdir,
         ) {
             c.problems.push(format!(
                 "the agent ran a command that can write `{input}`: `{}`; the receipt cannot vouch that the agent left it as recorded",
@@ -631,7 +619,7 @@ fn check_edits(c: &mut AgentCheck, session: &Session, expected: &Expected) {
 /// answer. Any difference but trailing whitespace is a problem; a record
 /// without a last message is said, never passed.
 fn check_output(c: &mut AgentCheck, session: &Session, expected: &Expected) {
-    let Some(output) = expected.output else {
+    let Some(output) = expected.neutral.output else {
         return;
     };
     let Some(last) = session.last_agent_message.as_deref() else {
@@ -639,7 +627,7 @@ fn check_output(c: &mut AgentCheck, session: &Session, expected: &Expected) {
             "the agent's last message".into(),
             format!(
                 "the session record holds no last message of the agent (`task_complete` `last_agent_message`, an assistant message): that `{}` is the model's own answer is not shown",
-                expected.output_path
+                expected.neutral.output_path
             ),
         ));
         return;
@@ -651,12 +639,12 @@ fn check_output(c: &mut AgentCheck, session: &Session, expected: &Expected) {
     if output.trim_end() == last.trim_end() {
         c.notes.push(format!(
             "`{}` is the agent's last message plus trailing whitespace",
-            expected.output_path
+            expected.neutral.output_path
         ));
     } else {
         c.problems.push(format!(
             "`{}` is not the agent's last message (sha256 {} vs {}): something rewrote the review after the agent",
-            expected.output_path,
+            expected.neutral.output_path,
             short(&sha256_hex(output.as_bytes())),
             short(&sha256_hex(last.as_bytes()))
         ));
@@ -694,25 +682,31 @@ mod tests {
     fn expected<'a>(prompt: &'a [u8], body: Option<&'a str>) -> Expected<'a> {
         let sha: Option<&'static str> =
             body.map(|b| &*Box::leak(sha256_hex(b.as_bytes()).into_boxed_str()));
+        let inputs: &'static [String] =
+            Box::leak(Box::new(vec!["p.md".to_string(), "AGENTS.md".to_string()]));
         Expected {
-            prompt_path: Some("p.md"),
-            prompt_bytes: prompt,
-            agents_sha: sha,
-            codex_version: Some("0.169.0"),
-            model: Some("gpt-5.5"),
-            output_path: "r.json",
-            output: Some(b"{}"),
-            max_total_tokens: None,
-            git_sha: "c0ffee",
-            workdir: ".",
-            inputs: Box::leak(Box::new(vec!["p.md".to_string(), "AGENTS.md".to_string()])),
+            neutral: crate::agent::Expected {
+                prompt_path: Some("p.md"),
+                prompt_bytes: prompt,
+                agents_sha: sha,
+                cli_version: Some("0.169.0"),
+                model: Some("gpt-5.5"),
+                output_path: "r.json",
+                output: Some(b"{}"),
+                max_total_tokens: None,
+                git_sha: "c0ffee",
+                workdir: ".",
+                inputs,
+                changed_skills: &[],
+                single_turn: crate::agent::turns::SingleTurn::Warn,
+                schema: None,
+            },
+            inputs,
             skills: &[],
-            changed_skills: &[],
             developer_instructions: None,
             effort: None,
             permission_profile: None,
             default_branch_instructions: false,
-            single_turn: SingleTurn::Warn,
         }
     }
 
@@ -760,10 +754,10 @@ mod tests {
     #[test]
     fn each_disagreement_is_a_problem_with_both_sides() {
         let mut e = expected(b"template {{x}}", Some("ours"));
-        e.codex_version = Some("0.170.0");
-        e.model = Some("o3");
-        e.output = Some(b"{\"edited\": true}");
-        e.max_total_tokens = Some(1000);
+        e.neutral.cli_version = Some("0.170.0");
+        e.neutral.model = Some("o3");
+        e.neutral.output = Some(b"{\"edited\": true}");
+        e.neutral.max_total_tokens = Some(1000);
         let c = check(session("rendered", "theirs"), "x".into(), &e);
         let all = c.problems.join("\n");
         for needle in [
