@@ -1075,10 +1075,16 @@ fn verify_names_a_hook_script_changed_after_the_run() {
         .input("mode", "verify")
         .run();
     out.code(1);
-    assert!(
-        heading(&out).contains("File the agent runs `stop.sh` changed after it was recorded")
-            || heading(&out).contains("`scripts/stop.sh`"),
-        "{}",
-        heading(&out)
+    assert_eq!(
+        heading(&out),
+        "## ❌ File the agent runs `scripts/stop.sh` changed after it was recorded"
     );
+    // Unchanged, the same step verifies.
+    s.write("scripts/stop.sh", "#!/bin/sh\n");
+    let again = s
+        .review_step()
+        .input("agent", "claude")
+        .input("mode", "verify")
+        .run();
+    again.code(0);
 }
