@@ -231,12 +231,14 @@ fn kind_of(step: &Step, local: &dyn Fn(&str) -> Option<LocalAction>) -> LocalAct
         // As written (`./` for the repository's own action.yml).
         return local(step.uses.split('@').next().unwrap_or(action)).unwrap_or_default();
     }
-    // `owner/repo[/path]`: prompt-receipt is a container action; for any other
-    // remote action its action.yml cannot be read here.
-    let named = action
-        .split('/')
-        .take(2)
-        .any(|part| part.eq_ignore_ascii_case("prompt-receipt"));
+    // `owner/repo[/path]`: prompt-receipt is a container action (its
+    // `collect` is a composite one, made to run after the agent); for any
+    // other remote action its action.yml cannot be read here.
+    let parts: Vec<&str> = action.split('/').collect();
+    let named = parts.len() <= 2
+        && parts
+            .iter()
+            .any(|part| part.eq_ignore_ascii_case("prompt-receipt"));
     LocalAction {
         container: named,
         receipt: named,

@@ -9,6 +9,7 @@
 
 pub mod claude;
 pub mod codex;
+pub mod collect;
 pub mod corpora;
 pub mod gemini;
 pub mod github;
