@@ -79,23 +79,23 @@ fn clean_workflows_are_silent() {
     );
     for example in [
         "agent-review.yml",
+        "agent-receipt.yml",
         "compare-prompts.yml",
         "gemini-review.yml",
-        "report-forks.yml",
+        "gemini-receipt.yml",
     ] {
         let path = example_dir().join(".github/workflows").join(example);
         let text = std::fs::read_to_string(&path).unwrap();
         let got = lint(example, &text, &|_| None);
         assert_eq!(got, vec![], "{}", path.display());
     }
-    let path = repo_root().join("examples/claude-review/.github/workflows/claude-review.yml");
-    let text = std::fs::read_to_string(&path).unwrap();
-    assert_eq!(
-        lint("claude-review.yml", &text, &|_| None),
-        vec![],
-        "{}",
-        path.display()
-    );
+    for example in ["claude-review.yml", "claude-receipt.yml"] {
+        let path = repo_root()
+            .join("examples/claude-review/.github/workflows")
+            .join(example);
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert_eq!(lint(example, &text, &|_| None), vec![], "{}", path.display());
+    }
 }
 
 #[test]

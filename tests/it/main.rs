@@ -21,6 +21,7 @@ mod github;
 mod image;
 mod json_schema_suite;
 mod lint;
+mod pins;
 mod python_agreement;
 mod real;
 mod receipt;
