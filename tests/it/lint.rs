@@ -94,7 +94,12 @@ fn clean_workflows_are_silent() {
             .join("examples/claude-review/.github/workflows")
             .join(example);
         let text = std::fs::read_to_string(&path).unwrap();
-        assert_eq!(lint(example, &text, &|_| None), vec![], "{}", path.display());
+        assert_eq!(
+            lint(example, &text, &|_| None),
+            vec![],
+            "{}",
+            path.display()
+        );
     }
 }
 

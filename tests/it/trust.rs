@@ -550,17 +550,29 @@ fn a_zstd_bomb_is_refused_at_the_cap() {
     assert!(out.stdout.contains("more than 256 MiB"), "{}", out.stdout);
 }
 
-/// The workflow records a receipt before the agent; the receipt job finds none.
+/// The workflow records a receipt before the agent (the advisory example's
+/// layout); the receipt job finds none.
 #[test]
 fn a_receipt_the_workflow_records_before_the_agent_must_arrive() {
     let s = Scenario::example();
+    let advisory = std::fs::read_to_string(
+        repo_root().join("examples/advisory/.github/workflows/agent-review.yml"),
+    )
+    .unwrap();
+    let line = advisory
+        .lines()
+        .position(|l| l.trim() == "mode: record")
+        .expect("the advisory example records before the agent")
+        - 2; // 1-based, the step's `- name:` line: three above its `mode:`
+    s.write(".github/workflows/advisory.yml", &advisory);
+    let s = s.commit("the one-workflow layout");
     let head = s.git(&["rev-parse", "HEAD"]);
     let step = || {
         s.review_step()
             .event("pull_request", pull_request_event(&head, &head))
             .env(
                 "GITHUB_WORKFLOW_REF",
-                "o/r/.github/workflows/agent-review.yml@refs/pull/42/merge",
+                "o/r/.github/workflows/advisory.yml@refs/pull/42/merge",
             )
     };
     let out = step().run();
@@ -570,9 +582,9 @@ fn a_receipt_the_workflow_records_before_the_agent_must_arrive() {
         "the receipt recorded before the agent"
     );
     assert!(
-        out.stdout.contains(
-            "`.github/workflows/agent-review.yml` records a receipt before the agent runs (line 39)"
-        ),
+        out.stdout.contains(&format!(
+            "`.github/workflows/advisory.yml` records a receipt before the agent runs (line {line})"
+        )),
         "{}",
         out.stdout
     );

@@ -877,7 +877,9 @@ fn upload_redacted(from_home: &std::path::Path, to: &std::path::Path) {
     );
     assert!(collected.ok, "collect.sh failed:\n{}", collected.log);
     assert!(
-        collected.log.contains("session record(s) of claude cut down"),
+        collected
+            .log
+            .contains("session record(s) of claude cut down"),
         "{}",
         collected.log
     );
