@@ -103,20 +103,72 @@ fn clean_workflows_are_silent() {
     }
 }
 
+/// The README's first screen: the agent workflow and the receipt workflow,
+/// each clean under the lint, each within fifteen lines a user adds.
 #[test]
-fn the_readme_workflow_is_clean() {
+fn the_readme_workflows_are_clean_and_fifteen_lines() {
     let readme = std::fs::read_to_string(repo_root().join("README.md")).unwrap();
-    let start = readme
-        .find("```yaml\n# .github/workflows/agent-review.yml")
-        .unwrap()
-        + 8;
-    let end = start + readme[start..].find("```").unwrap();
-    let workflow = &readme[start..end];
+    let block = |first_line: &str| {
+        let start = readme.find(&format!("```yaml\n{first_line}")).unwrap() + 8;
+        let end = start + readme[start..].find("```").unwrap();
+        readme[start..end].to_string()
+    };
+    let agent = block("# .github/workflows/agent-review.yml");
     assert!(
-        workflow.contains("needs: agent"),
-        "the two-job layout leads"
+        agent.contains("prompt-receipt/prompt-receipt/collect@"),
+        "the agent workflow collects"
     );
-    expect(workflow, &[]);
+    expect(&agent, &[]);
+    let added = agent.lines().filter(|l| l.contains("# +")).count();
+    assert!(
+        (1..=15).contains(&added),
+        "{added} lines marked `# +` in the agent workflow"
+    );
+    let receipt = block("# .github/workflows/agent-receipt.yml");
+    assert!(
+        receipt.contains("workflow_run:") && receipt.contains("/.github/workflows/receipt.yml@")
+    );
+    expect(&receipt, &[]);
+    let lines = |text: &str| {
+        text.lines()
+            .filter(|l| !l.trim().is_empty() && !l.trim_start().starts_with('#'))
+            .count()
+    };
+    assert!(
+        lines(&receipt) <= 15,
+        "the receipt workflow is {} lines",
+        lines(&receipt)
+    );
+    // Claude Code's and Gemini CLI's: their receipt workflows, and the lines
+    // their agent jobs add (the collect steps).
+    for (receipt, agent) in [
+        (
+            "examples/claude-review/.github/workflows/claude-receipt.yml",
+            "examples/claude-review/.github/workflows/claude-review.yml",
+        ),
+        (
+            "examples/agent-review/.github/workflows/gemini-receipt.yml",
+            "examples/agent-review/.github/workflows/gemini-review.yml",
+        ),
+    ] {
+        let text = std::fs::read_to_string(repo_root().join(receipt)).unwrap();
+        assert!(lines(&text) <= 15, "{receipt}: {} lines", lines(&text));
+        let text = std::fs::read_to_string(repo_root().join(agent)).unwrap();
+        let mut collect = 0;
+        let mut inside = false;
+        for l in text.lines() {
+            if l.trim_start().starts_with("- ") {
+                inside = l.contains("prompt-receipt/collect@");
+            }
+            if inside && !l.trim().is_empty() && !l.trim_start().starts_with('#') {
+                collect += 1;
+            }
+        }
+        assert!(
+            (1..=15).contains(&collect),
+            "{agent}: collect takes {collect} lines"
+        );
+    }
 }
 
 #[test]
