@@ -6,10 +6,11 @@
 //! ok, 2 findings (1 high, 1 low)").
 
 use crate::base::Policy;
+use crate::event::Layout;
 use crate::inputs::Mode;
 use crate::level::Level;
 use crate::markdown::{clip, prose, visible};
-use crate::outcome::Outcome;
+use crate::outcome::{ADVISORY, Outcome};
 use crate::receipt::Mismatch;
 use crate::review::findings::{Finding, Severity};
 use crate::review::gate::Conclusion;
@@ -20,18 +21,36 @@ use crate::review::{Review, Verdict as Output};
 pub(crate) struct Verdict {
     pub(crate) icon: &'static str,
     pub(crate) words: String,
+    /// What qualifies every word before it, said last and never cut:
+    /// [`ADVISORY`] when the pull request could change this workflow file.
+    pub(crate) qualifier: Option<&'static str>,
 }
 
 impl Verdict {
     /// For Markdown: quoted names become code spans, the rest is escaped.
     pub(crate) fn markdown(&self) -> String {
-        format!("{} {}", self.icon, prose(&self.words))
+        format!("{} {}{}", self.icon, prose(&self.words), self.tail())
     }
 
     /// For plain text (the check run's title, the log): no backticks, and
     /// nothing invisible left to reorder or hide the words.
     pub(crate) fn plain(&self) -> String {
-        format!("{} {}", self.icon, visible(&self.words.replace('`', "")))
+        self.plain_within(usize::MAX)
+    }
+
+    /// Plain text in at most `max` characters: the words are cut, the
+    /// qualifier is not (a title cut at 255 must still say `advisory`).
+    pub(crate) fn plain_within(&self, max: usize) -> String {
+        let (icon, tail) = (format!("{} ", self.icon), self.tail());
+        let room = max.saturating_sub(icon.chars().count() + tail.chars().count());
+        let words = clip(&visible(&self.words.replace('`', "")), room);
+        format!("{icon}{words}{tail}")
+    }
+
+    fn tail(&self) -> String {
+        self.qualifier
+            .map(|q| format!(" · {q}"))
+            .unwrap_or_default()
     }
 }
 
@@ -47,6 +66,7 @@ pub(crate) fn of(result: &Outcome) -> Verdict {
     Verdict {
         icon: icon(result.conclusion()),
         words: capitalize(&words(result)),
+        qualifier: (result.layout == Some(Layout::Advisory)).then_some(ADVISORY),
     }
 }
 
@@ -373,8 +393,33 @@ mod tests {
         let v = Verdict {
             icon: "❌",
             words: "Prompt file `a\u{202E}b.md` changed".into(),
+            qualifier: None,
         };
         assert_eq!(v.plain(), "❌ Prompt file a[U+202E]b.md changed");
         assert_eq!(v.markdown(), "❌ Prompt file `a[U+202E]b.md` changed");
+    }
+
+    #[test]
+    fn the_advisory_qualifier_ends_every_form_and_survives_the_cut() {
+        let v = Verdict {
+            icon: "✅",
+            words: format!("Receipt verified · `{}`", "x".repeat(400)),
+            qualifier: Some(ADVISORY),
+        };
+        let title = v.plain_within(255);
+        assert_eq!(title.chars().count(), 255);
+        assert!(
+            title.ends_with("… · advisory: this workflow file can be changed by the pull request"),
+            "{title}"
+        );
+        assert!(v.markdown().ends_with(&format!(" · {ADVISORY}")));
+        let short = Verdict {
+            words: "Receipt verified".into(),
+            ..v
+        };
+        assert_eq!(
+            short.plain_within(255),
+            "✅ Receipt verified · advisory: this workflow file can be changed by the pull request"
+        );
     }
 }
