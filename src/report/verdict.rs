@@ -74,7 +74,13 @@ fn words(result: &Outcome) -> String {
     // A check of this name that someone else posted first: branch protection
     // reads checks by name, so whatever else this receipt says, it says that.
     if let Some(first) = result.imitations.first() {
-        return imitation_words(first, result.imitations.len() - 1);
+        let more = result.imitations.len() - 1;
+        // In the advisory layout this one came from the pull request's copy
+        // too: the title's qualifier says so, and the claim is left out.
+        return match result.layout {
+            Some(Layout::Advisory) => imitation_posted(first, more),
+            _ => imitation_words(first, more),
+        };
     }
     // Integrity first: a receipt that does not match says nothing about the review.
     if let Some(v) = result.verification.as_ref().filter(|v| !v.passed()) {
@@ -129,12 +135,20 @@ fn words(result: &Outcome) -> String {
 /// `Another check named "Agent review receipt" was posted on this commit by
 /// workflow run 77 (job 88): only this one comes from the default branch`.
 pub(crate) fn imitation_words(first: &crate::outcome::Imitation, more: usize) -> String {
+    format!("{}{ONLY_OURS}", imitation_posted(first, more))
+}
+
+/// What an imitation's title claims of this check, true only when its
+/// workflow file is the default branch's.
+const ONLY_OURS: &str = ": only this one comes from the default branch";
+
+fn imitation_posted(first: &crate::outcome::Imitation, more: usize) -> String {
     let more = match more {
         0 => String::new(),
         n => format!(" and {n} more"),
     };
     format!(
-        "Another check named \"{}\" was posted on this commit by {}{more}: only this one comes from the default branch",
+        "Another check named \"{}\" was posted on this commit by {}{more}",
         first.name.replace('`', "'"),
         first.source
     )

@@ -969,6 +969,24 @@ async fn the_pull_requests_own_workflow_file_makes_the_check_advisory() {
     assert_eq!(out.outputs["layout"], "advisory");
     assert_eq!(out.outputs["conclusion"], "success");
     assert_token_kept(&out);
+
+    // Another check of the name is still named and fails the receipt; the
+    // title does not claim that this one comes from the default branch.
+    let gh = FakeGitHub::start().await;
+    gh.post_job_check_run(&head, "Agent review receipt", 555, 666);
+    let out = run(step(&s, &gh)
+        .env("GITHUB_WORKFLOW_REF", &own)
+        .event("pull_request", pull_request(&head, false)))
+    .await;
+    out.code(1);
+    let r = our_run(&gh);
+    assert_eq!(r["conclusion"], "failure");
+    assert_eq!(
+        r["output"]["title"],
+        format!(
+            "❌ Another check named \"Agent review receipt\" was posted on this commit by workflow run 555 (job 666) · {ADVISORY}"
+        )
+    );
 }
 
 /// The layouts the pull request cannot edit: a `workflow_run` workflow from
