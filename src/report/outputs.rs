@@ -39,6 +39,7 @@ pub const OTHER_OUTPUTS: &[&str] = &[
     "findings-removed",
     "instructions-changed",
     "not-verified",
+    "layout",
 ];
 
 pub(crate) struct StepOutputs {
@@ -73,6 +74,15 @@ impl Report for StepOutputs {
             values.push(("findings-count", r.findings.list.len().to_string()));
         }
         values.push(("conclusion", result.conclusion().as_str().to_string()));
+        // Always written, empty when the run cannot tell: a later step can
+        // test `== 'binding'` without first asking whether it is set.
+        values.push((
+            "layout",
+            result
+                .layout
+                .map(|l| l.as_str().to_string())
+                .unwrap_or_default(),
+        ));
         if result.receipt.contains_key("agents_sha") {
             values.push(("agents-sha", result.field("agents_sha")));
         }
