@@ -302,6 +302,7 @@ async fn act_runs_the_binding_layout_end_to_end() {
         ("openai/codex-action@", stand_in("codex-action")),
         ("actions/upload-artifact@", stand_in("upload-artifact")),
         ("actions/download-artifact@", stand_in("download-artifact")),
+        ("actions/attest@", stand_in("attest")),
     ] {
         act.map_all(&workflows, prefix, &dir);
     }
@@ -420,4 +421,38 @@ async fn act_runs_the_binding_layout_end_to_end() {
     assert_eq!(runs[0]["head_sha"], head.as_str());
     assert_eq!(runs[0]["name"], "Agent review receipt");
     assert_eq!(runs[0]["conclusion"], "success", "{:#}", runs[0]);
+
+    // 3. Signed, or said why not. The sign job gave actions/attest the
+    // statement's predicate and subjects (the stand-in checks them as the
+    // real one does, then fails as it does with no OIDC token, which act
+    // never gives), and the signature job ended the check's title with it.
+    let given = artifacts.path().join("attest-inputs");
+    assert_eq!(
+        std::fs::read_to_string(given.join("predicate-type")).unwrap_or_default(),
+        "https://prompt-receipt.dev/agent-run/v1",
+        "the sign job ran actions/attest:\n{log}"
+    );
+    let subjects = std::fs::read_to_string(given.join("subjects.sha256")).unwrap();
+    assert!(
+        subjects
+            .lines()
+            .any(|l| l.ends_with("  .github/codex/prompts/review.md")),
+        "the prompt is a subject: {subjects}"
+    );
+    let predicate: Value =
+        serde_json::from_slice(&std::fs::read(given.join("predicate.json")).unwrap()).unwrap();
+    assert_eq!(predicate["agent"]["name"], "codex", "{predicate:#}");
+    let title = runs[0]["output"]["title"].as_str().unwrap();
+    assert!(
+        title.ends_with(" · unsigned: actions/attest could not sign"),
+        "{title}\n{log}"
+    );
+    assert!(
+        runs[0]["output"]["summary"]
+            .as_str()
+            .unwrap()
+            .contains("**Unsigned**: actions/attest could not sign"),
+        "{:#}",
+        runs[0]
+    );
 }
