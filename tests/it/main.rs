@@ -14,6 +14,7 @@ mod common;
 
 mod action_metadata;
 mod bad_inputs;
+mod collect;
 mod compare;
 mod corpus_workflows;
 mod fuzz_corpus;
