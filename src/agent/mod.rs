@@ -24,6 +24,7 @@ pub(crate) mod reach;
 pub(crate) mod redaction;
 pub(crate) mod registry;
 pub(crate) mod seam;
+pub(crate) mod stream;
 #[cfg(test)]
 mod skeleton;
 pub(crate) mod turns;

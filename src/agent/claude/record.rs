@@ -295,28 +295,33 @@ fn harness_text(line: &Value, text: &str) -> bool {
         || text.starts_with("<command-message>")
 }
 
-/// Reads a project record.
+/// Reads a project record as a stream: one line held at a time, each parsed
+/// and reduced to what the checks need, the whole file hashed as it passes.
 pub(crate) fn read_session(path: &Path, home: &Path) -> Result<Session, String> {
-    let bytes = read(path, home, MAX_RECORD_BYTES)?;
-    let mut r = SessionReader {
-        s: Session {
-            path: path.to_path_buf(),
-            sha256: sha256_hex(&bytes),
-            ..Session::default()
-        },
-        ..SessionReader::default()
-    };
-    let text = String::from_utf8_lossy(&bytes);
-    for (n, line) in text.lines().enumerate() {
+    let mut record = crate::agent::stream::Record::open(path, home, MAX_RECORD_BYTES)?;
+    let mut r = SessionReader::default();
+    let mut line = Vec::new();
+    let mut n = 0;
+    loop {
+        let kind = match record.line(&mut line, MAX_LINE_BYTES) {
+            Ok(Some(kind)) => kind,
+            Ok(None) => break,
+            Err(e) => return Err(record.why(path, &e)),
+        };
         if n >= MAX_LINES {
             return Err(format!(
                 "the project record has more than {MAX_LINES} lines, more than a review's; the receipt reads none of it: upload only this run's record"
             ));
         }
-        if let Some(v) = r.parse(n, line) {
+        if kind == crate::agent::stream::Line::Long {
+            r.long(n);
+        } else if let Some(v) = r.parse(n, &String::from_utf8_lossy(&line)) {
             r.line(n, &v);
         }
+        n += 1;
     }
+    r.s.path = path.to_path_buf();
+    r.s.sha256 = record.sha256();
     Ok(r.finish())
 }
 
@@ -344,18 +349,19 @@ struct SessionReader {
 }
 
 impl SessionReader {
+    /// A line longer than the bound: skipped, said.
+    fn long(&mut self, n: usize) {
+        self.s.warnings.push(format!(
+            "line {} of the project record holds more than {} MiB and was skipped",
+            n + 1,
+            MAX_LINE_BYTES >> 20
+        ));
+    }
+
     /// A line as JSON, or `None` (and a warning) for one that is blank, too
     /// long or not JSON.
     fn parse(&mut self, n: usize, line: &str) -> Option<Value> {
         if line.trim().is_empty() {
-            return None;
-        }
-        if line.len() > MAX_LINE_BYTES {
-            self.s.warnings.push(format!(
-                "line {} of the project record holds more than {} MiB and was skipped",
-                n + 1,
-                MAX_LINE_BYTES >> 20
-            ));
             return None;
         }
         let Ok(v) = serde_json::from_str::<Value>(line) else {
@@ -393,7 +399,7 @@ impl SessionReader {
             "system" if v["subtype"] == "compact_boundary" => self.compact_boundary(),
             "attachment" => self.attachment(&v["attachment"]),
             "assistant" => self.assistant(n, &v["message"]),
-            "api-request-blob" => self.blobs.push(v["message"].clone()),
+            "api-request-blob" => self.blobs.push(slim_blob(&v["message"])),
             crate::agent::redaction::MARKER => {
                 self.s.redaction = Some(crate::agent::redaction::Redaction::from_payload(
                     &v["payload"],
@@ -592,7 +598,7 @@ impl SessionReader {
                 self.s.tool_uses.push(ToolUse {
                     id: str_of(&block["id"]),
                     name,
-                    input: block["input"].clone(),
+                    input: slim_input(&block["input"]),
                     failed: false,
                 });
             }
@@ -682,6 +688,35 @@ impl SessionReader {
             }
         }
     }
+}
+
+/// What the edit check reads of a tool call's input (the command, the path
+/// written): a `Write`'s content and any other field are not kept, so memory
+/// does not grow with what the agent wrote.
+fn slim_input(input: &Value) -> Value {
+    let mut out = serde_json::Map::new();
+    for key in ["command", "file_path", "notebook_path"] {
+        if let Some(v) = input.get(key) {
+            out.insert(key.to_string(), v.clone());
+        }
+    }
+    Value::Object(out)
+}
+
+/// What the request parts are read for (the text blocks sent, and each
+/// block's `type` and `text` before the prompt): a tool result's output and
+/// any other field are not kept.
+fn slim_blob(message: &Value) -> Value {
+    let content = match &message["content"] {
+        Value::Array(blocks) => Value::Array(
+            blocks
+                .iter()
+                .map(|b| serde_json::json!({"text": b["text"], "type": b["type"]}))
+                .collect(),
+        ),
+        _ => Value::Null,
+    };
+    serde_json::json!({"role": message["role"], "content": content})
 }
 
 /// The hash of a user message's blocks before `prompt`, when its last text
