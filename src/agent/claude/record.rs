@@ -146,6 +146,8 @@ pub(crate) struct Session {
     pub(crate) git_head: Option<String>,
     /// Summed over the record's responses (each message id once).
     pub(crate) tokens: Option<Tokens>,
+    /// The calls of the shell and the file tools that write, each once,
+    /// with only the fields the edit check reads.
     pub(crate) tool_uses: Vec<ToolUse>,
     /// Every hook run the record shows, in order.
     pub(crate) hook_runs: Vec<HookRun>,
@@ -345,7 +347,10 @@ struct SessionReader {
     /// the request may hold it with a line end added (see `name_sent_forms`).
     item_texts: std::collections::HashMap<String, String>,
     /// The tool calls whose result was an error.
-    failed_ids: Vec<String>,
+    failed_ids: std::collections::HashSet<String>,
+    /// Where each kept tool call is, by its id: a call written again is
+    /// kept once.
+    tool_at: std::collections::HashMap<String, usize>,
 }
 
 impl SessionReader {
@@ -399,7 +404,12 @@ impl SessionReader {
             "system" if v["subtype"] == "compact_boundary" => self.compact_boundary(),
             "attachment" => self.attachment(&v["attachment"]),
             "assistant" => self.assistant(n, &v["message"]),
-            "api-request-blob" => self.blobs.push(slim_blob(&v["message"])),
+            "api-request-blob" => {
+                // A part with no text (tool results) names nothing sent.
+                if let Some(blob) = slim_blob(&v["message"]) {
+                    self.blobs.push(blob);
+                }
+            }
             crate::agent::redaction::MARKER => {
                 self.s.redaction = Some(crate::agent::redaction::Redaction::from_payload(
                     &v["payload"],
@@ -417,7 +427,7 @@ impl SessionReader {
         for b in content.as_array().into_iter().flatten() {
             if b["type"] == "tool_result" && b["is_error"] == true {
                 if let Some(id) = b["tool_use_id"].as_str() {
-                    self.failed_ids.push(id.to_string());
+                    self.failed_ids.insert(id.to_string());
                 }
             }
         }
@@ -595,12 +605,15 @@ impl SessionReader {
                         input: block["input"].clone(),
                     });
                 }
-                self.s.tool_uses.push(ToolUse {
-                    id: str_of(&block["id"]),
-                    name,
-                    input: slim_input(&block["input"]),
-                    failed: false,
-                });
+                if EDIT_TOOLS.contains(&name.as_str()) {
+                    let call = ToolUse {
+                        id: str_of(&block["id"]),
+                        name,
+                        input: slim_input(&block["input"]),
+                        failed: false,
+                    };
+                    keep_tool_use(&mut self.s.tool_uses, &mut self.tool_at, call);
+                }
             }
         }
         let id = str_of(&m["id"]).unwrap_or_else(|| format!("line {n}"));
@@ -690,6 +703,29 @@ impl SessionReader {
     }
 }
 
+/// The tools the edit check looks at (`check::check_edits`): the shell and
+/// the file tools that write.
+const EDIT_TOOLS: [&str; 5] = ["Bash", "Write", "Edit", "MultiEdit", "NotebookEdit"];
+
+/// Keeps a tool call, once: the same call (id, name and input) written
+/// again is not kept again, so a record that repeats its lines does not
+/// grow the receipt's memory.
+fn keep_tool_use(
+    kept: &mut Vec<ToolUse>,
+    at: &mut std::collections::HashMap<String, usize>,
+    call: ToolUse,
+) {
+    if let Some(id) = &call.id {
+        if let Some(&i) = at.get(id) {
+            if kept[i].name == call.name && kept[i].input == call.input {
+                return;
+            }
+        }
+        at.insert(id.clone(), kept.len());
+    }
+    kept.push(call);
+}
+
 /// What the edit check reads of a tool call's input (the command, the path
 /// written): a `Write`'s content and any other field are not kept, so memory
 /// does not grow with what the agent wrote.
@@ -706,17 +742,16 @@ fn slim_input(input: &Value) -> Value {
 /// What the request parts are read for (the text blocks sent, and each
 /// block's `type` and `text` before the prompt): a tool result's output and
 /// any other field are not kept.
-fn slim_blob(message: &Value) -> Value {
-    let content = match &message["content"] {
-        Value::Array(blocks) => Value::Array(
-            blocks
-                .iter()
-                .map(|b| serde_json::json!({"text": b["text"], "type": b["type"]}))
-                .collect(),
-        ),
-        _ => Value::Null,
-    };
-    serde_json::json!({"role": message["role"], "content": content})
+fn slim_blob(message: &Value) -> Option<Value> {
+    let blocks = message["content"].as_array()?;
+    if !blocks.iter().any(|b| b["text"].is_string()) {
+        return None;
+    }
+    let content: Vec<Value> = blocks
+        .iter()
+        .map(|b| serde_json::json!({"text": b["text"], "type": b["type"]}))
+        .collect();
+    Some(serde_json::json!({"role": message["role"], "content": content}))
 }
 
 /// The hash of a user message's blocks before `prompt`, when its last text

@@ -60,8 +60,10 @@ pub(crate) struct RecordTurn {
 #[derive(Clone, Debug, Default)]
 pub(crate) struct ToolCall {
     pub(crate) name: String,
+    /// Only `file_path` and `command`, what the edit check reads.
     pub(crate) args: Value,
-    /// The text of its result, as the model received it.
+    /// The text of its result, as the model received it, when it holds an
+    /// instruction file loaded just in time; else empty.
     pub(crate) result: String,
 }
 
@@ -444,8 +446,8 @@ impl Reader {
                     .iter()
                     .map(|c| ToolCall {
                         name: c["name"].as_str().unwrap_or_default().to_string(),
-                        args: c["args"].clone(),
-                        result: result_text(&c["result"]),
+                        args: slim_args(&c["args"]),
+                        result: jit_text(result_text(&c["result"])),
                     })
                     .collect()
             })
@@ -543,6 +545,29 @@ impl Reader {
         };
         self.r.tool_calls = self.tools.into_iter().flat_map(|t| t.1).collect();
         self.r
+    }
+}
+
+/// What the checks read of a tool call's arguments (the path written, the
+/// command): a `write_file`'s content is not kept.
+fn slim_args(args: &Value) -> Value {
+    let mut out = serde_json::Map::new();
+    for key in ["file_path", "command"] {
+        if let Some(v) = args.get(key) {
+            out.insert(key.to_string(), v.clone());
+        }
+    }
+    Value::Object(out)
+}
+
+/// A tool result is kept only when it holds an instruction file loaded just
+/// in time (`chain::parse_blocks`): the rest, often large, is read for
+/// nothing.
+fn jit_text(text: String) -> String {
+    if text.contains("--- Context from: ") {
+        text
+    } else {
+        String::new()
     }
 }
 
