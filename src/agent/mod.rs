@@ -24,9 +24,9 @@ pub(crate) mod reach;
 pub(crate) mod redaction;
 pub(crate) mod registry;
 pub(crate) mod seam;
-pub(crate) mod stream;
 #[cfg(test)]
 mod skeleton;
+pub(crate) mod stream;
 pub(crate) mod turns;
 
 pub(crate) use check::{AgentCheck, Expected, Fact, Skill, Tokens};

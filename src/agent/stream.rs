@@ -162,6 +162,9 @@ mod tests {
         let mut line = Vec::new();
         let e = r.line(&mut line, 1 << 30).unwrap_err();
         let why = r.why(&dir.path().join("r.jsonl"), &e);
-        assert!(why.ends_with("holds more than 1 MiB, and is not read"), "{why}");
+        assert!(
+            why.ends_with("holds more than 1 MiB, and is not read"),
+            "{why}"
+        );
     }
 }

@@ -928,7 +928,10 @@ mod tests {
             {"id": "g1", "type": "gemini", "content": "{}", "model": "m1", "toolCalls": [{"name": "read_file", "args": {"file_path": "a"}, "result": "x"}]},
         ]);
         let text = serde_json::to_string_pretty(&doc).unwrap();
-        let text = format!("{},\n  \"messages\": {later}\n}}", text.trim_end().trim_end_matches('}').trim_end());
+        let text = format!(
+            "{},\n  \"messages\": {later}\n}}",
+            text.trim_end().trim_end_matches('}').trim_end()
+        );
         let r = parse(Path::new("session-x.json"), text.as_bytes());
         assert_eq!(r.session_id.as_deref(), Some("s1"));
         assert_eq!(r.start_time.as_deref(), Some("t0"));
@@ -939,7 +942,11 @@ mod tests {
         assert_eq!(r.sha256, sha256_hex(text.as_bytes()));
         assert!(r.warnings.is_empty(), "{:?}", r.warnings);
         // A `.json` file that holds lines is read as lines.
-        let lines = format!("{}\n{}\n", json!({"sessionId": "s2", "projectHash": "h"}), later[0]);
+        let lines = format!(
+            "{}\n{}\n",
+            json!({"sessionId": "s2", "projectHash": "h"}),
+            later[0]
+        );
         let r = parse(Path::new("session-y.json"), lines.as_bytes());
         assert_eq!((r.session_id.as_deref(), r.turns.len()), (Some("s2"), 1));
     }

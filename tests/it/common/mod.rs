@@ -657,7 +657,10 @@ pub fn keep_records(home: &Path, agent: &str, version: &str) {
                 stack.push(p);
             } else if ext == "jsonl" || (in_chats && ext == "json") {
                 let n = (0..)
-                    .find(|n| !dir.join(format!("{agent}-{version}-{test}.{n}.{ext}")).exists())
+                    .find(|n| {
+                        !dir.join(format!("{agent}-{version}-{test}.{n}.{ext}"))
+                            .exists()
+                    })
                     .unwrap_or(0);
                 let _ = fs::copy(&p, dir.join(format!("{agent}-{version}-{test}.{n}.{ext}")));
             }
