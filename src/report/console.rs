@@ -65,39 +65,58 @@ impl Report for Console {
 
 impl Console {
     /// Failures first, then warnings, then notices: at most `per_level` of
-    /// each (past the runner's limit an annotation is dropped silently) and
-    /// [`CONSOLE_LINES`] in all; one more line says how many more there are
-    /// and where they are.
+    /// each and [`CONSOLE_LINES`] in all. Past the runner's limit an
+    /// annotation is dropped silently, so the last slot of a level says how
+    /// many more there are and where; a level with no slot left is counted
+    /// on one plain line.
     fn within_budget(&self, all: &annotations::Annotations, per_level: usize) -> Vec<String> {
         let mut lines = Vec::new();
-        let mut left = Vec::new();
+        let mut unshown = Vec::new();
         for level in [Level::Failure, Level::Warning, Level::Notice] {
             let room = per_level.min(CONSOLE_LINES - lines.len());
-            let shown: Vec<String> = all
-                .of_level(level)
-                .take(room)
-                .map(|a| self.line(a))
-                .collect();
-            let rest = all.total(level) - shown.len();
-            if rest > 0 {
-                let plural = if rest == 1 { "" } else { "s" };
-                left.push(format!("{rest} more {}{plural}", level.command()));
+            let total = all.total(level);
+            if total == 0 {
+                continue;
             }
-            lines.extend(shown);
+            if room == 0 {
+                let plural = if total == 1 { "" } else { "s" };
+                unshown.push(format!("{total} {}{plural}", level.command()));
+                continue;
+            }
+            let shown = if total <= room { total } else { room - 1 };
+            lines.extend(all.of_level(level).take(shown).map(|a| self.line(a)));
+            if total > shown {
+                lines.push(self.more(level, total - shown, per_level));
+            }
         }
-        if !left.is_empty() {
-            let shown = lines.len();
+        if !unshown.is_empty() {
             lines.push(format!(
-                "prompt-receipt: {shown} shown here; {} {}",
-                left.join(", "),
+                "prompt-receipt: {} more: {}",
+                unshown.join(", "),
                 if self.in_actions {
-                    "in the job summary and the check run"
+                    "see the job summary and the check run"
                 } else {
-                    "in the summary below and the output file"
+                    "see the summary below and the receipt"
                 }
             ));
         }
         lines
+    }
+
+    /// The last slot of a level: how many more, and where they are.
+    fn more(&self, level: Level, rest: usize, limit: usize) -> String {
+        let name = level.command();
+        if self.in_actions {
+            workflow_command(
+                name,
+                &[("title", "More annotations".to_string())],
+                &format!(
+                    "{rest} more {name} annotations did not fit the runner's limit of {limit} per step; see the job summary"
+                ),
+            )
+        } else {
+            format!("{name}: ... and {rest} more; see the summary below and the receipt")
+        }
     }
 
     fn line(&self, a: &Annotation) -> String {
