@@ -910,7 +910,6 @@ mod tests {
         assert!(raw.redaction.is_none() && !raw.is_cut(cut));
     }
 
-    #[test]
     /// The older form, one `.json` document, is read as a stream of its
     /// messages, pretty-printed or not, and gives what a parsed document
     /// gives; the last of a repeated `messages` wins, as in a parsed object.
