@@ -18,6 +18,7 @@ of this checkout: exit 1). Same run, alternating, page cache warm. Peak
 memory is GNU time's maximum resident set size.
 
     python3 bench/records.py [--sizes 1,32,256] [--runs 3] [--bin target/release/prompt-receipt]
+                             [--before OTHER-BUILD]
 
 Goal (issue 31): peak memory within 32 MiB for a 256 MB record of each agent,
 time linear in the size.
@@ -47,9 +48,11 @@ def real_records(folder):
     if missing:
         env = dict(os.environ, PROMPT_RECEIPT_KEEP_RECORDS=str(folder))
         subprocess.run(["cargo", "test", "--locked", "--test", "it", "--", *missing], cwd=ROOT, env=env, check=True)
-    # The record with the most tool calls of each agent's newest release.
+    # Of each agent's newest release, the record with the most tool calls
+    # (then the largest: the one whose tool results are longest).
     calls = lambda p: sum(1 for line in p.open() if '"tool_use"' in line or '"toolCalls":[{' in line)
-    return {agent: max(have(agent), key=lambda p: (p.name.split("-")[1], calls(p))) for agent in TESTS}
+    return {agent: max(have(agent), key=lambda p: (p.name.split("-")[1], calls(p), p.stat().st_size))
+            for agent in TESTS}
 
 
 def claude_round(lines):
@@ -114,6 +117,7 @@ def main():
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--records", default=str(ROOT / "target/bench-records"))
     ap.add_argument("--bin")
+    ap.add_argument("--before", help="another build to measure beside, such as the merge base's")
     args = ap.parse_args()
     exe = binary(args.bin)
     sources = real_records(Path(args.records))
@@ -133,7 +137,10 @@ def main():
                             "--agent-home", str(home), "--fail-on", "never"]
                     sides = {"prompt-receipt": [ours], "jq -c .": [["jq", "-c", ".", str(record)]],
                              "sha256sum": [["sha256sum", str(record)]]}
-                    rows = measure(sides, args.runs, work, env, ok=(0, 1), peak_runs=1)
+                    if args.before:
+                        sides["before"] = [[str(Path(args.before).resolve()), *ours[1:]]]
+                    fresh = lambda: (work / "usage.json").unlink(missing_ok=True)
+                    rows = measure(sides, args.runs, work, env, before=fresh, ok=(0, 1), peak_runs=1)
                     size = record.stat().st_size
                     jq = statistics.median(rows["jq -c ."][0])
                     for name, (walls, peak) in rows.items():
