@@ -869,6 +869,37 @@ mod tests {
         assert!(s.warnings[0].contains("line 9"));
     }
 
+    /// A record that writes a tool call again (or repeats its lines) keeps
+    /// it once, with only what the edit check reads; a request part without
+    /// text is not kept; the whole file is hashed.
+    #[test]
+    fn tool_calls_are_kept_once_with_only_what_the_checks_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let write = r#"{"type":"assistant","message":{"id":"m1","content":[{"type":"tool_use","id":"t1","name":"Write","input":{"file_path":"/w/CLAUDE.md","content":"BIG"}},{"type":"tool_use","id":"t2","name":"Read","input":{"file_path":"/w/a"}}]}}"#;
+        let blob = r#"{"type":"api-request-blob","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":"BIG"}]}}"#;
+        let mut lines = vec![r#"{"type":"user","message":{"role":"user","content":"Review"}}"#];
+        lines.extend([write, blob, write, blob]);
+        lines.push(r#"{"type":"assistant","message":{"id":"m2","content":[{"type":"tool_use","id":"t3","name":"Bash","input":{"command":"echo x >> a","description":"d"}}]}}"#);
+        let path = dir.path().join("s.jsonl");
+        let text = lines.join("\n");
+        fs::write(&path, &text).unwrap();
+        let s = read_session(&path, dir.path()).unwrap();
+        let kept: Vec<(&str, &Value)> = s
+            .tool_uses
+            .iter()
+            .map(|t| (t.name.as_str(), &t.input))
+            .collect();
+        assert_eq!(
+            kept,
+            [
+                ("Write", &serde_json::json!({"file_path": "/w/CLAUDE.md"})),
+                ("Bash", &serde_json::json!({"command": "echo x >> a"})),
+            ]
+        );
+        assert!(!s.request_kept, "a part with no text names nothing sent");
+        assert_eq!(s.sha256, sha256_hex(text.as_bytes()));
+    }
+
     /// Measured with 2.1.300 and 2.1.332: a PreToolUse hook that returns
     /// `updatedInput` leaves the model's call as it was sent, a `hook_success`
     /// line naming the call and the command, and the hook's input as the
