@@ -350,6 +350,13 @@ fn add_review(out: &mut Annotations, review: &Review, cap: Level) {
             ..note(Level::Failure, format!("`{}`: {problem}", review.path))
         });
     }
+    if let Some(said) = review.patterns_said() {
+        out.add(Level::Failure, false, || Annotation {
+            path: Some(review.path.clone()),
+            title: Some("Schema pattern not checked".into()),
+            ..note(Level::Failure, said)
+        });
+    }
     for v in &review.violations {
         out.add(Level::Failure, v.position.is_some(), || {
             let at = if v.instance_path.is_empty() {

@@ -255,11 +255,22 @@ fn instruction_change_words(c: &crate::base::Check) -> Vec<String> {
 fn review_words(review: &Review) -> Vec<String> {
     let output = match &review.verdict {
         Output::Valid => "output valid".to_string(),
-        Output::Invalid => format!(
-            "output invalid ({} schema error{})",
-            review.violations_total,
-            plural(review.violations_total)
-        ),
+        Output::Invalid => {
+            let unchecked = review.patterns.limited + review.patterns.unchecked;
+            format!(
+                "output invalid ({} schema error{}{})",
+                review.violations_total,
+                plural(review.violations_total),
+                if unchecked > 0 {
+                    format!(
+                        ", {unchecked} string{} not checked against `pattern`",
+                        plural(unchecked)
+                    )
+                } else {
+                    String::new()
+                }
+            )
+        }
         Output::Missing => format!("no output at `{}`", review.path),
         Output::Empty => format!("output `{}` is empty", review.path),
         Output::TooLarge { .. } => format!("output `{}` too large to read", review.path),

@@ -442,6 +442,41 @@ async fn what_the_record_cannot_show_is_not_verified() {
     out.error_says("2 session records have this checkout's commit and prompt");
 }
 
+/// 10,000 different strings built to backtrack: the document's pattern
+/// budget ends the matching, and the verdict counts every string it did not
+/// decide, naming the first by JSON Pointer (the time is `bench/patterns.py`'s).
+#[test]
+fn a_document_of_hostile_strings_spends_one_pattern_budget_and_counts_each_string() {
+    let s = Scenario::example();
+    s.write(
+        ".github/codex/review.schema.json",
+        r#"{"type": "object", "properties": {"findings": {"type": "array", "items": {"anyOf": [{"type": "string", "pattern": "^((a|a)*)\\2?b"}]}}}}"#,
+    );
+    let strings: Vec<String> = (0..10_000)
+        .map(|i| format!("{}x{i}", "a".repeat(40)))
+        .collect();
+    s.write(
+        "artifacts/review.json",
+        serde_json::json!({"ok": true, "findings": strings}).to_string(),
+    );
+    let out = s.review_step().run();
+    out.code(1);
+    out.error_says("10000 strings were not checked against the schema's `pattern` (");
+    out.error_says("first `/findings/0`, `/findings/1`, `/findings/2`");
+    assert!(
+        out.stdout
+            .contains("10000 strings not checked against pattern"),
+        "{}",
+        out.stdout
+    );
+    // Each string is one violation: none passes unchecked.
+    assert!(
+        out.summary.contains("10000 schema errors"),
+        "{}",
+        out.summary
+    );
+}
+
 /// Each limit, with the input built to walk past it: the step ends within
 /// seconds, with a verdict that is not a pass or a clear error.
 #[test]

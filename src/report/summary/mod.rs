@@ -362,6 +362,9 @@ fn output_section(md: &mut String, review: &Review, room: &mut usize) {
             draft(review)
         ));
     }
+    if let Some(said) = review.patterns_said() {
+        md.push_str(&format!("- {}\n", prose(&said)));
+    }
     if let Some(problem) = &review.findings.problem {
         md.push_str(&format!("- Findings: {}\n", prose(problem)));
     }
