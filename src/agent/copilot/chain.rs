@@ -17,7 +17,9 @@
 //! The body the receipt hashes (`agents_sha`) is the sent files' texts, each
 //! rendered as [`render`] writes it, in order: the same whichever release
 //! put the blocks together, so that the check can rebuild it from the texts
-//! it finds in the record's system prompt.
+//! it finds in the record's system prompt. A listed file stands in the body
+//! as `<listed_instruction applyTo=… path=… sha256=…/>`: its change changes
+//! `agents_sha`, though no record can show its text reached the model.
 
 use std::path::{Path, PathBuf};
 
@@ -69,13 +71,21 @@ pub(crate) struct Block {
 pub(crate) fn render(blocks: &[Block]) -> Option<String> {
     let parts: Vec<String> = blocks
         .iter()
-        .filter_map(|b| match b.sent {
-            Sent::Wrapped => Some(format!(
+        .map(|b| match b.sent {
+            Sent::Wrapped => format!(
                 "<custom_instruction>\n{}\n</custom_instruction>\n\n",
                 b.text
-            )),
-            Sent::Inline => Some(format!("{}\n\n", b.text)),
-            Sent::Listed => None,
+            ),
+            Sent::Inline => format!("{}\n\n", b.text),
+            // Not sent: its text's hash stands in, so that a change to it
+            // changes `agents_sha` (verify, compare) though the record
+            // cannot show it.
+            Sent::Listed => format!(
+                "<listed_instruction applyTo=\"{}\" path=\"{}\" sha256=\"{}\"/>\n\n",
+                b.apply_to.as_deref().unwrap_or_default(),
+                b.path,
+                sha256_hex(b.text.as_bytes())
+            ),
         })
         .collect();
     (!parts.is_empty()).then(|| parts.concat())
@@ -264,7 +274,7 @@ fn read_file(path: &Path, ws: &Workspace) -> Result<Option<Vec<u8>>, Error> {
         Ok(bytes) => Ok(Some(bytes)),
         Err(Unread::Missing) => Ok(None),
         Err(why) => Err(Error::in_file(
-            &ws.relative(path),
+            ws.relative(path),
             format!(
                 "{}: Copilot CLI reads it as an instruction file; make it a regular file inside the checkout of at most {} MiB",
                 why.why(&ws.relative(path)),
@@ -344,6 +354,7 @@ mod tests {
         );
         assert!(body.contains("---\napplyTo: \"**\"\n---\nall\n\n\n"));
         assert!(!body.contains("py\n"), "only listed: {body}");
+        assert!(body.contains("<listed_instruction applyTo=\"**/*.py\" path=\".github/instructions/py.instructions.md\" sha256=\""));
         assert!(chain.warnings[0].contains("py.instructions.md"));
         // At the root, the working directory's files are the root's.
         let at_root = load(ws.root(), &ws, &Options::default()).unwrap();

@@ -282,7 +282,16 @@ fn check_prompt(c: &mut AgentCheck, r: &Record, out_turn: Option<usize>, expecte
             short(&sha256_hex(expected.prompt_bytes))
         )),
     }
+    // 1.0.102 sends the prompt less its trailing whitespace.
+    let trimmed = t.prompt.trim_end();
     match t.sent.as_deref() {
+        Some(sent) if !sent.contains(&t.prompt) && !trimmed.is_empty() && sent.contains(trimmed) => {
+            c.notes.push(format!(
+                "Copilot CLI sent the prompt without its trailing whitespace, inside a user text of its own ({} bytes, sha256 {}): the current time before it",
+                sent.len(),
+                short(&sha256_hex(sent.as_bytes()))
+            ));
+        }
         Some(sent) if sent.contains(&t.prompt) => {
             if sent != t.prompt {
                 c.notes.push(format!(
@@ -348,6 +357,7 @@ fn check_instructions(
                 };
                 let row = format!("'{rel}' |");
                 if system.contains(&row) {
+                    found.push(b.clone());
                     c.unverified.push((
                         format!("what `{}` says", crate::escape::one_line(&b.path)),
                         format!(

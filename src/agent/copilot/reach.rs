@@ -68,12 +68,11 @@ pub(crate) fn reach(workdir: &Path, ws: &Workspace, home: Option<&Path>) -> Reac
     let root = super::chain::git_root(workdir, ws);
     let mut f = Finder::new(ws, workdir);
     if let Some(home) = home {
-        for name in ["settings.json", "config.json"] {
-            let shown = format!("{}{name}", super::chain::HOME_PREFIX);
-            if let Some(bytes) = f.read_home(home, name, &shown) {
-                if let Some((v, by)) = f.parse_json(&bytes, shown) {
-                    f.hooks(&as_shared(&v["hooks"]), &by, &[]);
-                }
+        // `config.json` is the CLI's own state (JSON with comments), not settings.
+        let shown = format!("{}settings.json", super::chain::HOME_PREFIX);
+        if let Some(bytes) = f.read_home(home, "settings.json", &shown) {
+            if let Some((v, by)) = f.parse_json(&bytes, shown) {
+                f.hooks(&as_shared(&v["hooks"]), &by, &[]);
             }
         }
     }
