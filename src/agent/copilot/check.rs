@@ -374,7 +374,13 @@ fn check_instructions(
                 continue;
             }
         };
-        match find_from(system, &needle, at).or_else(|| system.find(&needle)) {
+        // In order; a wrapped file (specific enough) anywhere.
+        let anywhere = || {
+            (b.sent == Sent::Wrapped)
+                .then(|| system.find(&needle))
+                .flatten()
+        };
+        match find_from(system, &needle, at).or_else(anywhere) {
             Some(pos) => {
                 matched.push((pos, pos + needle.len()));
                 at = pos + needle.len();
@@ -387,7 +393,22 @@ fn check_instructions(
             )),
         }
     }
-    // Instructions sent that no file of the checkout accounts for.
+    unaccounted(c, system, &matched);
+    let sent_sha = chain::render(&found).map(|b| sha256_hex(b.as_bytes()));
+    if sent_sha.as_deref() != expected.agents_sha {
+        let describe =
+            |s: Option<&str>| s.map_or("none".to_string(), |s| format!("sha256 {}", short(s)));
+        c.problems.push(format!(
+            "the instructions found in the system prompt the agent received ({}) differ from the chain computed from the checkout ({})",
+            describe(sent_sha.as_deref()),
+            describe(expected.agents_sha)
+        ));
+    }
+}
+
+/// Each `<custom_instruction>` of the system prompt that no file of the
+/// checkout's chain accounts for (`matched`: where the chain's files are).
+fn unaccounted(c: &mut AgentCheck, system: &str, matched: &[(usize, usize)]) {
     let mut pos = 0;
     while let Some(open) = find_from(system, "<custom_instruction>\n", pos) {
         let Some(close) = find_from(system, "\n</custom_instruction>", open) else {
@@ -403,16 +424,6 @@ fn check_instructions(
             ));
         }
         pos = end;
-    }
-    let sent_sha = chain::render(&found).map(|b| sha256_hex(b.as_bytes()));
-    if sent_sha.as_deref() != expected.agents_sha {
-        let describe =
-            |s: Option<&str>| s.map_or("none".to_string(), |s| format!("sha256 {}", short(s)));
-        c.problems.push(format!(
-            "the instructions found in the system prompt the agent received ({}) differ from the chain computed from the checkout ({})",
-            describe(sent_sha.as_deref()),
-            describe(expected.agents_sha)
-        ));
     }
 }
 

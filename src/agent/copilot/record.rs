@@ -83,9 +83,15 @@ impl Record {
         self.turns.iter().rposition(|t| t.answer.is_some())
     }
 
-    /// The tokens: the shutdown totals, else the calls' records.
+    /// The tokens: the last shutdown's totals (they count every run of a
+    /// resumed session) or the calls' records (1.0.102), whichever is larger:
+    /// a run stopped before its shutdown leaves the last totals short.
     pub(crate) fn tokens(&self) -> Option<Tokens> {
-        self.shutdown.clone().or_else(|| self.usage_records.clone())
+        match (&self.shutdown, &self.usage_records) {
+            (Some(s), Some(u)) if u.total > s.total => Some(u.clone()),
+            (Some(s), _) => Some(s.clone()),
+            (None, u) => u.clone(),
+        }
     }
 
     fn line(&mut self, v: &Value) {
@@ -355,6 +361,26 @@ mod tests {
                 (10, 4, 2, 12)
             );
         }
+    }
+
+    #[test]
+    fn a_resumed_run_stopped_before_its_shutdown_still_counts_its_calls() {
+        let usage = |n: u64| json!({"type": "session.usage_record", "data": {"usage": {"inputTokens": n, "outputTokens": 10}}});
+        let text = lines(&[
+            json!({"type": "user.message", "data": {"content": "P"}}),
+            usage(1000),
+            json!({"type": "session.shutdown", "data": {"modelMetrics": {"m": {"usage": {"inputTokens": 1000, "outputTokens": 10}}}}}),
+            json!({"type": "session.resume", "data": {}}),
+            json!({"type": "user.message", "data": {"content": "Again"}}),
+            usage(3000),
+        ]);
+        let (r, _) = parse(Path::new("e.jsonl"), text.as_bytes()).unwrap();
+        assert_eq!(r.resumes, 1);
+        assert_eq!(
+            r.tokens().unwrap().total,
+            4020,
+            "the calls, not the first shutdown"
+        );
     }
 
     #[test]
