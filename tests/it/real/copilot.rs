@@ -537,3 +537,84 @@ async fn a_collected_redacted_record_verifies_as_fully() {
         let _: Value = usage;
     }
 }
+
+/// Run in a folder below the root: the working directory's
+/// `.github/copilot-instructions.md` and `AGENTS.md` are sent too, after the
+/// root's; each is in the chain, in the API's order, and each changed after
+/// the run fails, named.
+#[tokio::test(flavor = "multi_thread")]
+async fn the_working_directorys_files_are_the_chain_too() {
+    if copilot::missing(VERSIONS) {
+        return;
+    }
+    const SUB: &[(&str, &str)] = &[
+        (
+            "src/.github/copilot-instructions.md",
+            "Sub: billing rules.\n",
+        ),
+        ("src/AGENTS.md", "Sub agents: check rounding.\n"),
+    ];
+    for &version in VERSIONS {
+        let c = Case::new(version, &[REVIEW], SUB).await;
+        let src = c.scenario.ws.join("src");
+        copilot::run_beside(
+            version,
+            &c.home,
+            &c.server.url,
+            &c.scenario.ws,
+            &src,
+            &c.prompt(),
+            MODEL,
+            &[],
+        )
+        .await;
+        let system = c.server.requests()[0].system();
+        let at = |text: &str| {
+            system
+                .find(&format!(
+                    "<custom_instruction>\n{text}\n</custom_instruction>"
+                ))
+                .unwrap_or_else(|| panic!("{version}: {text:?} not sent"))
+        };
+        let root = at(FILES[0].1);
+        let sub = at(SUB[0].1);
+        let sub_agents = at(SUB[1].1);
+        let gemini = at(FILES[3].1);
+        assert!(
+            root < sub && sub < gemini && gemini < sub_agents,
+            "{version}: the order sent"
+        );
+        let receipt = |c: &Case| {
+            let _ = std::fs::remove_file(c.scenario.ws.join("usage.json"));
+            c.receipt(&[("working-directory", "src")])
+        };
+        let out = receipt(&c);
+        out.code(0);
+        let agents: Vec<String> = out.usage()["agents"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|a| a["path"].as_str().unwrap().to_string())
+            .collect();
+        assert_eq!(
+            &agents[..6],
+            [
+                ".github/copilot-instructions.md",
+                "src/.github/copilot-instructions.md",
+                "AGENTS.md",
+                "CLAUDE.md",
+                "GEMINI.md",
+                "src/AGENTS.md",
+            ],
+            "{version}"
+        );
+        for (path, _) in SUB {
+            let before = c.scenario.read(path);
+            c.scenario.write(path, "Changed.\n");
+            let out = receipt(&c);
+            assert_ne!(out.code, 0, "{version} {path}: {}", out.stdout);
+            out.error_says(&format!("`{path}` as the checkout has it"));
+            c.scenario.write(path, before);
+        }
+    }
+}
