@@ -618,3 +618,73 @@ async fn the_working_directorys_files_are_the_chain_too() {
         }
     }
 }
+
+/// `redact-events.jq` with the real `jq`, on the tool calls a review could
+/// make that carry file text: `apply_patch` keeps only its file lines,
+/// `create` and `edit` their path, a shell command stays as written; the
+/// model's text other than the turn's answer is cut to a placeholder.
+#[test]
+fn the_filter_keeps_what_names_a_file_and_cuts_what_it_writes() {
+    const SECRET: &str = "PLANTED-SECRET-c0de";
+    let event = |t: &str, data: Value| json!({"type": t, "data": data, "id": "x"}).to_string();
+    let record = [
+        event("user.message", json!({"content": "Review", "transformedContent": "Review"})),
+        event(
+            "assistant.message",
+            json!({"model": "m", "content": format!("Thinking about {SECRET}"), "toolRequests": [
+                {"toolCallId": "1", "name": "apply_patch", "arguments": format!("*** Begin Patch\n*** Update File: AGENTS.md\n@@\n-a\n+{SECRET}\n*** End Patch")},
+                {"toolCallId": "2", "name": "create", "arguments": {"path": "/w/r/notes.md", "file_text": SECRET}},
+                {"toolCallId": "3", "name": "bash", "arguments": {"command": "echo ok > p.md"}},
+            ]}),
+        ),
+        event(
+            "tool.execution_complete",
+            json!({"result": {"content": SECRET}}),
+        ),
+        event("assistant.message", json!({"model": "m", "content": REVIEW})),
+    ]
+    .join("\n");
+    let filter = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/collect/copilot/redact-events.jq"
+    );
+    let mut child = std::process::Command::new("jq")
+        .args(["-nRc", "-f", filter])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("jq is installed");
+    use std::io::Write;
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(record.as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(!text.contains(SECRET), "{text}");
+    let lines: Vec<Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let calls = &lines[1]["data"]["toolRequests"];
+    assert_eq!(
+        calls[0]["arguments"],
+        "*** Begin Patch\n*** Update File: AGENTS.md\n*** End Patch"
+    );
+    assert_eq!(calls[1]["arguments"], json!({"path": "/w/r/notes.md"}));
+    assert_eq!(calls[2]["arguments"], json!({"command": "echo ok > p.md"}));
+    assert!(
+        lines[1]["data"]["content"]
+            .as_str()
+            .unwrap()
+            .starts_with("<prompt_receipt_cut kind=\"model\"")
+    );
+    assert_eq!(lines[2]["data"]["content"], REVIEW, "the answer is kept");
+    let marker = lines.last().unwrap();
+    assert_eq!(marker["type"], "prompt_receipt_redacted");
+    assert_eq!(marker["payload"]["dropped"]["tool.execution_complete"], 1);
+    assert_eq!(marker["payload"]["cut"]["toolRequests.apply_patch"], 1);
+}
