@@ -198,7 +198,10 @@ pub fn run(
         .env_clear()
         .env("PATH", std::env::var("PATH").unwrap_or_default())
         .env("HOME", home)
-        .env("XDG_CACHE_HOME", home.join(".cache"))
+        // Where the native binary unpacks its package (235 MB) on first run:
+        // once per release for every test, not once per `$HOME`. Auto-update
+        // is off, so a newer release found there is never run.
+        .env("XDG_CACHE_HOME", repo_root().join("target/copilot-cache"))
         .env("COPILOT_AUTO_UPDATE", "false")
         .env("COPILOT_OFFLINE", "true")
         .env("COPILOT_PROVIDER_BASE_URL", format!("{server}/v1"))
