@@ -7,7 +7,8 @@
 #   review.json   the agent's output
 #   home/...      the agent home: Codex's sessions/, Claude Code's
 #                 .claude/projects/ and execution file, Gemini CLI's tmp/
-#                 chats, telemetry and settings
+#                 chats, telemetry and settings, Copilot CLI's
+#                 session-state/<id>/events.jsonl, instructions and settings
 #
 # Only regular files are read (never a symbolic link the agent left: it could
 # point at any file of the runner). Environment: AGENT, AGENT_HOME,
@@ -21,8 +22,8 @@ note() { printf '::notice title=prompt-receipt collect::%s\n' "$*"; }
 warn() { printf '::warning title=prompt-receipt collect::%s\n' "$*"; }
 
 case "${AGENT:-}" in
-  codex | claude | gemini) ;;
-  *) fail "input agent is '${AGENT:-}': give codex, claude or gemini" ;;
+  codex | claude | gemini | copilot) ;;
+  *) fail "input agent is '${AGENT:-}': give codex, claude, gemini or copilot" ;;
 esac
 case "${WHEN:-after-agent}" in
   before-agent | after-agent) ;;
@@ -129,6 +130,21 @@ case "$AGENT" in
     for file in settings.json GEMINI.md; do
       if plain "$home/$file"; then cp -- "$home/$file" "$out/home/$file"; fi
     done
+    ;;
+  copilot)
+    home="${AGENT_HOME:-$HOME/.copilot}"
+    records=$(redact_tree "$home/session-state" '*/events.jsonl' "$here/copilot/redact-events.jq" "$out/home/session-state")
+    where="$home/session-state"
+    # The user's own instructions are part of the chain; the settings hold hooks.
+    for file in copilot-instructions.md settings.json config.json; do
+      if plain "$home/$file"; then cp -- "$home/$file" "$out/home/$file"; fi
+    done
+    if [ -d "$home/instructions" ] && [ ! -L "$home/instructions" ]; then
+      while IFS= read -r -d '' file; do
+        mkdir -p "$out/home/instructions/$(dirname "$file")"
+        cp -- "$home/instructions/$file" "$out/home/instructions/$file"
+      done < <(cd "$home/instructions" && find . -type f -name '*.instructions.md' -print0)
+    fi
     ;;
 esac
 if [ "$records" = 0 ]; then

@@ -17,6 +17,8 @@ pub(crate) enum AgentKind {
     Claude,
     /// Google Gemini CLI, as google-github-actions/run-gemini-cli runs it.
     Gemini,
+    /// GitHub Copilot CLI, installed by npm (`@github/copilot`).
+    Copilot,
     /// The skeleton of a fourth agent, for the seam's test only.
     #[cfg(test)]
     #[value(skip)]

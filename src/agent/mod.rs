@@ -18,6 +18,7 @@ pub(crate) mod chain;
 pub(crate) mod check;
 pub mod claude;
 pub mod codex;
+pub mod copilot;
 pub mod gemini;
 pub(crate) mod kind;
 pub(crate) mod reach;

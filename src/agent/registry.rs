@@ -10,7 +10,12 @@ use crate::error::Error;
 /// Every agent, in the order the documentation lists them.
 pub(crate) fn all() -> Vec<AgentKind> {
     #[allow(unused_mut)]
-    let mut all = vec![AgentKind::Codex, AgentKind::Claude, AgentKind::Gemini];
+    let mut all = vec![
+        AgentKind::Codex,
+        AgentKind::Claude,
+        AgentKind::Gemini,
+        AgentKind::Copilot,
+    ];
     #[cfg(test)]
     all.push(AgentKind::Skeleton);
     all
@@ -29,6 +34,7 @@ pub(crate) fn agent(kind: AgentKind) -> &'static dyn Agent {
         AgentKind::Codex => &super::codex::Codex,
         AgentKind::Claude => &super::claude::Claude,
         AgentKind::Gemini => &super::gemini::Gemini,
+        AgentKind::Copilot => &super::copilot::Copilot,
         #[cfg(test)]
         AgentKind::Skeleton => &super::skeleton::Skeleton,
     }

@@ -164,7 +164,8 @@ pub(crate) struct About {
     /// Paths besides its chain whose change between the base and the pull
     /// request changes what it receives: (kind, glob), first match wins.
     pub(crate) base_globs: &'static [(&'static str, &'static str)],
-    /// The actions that run it in a workflow (`uses:` without the ref).
+    /// The actions that run it in a workflow (`uses:` without the ref), or
+    /// `npm:<package>` for an agent a `run:` step installs by npm.
     pub(crate) actions: &'static [&'static str],
     /// The older names its action's users know a neutral input by:
     /// (`agent-version`, `codex-version`).

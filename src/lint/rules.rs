@@ -57,7 +57,12 @@ pub const RULES: &[Rule] = &[
     Rule {
         name: "receipt-agent",
         level: Level::Failure,
-        catches: "a prompt-receipt step whose `agent` is not the agent action of its job (or of the jobs a receipt job needs): `claude` for anthropics/claude-code-action, `gemini` for google-github-actions/run-gemini-cli, `codex` (the default) for openai/codex-action",
+        catches: "a prompt-receipt step whose `agent` is not the agent action of its job (or of the jobs a receipt job needs): `claude` for anthropics/claude-code-action, `gemini` for google-github-actions/run-gemini-cli, `copilot` for a step that installs `@github/copilot` by npm, `codex` (the default) for openai/codex-action",
+    },
+    Rule {
+        name: "copilot-install",
+        level: Level::Failure,
+        catches: "a step that installs Copilot CLI (`npm install @github/copilot`) without an exact version; a warning when `COPILOT_AUTO_UPDATE` is not `false` (its loader runs a newer cached release than the one installed)",
     },
     Rule {
         name: "receipt-older-input",
@@ -114,7 +119,64 @@ const CODEX_ACTION: &str = "openai/codex-action";
 /// The receipt's word for the agent a step runs, if it runs one (the agents
 /// name their actions, the registry lists the agents).
 fn agent_of(step: &Step) -> Option<&'static str> {
-    crate::agent::registry::running(|action| step.is(action)).map(|k| k.as_str())
+    crate::agent::registry::running(|action| match action.strip_prefix("npm:") {
+        Some(package) => step.npm_install(package).is_some(),
+        None => step.is(action),
+    })
+    .map(|k| k.as_str())
+}
+
+/// How a message names an agent step: its action, or the npm package a
+/// `run:` step installs.
+fn agent_name<'a>(step: &'a Step) -> &'a str {
+    if step.uses.is_empty() && step.npm_install(COPILOT_PACKAGE).is_some() {
+        COPILOT_PACKAGE
+    } else {
+        step.action()
+    }
+}
+
+/// Copilot CLI's npm package: the agent has no action of its own.
+const COPILOT_PACKAGE: &str = "@github/copilot";
+
+/// `copilot-install`: Copilot CLI installed by npm at an exact version, with
+/// auto-update off (else its loader runs a newer cached release than the one
+/// installed, and the receipt's `agent-version` names the wrong one).
+fn copilot_install(step: &Step, out: &mut Vec<Finding>) {
+    let Some(version) = step.npm_install(COPILOT_PACKAGE) else {
+        return;
+    };
+    let exact = match version.as_deref() {
+        Some(v) if v.starts_with('$') => {
+            let name = v.trim_start_matches('$').trim_matches(['{', '}']);
+            match step.env_var(name) {
+                Some(Some(v)) => is_exact_version(v.trim()),
+                Some(None) => true,
+                None => false,
+            }
+        }
+        Some(v) => is_exact_version(v),
+        None => false,
+    };
+    if !exact {
+        out.push(finding(
+            "copilot-install",
+            Level::Failure,
+            step.mark.line,
+            format!(
+                "this step installs `{COPILOT_PACKAGE}` without an exact version (`{}`): the receipt cannot hold the record to the release that ran; install `{COPILOT_PACKAGE}@1.0.102` (an exact version) and give the receipt the same `agent-version`",
+                version.as_deref().unwrap_or("latest")
+            ),
+        ));
+    }
+    if step.env_var("COPILOT_AUTO_UPDATE") != Some(Some("false")) {
+        out.push(finding(
+            "copilot-install",
+            Level::Warning,
+            step.mark.line,
+            "Copilot CLI's loader runs a newer release it finds cached unless `COPILOT_AUTO_UPDATE` is `false`: set `COPILOT_AUTO_UPDATE: \"false\"` in the workflow's env, so the release installed is the one that runs".into(),
+        ));
+    }
 }
 
 /// Every finding in one job, in the order of its steps. `triggers`: the
@@ -137,6 +199,9 @@ pub(crate) fn check(
         both_prompts(&steps[i], &mut out);
         codex_version(&steps[i], &mut out);
         codex_args(&steps[i], &mut out);
+    }
+    for step in steps {
+        copilot_install(step, &mut out);
     }
     checkouts(steps, &any_agent, &mut out);
     for (i, step) in steps.iter().enumerate() {
@@ -495,7 +560,7 @@ fn receipt_and_agent(
             step.mark.line,
             format!(
                 "this prompt-receipt step runs in the job of `{}` (line {}), after it: the agent could have rewritten the prompt, its instructions and its record before the receipt read them; run the receipt in a job of its own that `needs:` this one and downloads the record, as the README's two-job workflow does",
-                steps[a].action(),
+                agent_name(&steps[a]),
                 steps[a].mark.line
             ),
         ));
@@ -536,7 +601,7 @@ fn wrong_agent(step: &Step, agent_step: &Step, ran: &str, whose: &str, out: &mut
             format!(
                 "this prompt-receipt step reads the record of `{}`, but {whose} runs `{}` (line {}): set `agent: {ran}`",
                 crate::escape::one_line(told),
-                agent_step.action(),
+                agent_name(agent_step),
                 agent_step.mark.line
             ),
         ));

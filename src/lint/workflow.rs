@@ -175,6 +175,33 @@ impl Step<'_> {
         self.action().eq_ignore_ascii_case(action)
     }
 
+    /// Whether this `run:` step installs npm package `package` (`npm install
+    /// [...] package[@version]`, `npm i`, `npx`): how an agent without an
+    /// action of its own (Copilot CLI) is run. The version installed, if any.
+    pub(crate) fn npm_install(&self, package: &str) -> Option<Option<String>> {
+        let run = self.node.get("run")?.text()?;
+        run.lines()
+            .filter(|l| {
+                let l = l.trim_start();
+                l.starts_with("npm ") || l.starts_with("npx ") || l.contains(" npm ")
+            })
+            .flat_map(str::split_whitespace)
+            .map(|w| w.trim_matches(|c| c == '"' || c == '\''))
+            .find_map(|w| {
+                let rest = w.strip_prefix(package)?;
+                match rest.strip_prefix('@') {
+                    Some(v) => Some(Some(v.to_string())),
+                    None => rest.is_empty().then_some(None),
+                }
+            })
+    }
+
+    /// The value of variable `name` in the step's, job's or workflow's env
+    /// (`Some(None)` when an expression sets it).
+    pub(crate) fn env_var(&self, name: &str) -> Option<Option<&str>> {
+        self.env_value(name)
+    }
+
     /// The `with:` entry `key`, and where its key is.
     fn with(&self, key: &str) -> Option<(&Node, &Node)> {
         self.node.get("with")?.entry(key)

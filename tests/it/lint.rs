@@ -84,6 +84,7 @@ fn clean_workflows_are_silent() {
     let examples = example_dir().join(".github/workflows");
     let claude = repo_root().join("examples/claude-review/.github/workflows");
     let advisory = repo_root().join("examples/advisory/.github/workflows");
+    let copilot = repo_root().join("examples/copilot-review/.github/workflows");
     for (dir, example, advisory) in [
         (&examples, "agent-review.yml", 0),
         (&examples, "agent-receipt.yml", 0),
@@ -92,6 +93,8 @@ fn clean_workflows_are_silent() {
         (&examples, "gemini-receipt.yml", 0),
         (&claude, "claude-review.yml", 0),
         (&claude, "claude-receipt.yml", 0),
+        (&copilot, "copilot-review.yml", 0),
+        (&copilot, "copilot-receipt.yml", 0),
         (&advisory, "agent-review.yml", 1),
     ] {
         let path = dir.join(example);
@@ -166,6 +169,10 @@ fn the_readme_workflows_are_clean_and_fifteen_lines() {
         (
             "examples/agent-review/.github/workflows/gemini-receipt.yml",
             "examples/agent-review/.github/workflows/gemini-review.yml",
+        ),
+        (
+            "examples/copilot-review/.github/workflows/copilot-receipt.yml",
+            "examples/copilot-review/.github/workflows/copilot-review.yml",
         ),
     ] {
         let text = std::fs::read_to_string(repo_root().join(receipt)).unwrap();
@@ -1017,5 +1024,59 @@ fn lint_mode_says_the_layout_and_run_mode_leaves_it_to_the_title() {
         !out.stdout.contains("receipt is advisory") && !out.summary.contains("receipt is advisory"),
         "{}",
         out.stdout
+    );
+}
+
+/// Copilot CLI has no action: the lint knows it by its npm install, holds
+/// the receipt's `agent` to it, and asks for an exact version with
+/// auto-update off.
+#[test]
+fn copilots_npm_install_is_its_agent_step_and_is_pinned() {
+    let workflow = |install: &str, env: &str, agent: &str| {
+        format!(
+            "on: push\n{env}jobs:\n  review:\n    runs-on: ubuntu-latest\n    steps:\n      - uses: actions/checkout@v5\n        with:\n          fetch-depth: 0\n          persist-credentials: false\n      - uses: prompt-receipt/prompt-receipt@v1\n        with:\n          mode: record\n          agent: {agent}\n          prompt-file: p.md\n      - run: {install}\n      - run: copilot -p hi --allow-all-tools -s > review.json\n"
+        )
+    };
+    let env = "env:\n  COPILOT_AUTO_UPDATE: \"false\"\n  V: 1.0.102\n";
+    let clean = workflow(
+        "npm install --prefix x \"@github/copilot@$V\"",
+        env,
+        "copilot",
+    );
+    let rules = |text: &str| -> Vec<(&'static str, Level)> {
+        lint("w.yml", text, &|_| None)
+            .iter()
+            .map(|l| (l.rule, l.level))
+            .collect()
+    };
+    assert_eq!(rules(&clean), []);
+    assert_eq!(
+        rules(&workflow(
+            "npm install --prefix x \"@github/copilot@$V\"",
+            env,
+            "codex"
+        )),
+        [("receipt-agent", Level::Failure)]
+    );
+    assert_eq!(
+        rules(&workflow("npm i -g @github/copilot", env, "copilot")),
+        [("copilot-install", Level::Failure)]
+    );
+    assert_eq!(
+        rules(&workflow("npm i -g @github/copilot@^1.0", env, "copilot")),
+        [("copilot-install", Level::Failure)]
+    );
+    assert_eq!(
+        rules(&workflow("npm i -g @github/copilot@1.0.102", "", "copilot")),
+        [("copilot-install", Level::Warning)]
+    );
+    // After the agent in its job: the agent could rewrite what it reads.
+    let beside = clean.replace("      - uses: prompt-receipt/prompt-receipt@v1\n        with:\n          mode: record\n          agent: copilot\n          prompt-file: p.md\n", "")
+        + "      - uses: prompt-receipt/prompt-receipt@v1\n        with:\n          agent: copilot\n          prompt-file: p.md\n";
+    assert_eq!(rules(&beside), [("receipt-beside-agent", Level::Warning)]);
+    // Another package whose name starts the same is not Copilot CLI.
+    assert_eq!(
+        rules(&workflow("npm i -g @github/copilot-sdk@1", env, "codex")),
+        []
     );
 }

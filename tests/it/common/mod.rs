@@ -10,6 +10,7 @@
 pub mod claude;
 pub mod codex;
 pub mod collect;
+pub mod copilot;
 pub mod corpora;
 pub mod gemini;
 pub mod github;

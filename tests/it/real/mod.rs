@@ -10,6 +10,7 @@
 mod claude;
 mod codex;
 mod context;
+mod copilot;
 mod fork_report;
 mod gemini;
 mod redaction;

@@ -1,0 +1,891 @@
+//! What reached Copilot CLI, checked against what the checkout says should have.
+//!
+//! The record holds the whole system prompt as sent, so every instruction
+//! file of the chain is looked for in it, byte for byte, and each one that is
+//! not there is named. It also holds the prompt as given and the user text as
+//! sent, the CLI version that ran, each answer's model, the tool calls, the
+//! tokens, and that a hook ran. It does not hold the tools the model was
+//! offered, which hook command ran or what it printed, or the text of an
+//! `.instructions.md` listed by path: those are said as not verified.
+
+use std::path::{Path, PathBuf};
+
+use super::chain::{self, Block, Sent};
+use super::record::{self, Record};
+use crate::agent::check::{Context, SessionRecord, TranscriptRecord};
+use crate::agent::turns::{self, SingleTurn, Turn};
+use crate::agent::{AgentCheck, Expected, Fact, SessionOptions};
+use crate::digest::sha256_hex;
+use crate::workspace::Workspace;
+
+/// The most records read to find the one of this run.
+const MAX_CANDIDATES: usize = 64;
+
+pub(crate) fn read_and_check(
+    opts: &SessionOptions,
+    workdir: &Path,
+    ws: &Workspace,
+    expected: &Expected,
+) -> AgentCheck {
+    let home = &opts.home;
+    let (record, note) = match load(home, opts.session_id.as_deref(), expected) {
+        Ok(found) => found,
+        Err(why) => {
+            return AgentCheck {
+                problems: vec![format!(
+                    "{why}; give this step, as agent-home, the `~/.copilot` folder the agent job uploaded (with `session-state/<id>/events.jsonl`)"
+                )],
+                ..AgentCheck::default()
+            };
+        }
+    };
+    let shown = record
+        .path
+        .strip_prefix(home)
+        .map(|p| format!("{}{}", chain::HOME_PREFIX, p.display()))
+        .unwrap_or_else(|_| record.path.display().to_string());
+    let chain_opts = chain::Options {
+        home: Some(home.clone()),
+    };
+    let mut files = Vec::new();
+    let ours = chain::blocks(workdir, ws, &chain_opts, &mut files).unwrap_or_default();
+    let git_root = ws.relative(&chain::git_root(workdir, ws));
+    let mut c = check(&record, &ours, &git_root, expected);
+    c.notes.extend(note);
+    c.transcript = Some(TranscriptRecord {
+        path: shown,
+        session_id: record.session_id.clone(),
+        sha256: record.sha256.clone(),
+        record: crate::agent::redaction::kind(record.redaction.as_ref()).into(),
+        redaction: record.redaction.clone(),
+    });
+    c
+}
+
+/// Every record under the agent home (`session-state/<id>/events.jsonl`;
+/// also under `.copilot/` when the whole home folder was uploaded).
+pub fn records(home: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for state in [
+        home.join("session-state"),
+        home.join(".copilot/session-state"),
+    ] {
+        let Ok(sessions) = std::fs::read_dir(&state) else {
+            continue;
+        };
+        for s in sessions.flatten() {
+            let events = s.path().join("events.jsonl");
+            if std::fs::symlink_metadata(&events).is_ok() {
+                out.push(events);
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// The prompt as Copilot CLI got it: byte for byte, or with the trailing
+/// line breaks a shell's `$(cat file)` drops.
+fn same_prompt(sent: &str, expected: &[u8]) -> Option<bool> {
+    if sent.as_bytes() == expected {
+        return Some(true);
+    }
+    let text = String::from_utf8_lossy(expected);
+    let trimmed = text.trim_end_matches(['\n', '\r']);
+    (sent == trimmed && !sent.is_empty()).then_some(false)
+}
+
+/// Finds this run's record: the only one with a prompt, or among several the
+/// one whose last prompt is this checkout's; else a problem naming them.
+pub(crate) fn load(
+    home: &Path,
+    session_id: Option<&str>,
+    expected: &Expected,
+) -> Result<(Record, Option<String>), String> {
+    let paths = records(home);
+    if paths.is_empty() {
+        return Err(format!(
+            "no Copilot CLI session record under `{}` (`session-state/<id>/events.jsonl`)",
+            home.display()
+        ));
+    }
+    if paths.len() > MAX_CANDIDATES {
+        return Err(format!(
+            "{} session records under agent-home, more than the {MAX_CANDIDATES} read to find this run's; upload only this run's record, or set session-id",
+            paths.len()
+        ));
+    }
+    let mut read = Vec::new();
+    let mut unread = Vec::new();
+    for p in &paths {
+        match record::read(p, home) {
+            Ok(r) => read.push(r),
+            Err(why) => unread.push(why),
+        }
+    }
+    if let Some(id) = session_id {
+        read.retain(|r| r.session_id.as_deref() == Some(id));
+        if read.is_empty() {
+            return Err(format!(
+                "no session record under agent-home has session id `{}`",
+                crate::escape::one_line(id)
+            ));
+        }
+    }
+    let mut with_turns: Vec<Record> = read.into_iter().filter(|r| !r.turns.is_empty()).collect();
+    let skipped = paths.len() - with_turns.len();
+    let skipped_note = (skipped > 0).then(|| {
+        format!("{skipped} session record(s) under agent-home hold no prompt and were not used")
+    });
+    match with_turns.len() {
+        0 => Err(format!(
+            "no session record under agent-home holds a prompt{}",
+            if unread.is_empty() {
+                String::new()
+            } else {
+                format!(" ({})", unread.join("; "))
+            }
+        )),
+        1 => Ok((with_turns.pop().expect("one"), skipped_note)),
+        _ => the_one_with_our_prompt(with_turns, expected),
+    }
+}
+
+fn record_name(r: &Record) -> String {
+    let id = r
+        .path
+        .parent()
+        .and_then(Path::file_name)
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    format!("`{}`", crate::escape::one_line(&id))
+}
+
+fn the_one_with_our_prompt(
+    with_turns: Vec<Record>,
+    expected: &Expected,
+) -> Result<(Record, Option<String>), String> {
+    let all: Vec<String> = with_turns.iter().map(record_name).collect();
+    let n = with_turns.len();
+    let mut ours: Vec<Record> = with_turns
+        .into_iter()
+        .filter(|r| {
+            r.output_turn()
+                .and_then(|t| same_prompt(&r.turns[t].prompt, expected.prompt_bytes))
+                .is_some()
+        })
+        .collect();
+    match ours.len() {
+        1 => Ok((
+            ours.pop().expect("one"),
+            Some(format!(
+                "{n} session records under agent-home ({}); the one whose last prompt is this checkout's was used",
+                all.join(", ")
+            )),
+        )),
+        0 => Err(format!(
+            "{n} session records under agent-home ({}), and none has this checkout's prompt; upload only this run's record, or set session-id",
+            all.join(", ")
+        )),
+        k => Err(format!(
+            "{k} session records have this checkout's prompt ({}): which one produced the review cannot be told; upload only this run's record, or set session-id",
+            ours.iter().map(record_name).collect::<Vec<_>>().join(", ")
+        )),
+    }
+}
+
+fn short(s: &str) -> String {
+    s.chars().take(12).collect()
+}
+
+/// The pure core: the record against the checkout's chain (`ours`);
+/// `git_root` is the git root relative to the workspace (`.` for it).
+pub(crate) fn check(r: &Record, ours: &[Block], git_root: &str, expected: &Expected) -> AgentCheck {
+    let mut c = AgentCheck::default();
+    let out_turn = r.output_turn().or(r.turns.len().checked_sub(1));
+    check_workdir(&mut c, r, expected);
+    check_prompt(&mut c, r, out_turn, expected);
+    let system = out_turn.and_then(|t| r.turns[t].system.as_deref());
+    check_instructions(&mut c, system, ours, git_root, expected);
+    let model = check_models(&mut c, r, out_turn, expected);
+    check_version_and_commit(&mut c, r, expected);
+    check_answer(&mut c, r, out_turn, expected);
+    check_budget(&mut c, r, expected);
+    check_edits(&mut c, r, expected);
+    check_hooks(&mut c, r);
+    record_notes(&mut c, r);
+    c.turns = neutral_turns(r);
+    c.output_turn = out_turn;
+    check_turns(&mut c, r, expected.single_turn);
+    c.context = out_turn.map(|t| Context {
+        sha: context_sha(&r.turns[..t]),
+        base_instructions_sha: r.turns[t]
+            .system
+            .as_deref()
+            .map(|s| sha256_hex(s.as_bytes())),
+        ..Context::default()
+    });
+    c.unverified.push((
+        "the tools the model was offered".into(),
+        "Copilot CLI's record holds the tool calls, not the tools list it sent (their names and schemas): the receipt cannot show which tools the model had".into(),
+    ));
+    c.facts = facts(r, out_turn);
+    c.settings = Some(SessionRecord {
+        cli_version: r.version.clone(),
+        model,
+        git_commit: r.head_commit.clone(),
+        ..SessionRecord::default()
+    });
+    c.tokens = r.tokens();
+    c
+}
+
+/// The agent ran in the working directory of this checkout.
+fn check_workdir(c: &mut AgentCheck, r: &Record, expected: &Expected) {
+    let Some(cwd) = r.cwd.as_deref() else {
+        c.unverified.push((
+            "the agent's working directory".into(),
+            "the session record's `session.start` names no working directory".into(),
+        ));
+        return;
+    };
+    let wd = expected.workdir.trim_end_matches('/');
+    if !(wd == "." || wd.is_empty() || cwd.trim_end_matches('/').ends_with(&format!("/{wd}"))) {
+        c.problems.push(format!(
+            "the agent ran in `{}`, which does not end in the working directory `{}`: the record is of another folder",
+            crate::escape::one_line(cwd),
+            expected.workdir
+        ));
+    }
+}
+
+/// The prompt of the turn whose answer is the output, against the
+/// checkout's; and the user text as sent, which must hold it.
+fn check_prompt(c: &mut AgentCheck, r: &Record, out_turn: Option<usize>, expected: &Expected) {
+    let prompt_name = expected
+        .prompt_path
+        .map_or("the inline prompt".to_string(), |p| format!("`{p}`"));
+    let Some(t) = out_turn.map(|t| &r.turns[t]) else {
+        c.problems
+            .push("the session record holds no user prompt: the agent may not have run".into());
+        return;
+    };
+    let sent_sha = sha256_hex(t.prompt.as_bytes());
+    match same_prompt(&t.prompt, expected.prompt_bytes) {
+        Some(true) => {}
+        Some(false) => c.notes.push(format!(
+            "{prompt_name} ends with line breaks the agent did not receive (a shell's `$(cat …)` drops them): the agent received the rest, byte for byte"
+        )),
+        None => c.problems.push(format!(
+            "the prompt the agent received (sha256 {}) is not {prompt_name} (sha256 {}): was the hash taken before a template was rendered, or the agent given another prompt?",
+            short(&sent_sha),
+            short(&sha256_hex(expected.prompt_bytes))
+        )),
+    }
+    // 1.0.102 sends the prompt less its trailing whitespace.
+    let trimmed = t.prompt.trim_end();
+    match t.sent.as_deref() {
+        Some(sent) if !sent.contains(&t.prompt) && !trimmed.is_empty() && sent.contains(trimmed) => {
+            c.notes.push(format!(
+                "Copilot CLI sent the prompt without its trailing whitespace, inside a user text of its own ({} bytes, sha256 {}): the current time before it",
+                sent.len(),
+                short(&sha256_hex(sent.as_bytes()))
+            ));
+        }
+        Some(sent) if sent.contains(&t.prompt) => {
+            if sent != t.prompt {
+                c.notes.push(format!(
+                    "Copilot CLI sent the prompt inside a user text of its own ({} bytes, sha256 {}): the current time before it{}",
+                    sent.len(),
+                    short(&sha256_hex(sent.as_bytes())),
+                    if sent.trim_end().ends_with("</system_reminder>") {
+                        ", and a system reminder after it"
+                    } else {
+                        ""
+                    }
+                ));
+            }
+        }
+        Some(sent) => c.problems.push(format!(
+            "the user text Copilot CLI sent (sha256 {}) does not hold the prompt it records: the record contradicts itself",
+            short(&sha256_hex(sent.as_bytes()))
+        )),
+        None => c.unverified.push((
+            "the user text as sent".into(),
+            "the record's user message has no `transformedContent`: what was sent around the prompt is not shown".into(),
+        )),
+    }
+    c.prompt_sent_sha = Some(sent_sha);
+}
+
+/// Where `needle` is in `hay` at or after `from`.
+fn find_from(hay: &str, needle: &str, from: usize) -> Option<usize> {
+    hay.get(from..)?.find(needle).map(|at| at + from)
+}
+
+/// Each file of the checkout's chain inside the system prompt the agent
+/// received, byte for byte and in order; each one missing is named, and
+/// every `<custom_instruction>` the checkout does not account for too.
+fn check_instructions(
+    c: &mut AgentCheck,
+    system: Option<&str>,
+    ours: &[Block],
+    git_root: &str,
+    expected: &Expected,
+) {
+    let Some(system) = system else {
+        c.problems.push(
+            "the session record holds no system prompt (`system.message`): the instruction files cannot be checked".into(),
+        );
+        return;
+    };
+    let mut found: Vec<Block> = Vec::new();
+    let mut matched: Vec<(usize, usize)> = Vec::new();
+    let mut at = 0;
+    for b in ours {
+        let needle = match b.sent {
+            Sent::Wrapped => format!("<custom_instruction>\n{}\n</custom_instruction>", b.text),
+            Sent::Inline => b.text.clone(),
+            Sent::Listed => {
+                let rel = match git_root {
+                    "." | "" => b.path.clone(),
+                    root => b
+                        .path
+                        .strip_prefix(&format!("{root}/"))
+                        .unwrap_or(&b.path)
+                        .to_string(),
+                };
+                let row = format!("'{rel}' |");
+                if system.contains(&row) {
+                    found.push(b.clone());
+                    c.unverified.push((
+                        format!("what `{}` says", crate::escape::one_line(&b.path)),
+                        format!(
+                            "its `applyTo` is `{}`: Copilot CLI listed its path for the model to read, and did not send its text; the receipt hashes the file (`agents`), and a tool call would show it read",
+                            crate::escape::one_line(b.apply_to.as_deref().unwrap_or_default())
+                        ),
+                    ));
+                } else {
+                    c.problems.push(format!(
+                        "the checkout's `{}` (`applyTo` narrower than `**`) is not listed in the system prompt the agent received",
+                        crate::escape::one_line(&b.path)
+                    ));
+                }
+                continue;
+            }
+        };
+        // In order; a wrapped file (specific enough) anywhere.
+        let anywhere = || {
+            (b.sent == Sent::Wrapped)
+                .then(|| system.find(&needle))
+                .flatten()
+        };
+        match find_from(system, &needle, at).or_else(anywhere) {
+            Some(pos) => {
+                matched.push((pos, pos + needle.len()));
+                at = pos + needle.len();
+                found.push(b.clone());
+            }
+            None => c.problems.push(format!(
+                "`{}` as the checkout has it (sha256 {}) is not in the system prompt the agent received: the file changed after the run, or the record is of another checkout",
+                crate::escape::one_line(&b.path),
+                short(&sha256_hex(b.text.as_bytes()))
+            )),
+        }
+    }
+    unaccounted(c, system, &matched);
+    let sent_sha = chain::render(&found).map(|b| sha256_hex(b.as_bytes()));
+    if sent_sha.as_deref() != expected.agents_sha {
+        let describe =
+            |s: Option<&str>| s.map_or("none".to_string(), |s| format!("sha256 {}", short(s)));
+        c.problems.push(format!(
+            "the instructions found in the system prompt the agent received ({}) differ from the chain computed from the checkout ({})",
+            describe(sent_sha.as_deref()),
+            describe(expected.agents_sha)
+        ));
+    }
+}
+
+/// Each `<custom_instruction>` of the system prompt that no file of the
+/// checkout's chain accounts for (`matched`: where the chain's files are).
+fn unaccounted(c: &mut AgentCheck, system: &str, matched: &[(usize, usize)]) {
+    let mut pos = 0;
+    while let Some(open) = find_from(system, "<custom_instruction>\n", pos) {
+        let Some(close) = find_from(system, "\n</custom_instruction>", open) else {
+            break;
+        };
+        let end = close + "\n</custom_instruction>".len();
+        if !matched.iter().any(|(s, e)| *s <= open && end <= *e) {
+            let text = &system[open + "<custom_instruction>\n".len()..close];
+            c.problems.push(format!(
+                "the agent received an instruction file (sha256 {}, {} bytes) that the checkout's chain does not have: a file removed after the run, one in the agent home not uploaded, or a record of another checkout",
+                short(&sha256_hex(text.as_bytes())),
+                text.len()
+            ));
+        }
+        pos = end;
+    }
+}
+
+/// Every answer's model against the step's; returns the output turn's.
+fn check_models(
+    c: &mut AgentCheck,
+    r: &Record,
+    out_turn: Option<usize>,
+    expected: &Expected,
+) -> Option<String> {
+    let out_model = out_turn.and_then(|t| r.turns[t].models.last().cloned());
+    let Some(claimed) = expected.model else {
+        return out_model;
+    };
+    if out_model.is_none() {
+        c.unverified.push((
+            "the model".into(),
+            format!("model is `{claimed}`, but the session record names no model for the answer"),
+        ));
+    }
+    let n = r.turns.len();
+    for (i, t) in r.turns.iter().enumerate() {
+        let mut seen: Vec<&str> = Vec::new();
+        for m in t.models.iter().filter(|m| *m != claimed) {
+            if seen.contains(&m.as_str()) {
+                continue;
+            }
+            seen.push(m);
+            let of = if n > 1 {
+                format!(" turn {} of {n}", i + 1)
+            } else {
+                " the session".into()
+            };
+            c.problems.push(format!(
+                "model is `{claimed}` but{of} ran `{}`",
+                crate::escape::one_line(&crate::markdown::clip(m, 80))
+            ));
+        }
+    }
+    out_model
+}
+
+/// The CLI version that ran (`copilotVersion`) and the commit it ran on.
+fn check_version_and_commit(c: &mut AgentCheck, r: &Record, expected: &Expected) {
+    match (expected.cli_version, r.version.as_deref()) {
+        (Some(claimed), Some(ran)) if claimed != ran => c.problems.push(format!(
+            "agent-version is `{claimed}` but the record was written by Copilot CLI `{}`: the npm loader runs a newer cached package unless COPILOT_AUTO_UPDATE=false",
+            crate::escape::one_line(ran)
+        )),
+        (Some(claimed), None) => c.unverified.push((
+            "the CLI version".into(),
+            format!("agent-version is `{claimed}`, but the record's `session.start` names no `copilotVersion`"),
+        )),
+        (None, Some(ran)) => c.notes.push(format!(
+            "agent-version was not given: the record says Copilot CLI `{}` ran, and nothing holds it to the version the agent job pinned",
+            crate::escape::one_line(ran)
+        )),
+        _ => {}
+    }
+    match r.head_commit.as_deref() {
+        Some(head) if !head.is_empty() && expected.git_sha.starts_with(head) => {}
+        Some(head) => c.problems.push(format!(
+            "the session started on commit {}, but the checkout is {}: the record is from another run",
+            crate::escape::one_line(head),
+            expected.git_sha
+        )),
+        None => c.unverified.push((
+            "the record's commit".into(),
+            "the record's `session.start` names no `headCommit`: nothing but the prompt and the instructions ties it to this checkout".into(),
+        )),
+    }
+}
+
+/// The output is the model's own last answer.
+fn check_answer(c: &mut AgentCheck, r: &Record, out_turn: Option<usize>, expected: &Expected) {
+    let answer = out_turn.and_then(|t| r.turns[t].answer.as_deref());
+    match (expected.output, answer) {
+        (Some(_), None) => c.unverified.push((
+            "the agent's last answer".into(),
+            format!(
+                "the session record holds no answer of the model: that `{}` is the model's own answer is not shown",
+                expected.output_path
+            ),
+        )),
+        (Some(output), Some(last)) => {
+            let output = String::from_utf8_lossy(output);
+            if output == last {
+            } else if output.trim_end() == last.trim_end() {
+                c.notes.push(format!(
+                    "`{}` is the agent's last answer plus trailing whitespace",
+                    expected.output_path
+                ));
+            } else {
+                c.problems.push(format!(
+                    "`{}` is not the agent's last answer (sha256 {} vs {}): something rewrote the review after the agent",
+                    expected.output_path,
+                    short(&sha256_hex(output.as_bytes())),
+                    short(&sha256_hex(last.as_bytes()))
+                ));
+            }
+        }
+        _ => {}
+    }
+}
+
+fn check_budget(c: &mut AgentCheck, r: &Record, expected: &Expected) {
+    match (expected.max_total_tokens, r.tokens()) {
+        (Some(max), Some(t)) if t.total > max => c.problems.push(format!(
+            "the session used {} tokens ({} input of which {} cache reads, {} output), over max-total-tokens {max}",
+            t.total, t.input, t.cached_input, t.output
+        )),
+        (Some(max), None) => c.unverified.push((
+            "the token count".into(),
+            format!("max-total-tokens is {max}, but the session record has no token count (`session.shutdown`, `session.usage_record`): the budget could not be checked"),
+        )),
+        _ => {}
+    }
+}
+
+/// The files an `apply_patch` input names (`*** Update File: p`).
+fn patched_files(patch: &str) -> Vec<String> {
+    patch
+        .lines()
+        .filter_map(|l| {
+            [
+                "*** Update File: ",
+                "*** Add File: ",
+                "*** Delete File: ",
+                "*** Move to: ",
+            ]
+            .iter()
+            .find_map(|p| l.strip_prefix(p))
+        })
+        .map(|p| p.trim().to_string())
+        .collect()
+}
+
+/// A tool call that edits one of the receipt's inputs (or an instruction file).
+fn check_edits(c: &mut AgentCheck, r: &Record, expected: &Expected) {
+    let cwd = r.cwd.clone().unwrap_or_default();
+    for call in &r.tool_calls {
+        let paths: Vec<String> = match call.name.as_str() {
+            "apply_patch" => {
+                let text = call.args.as_str().map(str::to_string).or_else(|| {
+                    ["input", "patch"]
+                        .iter()
+                        .find_map(|k| call.args[k].as_str().map(str::to_string))
+                });
+                text.map(|t| patched_files(&t)).unwrap_or_default()
+            }
+            "create" | "edit" | "str_replace" | "write" => ["path", "file_path"]
+                .iter()
+                .filter_map(|k| call.args[k].as_str().map(str::to_string))
+                .collect(),
+            "bash" => {
+                let Some(cmd) = call.args["command"].as_str() else {
+                    continue;
+                };
+                for input in crate::agent::check::inputs_a_command_can_write(
+                    cmd,
+                    expected.inputs,
+                    &cwd,
+                    expected.workdir,
+                ) {
+                    c.problems.push(format!(
+                        "the agent ran a command that can write `{input}`: `{}`; the receipt cannot vouch that the agent left it as recorded",
+                        crate::escape::one_line(&crate::markdown::clip(cmd, 200))
+                    ));
+                }
+                continue;
+            }
+            _ => continue,
+        };
+        for path in paths {
+            let rel = crate::agent::check::workspace_path(&path, &cwd, expected.workdir)
+                .or_else(|| crate::agent::check::normalize(&path))
+                .unwrap_or(path);
+            let name = rel.rsplit('/').next().unwrap_or_default();
+            let instruction = [
+                "AGENTS.md",
+                "CLAUDE.md",
+                "GEMINI.md",
+                "copilot-instructions.md",
+            ]
+            .contains(&name)
+                || name.ends_with(".instructions.md");
+            if expected.inputs.contains(&rel) || instruction {
+                c.problems.push(format!(
+                    "the agent changed `{}` during its run (`{}`): what the receipt recorded is not what the agent left",
+                    crate::escape::one_line(&rel),
+                    crate::escape::one_line(&call.name)
+                ));
+            }
+        }
+    }
+}
+
+/// Every hook that ran is named: the record says it ran, not which command
+/// ran nor what it printed.
+fn check_hooks(c: &mut AgentCheck, r: &Record) {
+    let n = r.turns.len();
+    for (i, t) in r.turns.iter().enumerate() {
+        let of_turn = if n > 1 {
+            format!(" of turn {}", i + 1)
+        } else {
+            String::new()
+        };
+        let mut seen: Vec<&str> = Vec::new();
+        for h in &t.hooks {
+            if seen.contains(&h.as_str()) {
+                continue;
+            }
+            seen.push(h);
+            let count = t.hooks.iter().filter(|x| *x == h).count();
+            c.unverified.push((
+                format!("what the {} hook ran{of_turn}", crate::escape::one_line(&crate::markdown::clip(h, 40))),
+                format!(
+                    "a `{}` hook ran {count} time{}{of_turn} (the record's `hook.start`): Copilot CLI records neither its command nor the file it came from, nor what it printed; the hook configurations are in the receipt's runtime files (`.github/hooks/*.json`, `.github/copilot/settings*.json`)",
+                    crate::escape::one_line(&crate::markdown::clip(h, 40)),
+                    if count == 1 { "" } else { "s" }
+                ),
+            ));
+        }
+    }
+}
+
+fn record_notes(c: &mut AgentCheck, r: &Record) {
+    c.notes.extend(r.warnings.iter().cloned());
+    if r.unread_lines > 0 {
+        c.unverified.push((
+            "the whole record".into(),
+            format!("{} line(s) of the session record were not read: what they held (a prompt, a hook, an answer) is not known", r.unread_lines),
+        ));
+    }
+    if r.resumes > 0 {
+        c.timeline.push(format!(
+            "The session was resumed {} time{}: the model saw the earlier turns",
+            r.resumes,
+            if r.resumes == 1 { "" } else { "s" }
+        ));
+    }
+}
+
+/// The messages before a turn's prompt, as the receipt hashes them
+/// (`context_sha`): each earlier turn's user text as sent and its answer,
+/// `[{"role": "user"|"assistant", "text": …}]`, keys sorted, no whitespace.
+fn context_sha(earlier: &[record::RecordTurn]) -> String {
+    let mut parts = Vec::new();
+    for t in earlier {
+        parts.push(
+            serde_json::json!({"role": "user", "text": t.sent.as_deref().unwrap_or(&t.prompt)}),
+        );
+        if let Some(a) = &t.answer {
+            parts.push(serde_json::json!({"role": "assistant", "text": a}));
+        }
+    }
+    sha256_hex(serde_json::to_string(&parts).unwrap_or_default().as_bytes())
+}
+
+fn neutral_turns(r: &Record) -> Vec<Turn> {
+    r.turns
+        .iter()
+        .enumerate()
+        .map(|(i, t)| Turn {
+            model: t.models.last().cloned(),
+            prompt_sha: Some(sha256_hex(t.prompt.as_bytes())),
+            context_sha: Some(context_sha(&r.turns[..i])),
+            items: Vec::new(),
+        })
+        .collect()
+}
+
+fn check_turns(c: &mut AgentCheck, r: &Record, single_turn: SingleTurn) {
+    let mut said = turns::beyond_one_turn(&c.turns);
+    // A model switch inside one turn.
+    if c.turns.len() == 1 {
+        let mut models: Vec<&String> = Vec::new();
+        for m in &r.turns[0].models {
+            if !models.contains(&m) {
+                models.push(m);
+            }
+        }
+        if models.len() > 1 {
+            said.push(format!("1 turn, {} models", models.len()));
+        }
+    }
+    match single_turn {
+        SingleTurn::Require => c.problems.extend(said.iter().map(|s| {
+            format!("{s}, and `single-turn: require` asks for one turn of one model with nothing summarised")
+        })),
+        SingleTurn::Warn => c.timeline.extend(said),
+        SingleTurn::Allow => c
+            .notes
+            .extend(said.iter().map(|s| format!("{s} (allowed by `single-turn: allow`)"))),
+    }
+}
+
+fn facts(r: &Record, out_turn: Option<usize>) -> Vec<Fact> {
+    let sent = out_turn.and_then(|t| r.turns[t].sent.as_deref());
+    vec![
+        Fact::text(
+            "Record kind",
+            format!(
+                "Copilot CLI's session events, {}",
+                crate::agent::redaction::describe(r.redaction.as_ref())
+            ),
+        ),
+        Fact::code("Copilot CLI", r.version.as_deref()),
+        Fact::code(
+            "User text sent (sha256)",
+            sent.map(|s| sha256_hex(s.as_bytes())).as_deref(),
+        ),
+        Fact::code("Record commit", r.head_commit.as_deref()),
+    ]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn block(path: &str, text: &str, sent: Sent) -> Block {
+        Block {
+            path: path.into(),
+            text: text.into(),
+            sent,
+            apply_to: (sent == Sent::Listed).then(|| "**/*.py".into()),
+        }
+    }
+
+    fn record(system: &str, tool: Option<serde_json::Value>) -> Record {
+        let mut lines = vec![
+            json!({"type": "session.start", "data": {"sessionId": "s", "copilotVersion": "1.0.102", "context": {"cwd": "/w/r", "headCommit": "c0ffee"}}}),
+            json!({"type": "user.message", "data": {"content": "Review\n", "transformedContent": "<current_datetime>t</current_datetime>\n\nReview\n"}}),
+            json!({"type": "system.message", "data": {"content": system}}),
+        ];
+        if let Some(t) = tool {
+            lines.push(json!({"type": "assistant.message", "data": {"model": "m", "content": "", "toolRequests": [t]}}));
+        }
+        lines.push(json!({"type": "assistant.message", "data": {"model": "m", "content": "{}"}}));
+        lines.push(json!({"type": "session.shutdown", "data": {"modelMetrics": {"m": {"usage": {"inputTokens": 900, "outputTokens": 100}}}}}));
+        let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
+        record::parse(Path::new("e.jsonl"), text.as_bytes())
+            .unwrap()
+            .0
+    }
+
+    fn expected<'a>(agents_sha: Option<&'a str>) -> Expected<'a> {
+        Expected {
+            prompt_path: Some("p.md"),
+            prompt_bytes: b"Review\n",
+            agents_sha,
+            cli_version: Some("1.0.102"),
+            model: Some("m"),
+            output_path: "r.json",
+            output: Some(b"{}"),
+            max_total_tokens: None,
+            git_sha: "c0ffee",
+            workdir: ".",
+            inputs: &[],
+            changed_skills: &[],
+            single_turn: SingleTurn::Warn,
+            schema: None,
+        }
+    }
+
+    fn system_of(blocks: &[Block]) -> String {
+        format!(
+            "</tools>\n\n{}| **/*.py | '.github/instructions/py.instructions.md' |  |\n<system_notifications>",
+            chain::render(blocks).unwrap()
+        )
+    }
+
+    #[test]
+    fn each_file_is_found_in_the_system_prompt_and_a_changed_one_named() {
+        let ours = vec![
+            block("AGENTS.md", "A\r\n", Sent::Wrapped),
+            block(
+                ".github/instructions/a.instructions.md",
+                "all\n",
+                Sent::Inline,
+            ),
+            block(
+                ".github/instructions/py.instructions.md",
+                "py\n",
+                Sent::Listed,
+            ),
+        ];
+        let sha = sha256_hex(chain::render(&ours).unwrap().as_bytes());
+        let r = record(&system_of(&ours), None);
+        let c = check(&r, &ours, ".", &expected(Some(&sha)));
+        assert!(c.problems.is_empty(), "{:?}", c.problems);
+        assert!(
+            c.unverified
+                .iter()
+                .any(|(w, _)| w.contains("py.instructions.md"))
+        );
+        assert_eq!(c.tokens.unwrap().total, 1000);
+        assert_eq!(
+            c.context.unwrap().base_instructions_sha,
+            Some(sha256_hex(system_of(&ours).as_bytes()))
+        );
+        // The checkout's AGENTS.md changed after the run.
+        let mut changed = ours.clone();
+        changed[0].text = "B\n".into();
+        let sha = sha256_hex(chain::render(&changed).unwrap().as_bytes());
+        let c = check(&r, &changed, ".", &expected(Some(&sha)));
+        let all = c.problems.join("\n");
+        assert!(all.contains("`AGENTS.md` as the checkout has it"), "{all}");
+        assert!(
+            all.contains("that the checkout's chain does not have"),
+            "{all}"
+        );
+    }
+
+    #[test]
+    fn a_tool_call_that_edits_an_instruction_or_input_is_named() {
+        let ours = vec![block("AGENTS.md", "A\n", Sent::Wrapped)];
+        let sha = sha256_hex(chain::render(&ours).unwrap().as_bytes());
+        let inputs = vec!["p.md".to_string()];
+        let mut e = expected(Some(&sha));
+        e.inputs = &inputs;
+        for (tool, named) in [
+            (
+                json!({"name": "apply_patch", "arguments": "*** Begin Patch\n*** Update File: /w/r/AGENTS.md\n@@\n-A\n+B\n*** End Patch"}),
+                "changed `AGENTS.md`",
+            ),
+            (
+                json!({"name": "bash", "arguments": {"command": "echo x > p.md"}}),
+                "can write `p.md`",
+            ),
+            (
+                json!({"name": "edit", "arguments": {"path": "/w/r/.github/instructions/x.instructions.md"}}),
+                "changed `.github/instructions/x.instructions.md`",
+            ),
+        ] {
+            let r = record(&system_of(&ours), Some(tool));
+            let c = check(&r, &ours, ".", &e);
+            assert!(
+                c.problems.iter().any(|p| p.contains(named)),
+                "{named}: {:?}",
+                c.problems
+            );
+        }
+    }
+
+    #[test]
+    fn another_version_or_model_than_the_steps_fails_naming_it() {
+        let ours = vec![block("AGENTS.md", "A\n", Sent::Wrapped)];
+        let sha = sha256_hex(chain::render(&ours).unwrap().as_bytes());
+        let r = record(&system_of(&ours), None);
+        let mut e = expected(Some(&sha));
+        e.cli_version = Some("1.0.80");
+        e.model = Some("other");
+        e.max_total_tokens = Some(999);
+        let c = check(&r, &ours, ".", &e);
+        let all = c.problems.join("\n");
+        assert!(all.contains("written by Copilot CLI `1.0.102`"), "{all}");
+        assert!(
+            all.contains("model is `other` but the session ran `m`"),
+            "{all}"
+        );
+        assert!(all.contains("over max-total-tokens 999"), "{all}");
+    }
+}

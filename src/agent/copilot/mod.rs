@@ -1,0 +1,105 @@
+//! GitHub Copilot CLI (1.0.80–1.0.102), installed by npm (`@github/copilot`)
+//! and run as `copilot -p "$PROMPT" --allow-all-tools`.
+//!
+//! - inputs: `agent-home` (the agent job's `~/.copilot`: the session record,
+//!   the user's instructions and settings);
+//! - its chain: `.github/copilot-instructions.md`, `AGENTS.md`, `CLAUDE.md`,
+//!   `GEMINI.md`, the working directory's, and `.github/instructions/`
+//!   ([`chain`]);
+//! - what its runtime runs: hooks, MCP servers ([`reach`]);
+//! - its record: `~/.copilot/session-state/<id>/events.jsonl` ([`record`]);
+//! - the check of the record against the checkout ([`check`]).
+
+pub(crate) mod chain;
+pub mod check;
+pub(crate) mod reach;
+pub(crate) mod record;
+
+use std::path::Path;
+
+use crate::agent::chain::Chain;
+use crate::agent::check::{AgentCheck, Expected};
+use crate::agent::kind::AgentKind;
+use crate::agent::reach::Reach;
+use crate::agent::seam::{About, Agent, SessionOptions, Setup};
+use crate::agent::turns::HookConfig;
+use crate::error::Error;
+use crate::workspace::Workspace;
+
+/// What Copilot CLI is, for the registry.
+const ABOUT: About = About {
+    kind: AgentKind::Copilot,
+    word: "copilot",
+    name: "Copilot CLI",
+    chain_name: "Copilot instructions",
+    without_home: "no agent-home: the receipt cannot vouch for what reached the agent (the \
+        prompt, the instruction files inside the system prompt, the model, the tokens); give \
+        this step as agent-home the agent job's ~/.copilot as uploaded (docs/copilot.md)",
+    without_version: None,
+    base_globs: BASE_GLOBS,
+    // No action of its own: the lint knows it by its npm install.
+    actions: &["npm:@github/copilot"],
+    aliases: &[],
+};
+
+/// Copilot CLI, for the registry.
+pub(crate) struct Copilot;
+
+impl Agent for Copilot {
+    fn about(&self) -> &'static About {
+        &ABOUT
+    }
+
+    fn chain(&self, setup: &Setup, cwd: &Path, ws: &Workspace) -> Result<Chain, Error> {
+        chain::load(cwd, ws, &chain_options(setup))
+    }
+
+    fn candidate_paths(&self, _setup: &Setup, cwd: &Path, ws: &Workspace) -> Vec<String> {
+        chain::candidate_paths(cwd, ws)
+    }
+
+    fn reach(&self, setup: &Setup, cwd: &Path, ws: &Workspace) -> Reach {
+        reach::reach(cwd, ws, setup.home.as_deref())
+    }
+
+    fn hook_configs(
+        &self,
+        _setup: &Setup,
+        cwd: &Path,
+        ws: &Workspace,
+        unread: &mut Vec<String>,
+    ) -> Vec<HookConfig> {
+        reach::hook_configs(cwd, ws, unread)
+    }
+
+    fn read_and_check(
+        &self,
+        _setup: &Setup,
+        session: &SessionOptions,
+        cwd: &Path,
+        ws: &Workspace,
+        expected: &Expected,
+    ) -> AgentCheck {
+        check::read_and_check(session, cwd, ws, expected)
+    }
+}
+
+fn chain_options(setup: &Setup) -> chain::Options {
+    chain::Options {
+        home: setup.home.clone(),
+    }
+}
+
+/// Besides the chain, compared with the base: what a pull request can change
+/// of Copilot CLI's runtime (docs/copilot.md): the instruction folder as a
+/// whole (a new narrow `.instructions.md` is listed to the model), hooks,
+/// repository settings, custom agents, skills and MCP configurations.
+pub(crate) const BASE_GLOBS: &[(&str, &str)] = &[
+    ("Copilot instructions", ".github/instructions/**"),
+    ("Copilot hooks", ".github/hooks/**"),
+    ("Copilot settings", ".github/copilot/**"),
+    ("Copilot custom agent", ".github/agents/**"),
+    ("Copilot skill", ".github/skills/**"),
+    ("MCP configuration", ".mcp.json"),
+    ("MCP configuration", ".github/mcp.json"),
+];
