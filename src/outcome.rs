@@ -49,6 +49,9 @@ pub struct Outcome {
     /// several turns, a model switch), each a sentence for the title: the
     /// conclusion is at most neutral.
     pub(crate) timeline: Vec<String>,
+    /// (`run`) Where the in-toto statement, its predicate and its subjects
+    /// (`sha256sum` form) are written, once the verdict is known.
+    pub(crate) attestation: Option<[crate::workspace::Location; 3]>,
 }
 
 /// A check that could not run: what, in a few words for the title, and why,
@@ -87,6 +90,7 @@ impl Outcome {
             instructions: None,
             unverified: Vec::new(),
             timeline: Vec::new(),
+            attestation: None,
         }
     }
 

@@ -39,6 +39,9 @@ pub const OTHER_OUTPUTS: &[&str] = &[
     "findings-removed",
     "instructions-changed",
     "not-verified",
+    "statement-file",
+    "predicate-file",
+    "subjects-file",
 ];
 
 pub(crate) struct StepOutputs {
@@ -52,6 +55,11 @@ impl Report for StepOutputs {
             .map(|(name, field)| (*name, result.field(field)))
             .collect();
         values.push(("usage-file", result.usage_file.clone()));
+        if let Some([statement, predicate, subjects]) = &result.attestation {
+            values.push(("statement-file", statement.shown.clone()));
+            values.push(("predicate-file", predicate.shown.clone()));
+            values.push(("subjects-file", subjects.shown.clone()));
+        }
         // A check that could not run is not a pass: `verified` says both.
         let missing: Vec<String> = result.not_verified().map(|u| u.what).collect();
         if let Some(v) = &result.verification {
