@@ -52,6 +52,8 @@ pub struct Outcome {
     /// (`run`) Where the in-toto statement, its predicate and its subjects
     /// (`sha256sum` form) are written, once the verdict is known.
     pub(crate) attestation: Option<[crate::workspace::Location; 3]>,
+    /// (`audit`) The table of runs, and how to print it.
+    pub(crate) audit: Option<(crate::audit::Audit, crate::inputs::Format)>,
 }
 
 /// A check that could not run: what, in a few words for the title, and why,
@@ -91,6 +93,7 @@ impl Outcome {
             unverified: Vec::new(),
             timeline: Vec::new(),
             attestation: None,
+            audit: None,
         }
     }
 

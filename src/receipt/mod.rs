@@ -12,6 +12,7 @@
 
 pub(crate) mod attest;
 pub(crate) mod identities;
+pub(crate) mod statement;
 pub mod pyjson;
 pub mod usage_file;
 pub(crate) mod verify;
