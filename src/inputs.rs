@@ -420,8 +420,29 @@ fn mode_word(mut args: Vec<OsString>) -> Vec<OsString> {
     args
 }
 
-/// `audit` needs its folder.
+/// An input one mode reads, given to another: a mistake worth stopping on
+/// (a `run` step given `statement` would not check it).
+fn only_in(mode: Mode, own: Mode, name: &str, value: Option<String>) -> Result<Option<String>, Error> {
+    match value {
+        Some(_) if mode != own => Err(Error::new(format!(
+            "input `{name}` is read by mode `{}` only, and this step's mode is `{}`; set `mode: {}` or leave `{name}` out",
+            mode_word_of(own),
+            mode_word_of(mode),
+            mode_word_of(own)
+        ))),
+        v => Ok(v),
+    }
+}
+
+fn mode_word_of(m: Mode) -> String {
+    m.to_possible_value()
+        .map(|v| v.get_name().to_string())
+        .unwrap_or_default()
+}
+
+/// `audit` needs its folder, and only `audit` reads one.
 fn audit_dir(mode: Mode, dir: Option<String>) -> Result<Option<String>, Error> {
+    let dir = only_in(mode, Mode::Audit, "audit-dir", dir)?;
     match (mode, dir) {
         (Mode::Audit, None) => Err(Error::new(
             "mode `audit` needs a folder: `prompt-receipt audit DIR`, or the input `audit-dir` (downloaded receipts, statements or bundles)",
@@ -519,7 +540,7 @@ impl Inputs {
             gate_schema: cli.gate_schema,
             single_turn: cli.single_turn,
             lint_workflows: cli.lint_workflows,
-            statement: given(cli.statement),
+            statement: only_in(cli.mode, Mode::Verify, "statement", given(cli.statement))?,
             audit_dir: audit_dir(cli.mode, given(cli.audit_dir))?,
             format: cli.format,
         })
@@ -836,6 +857,11 @@ mod tests {
         assert_eq!(p.mode, Mode::Run);
         let e = inputs(&["audit"], &[]).unwrap_err();
         assert!(e.message().contains("needs a folder"), "{e}");
+        let e = inputs(&["--prompt", "x", "--statement", "s.json"], &[]).unwrap_err();
+        assert_eq!(
+            e.message(),
+            "input `statement` is read by mode `verify` only, and this step's mode is `run`; set `mode: verify` or leave `statement` out"
+        );
     }
 
     #[test]

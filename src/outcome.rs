@@ -54,6 +54,8 @@ pub struct Outcome {
     pub(crate) attestation: Option<[crate::workspace::Location; 3]>,
     /// (`audit`) The table of runs, and how to print it.
     pub(crate) audit: Option<(crate::audit::Audit, crate::inputs::Format)>,
+    /// (`verify --statement`) What was verified is a statement's subjects.
+    pub(crate) statement: bool,
 }
 
 /// A check that could not run: what, in a few words for the title, and why,
@@ -94,6 +96,7 @@ impl Outcome {
             timeline: Vec::new(),
             attestation: None,
             audit: None,
+            statement: false,
         }
     }
 

@@ -55,6 +55,7 @@ pub(crate) fn verify_statement(given: &str, ws: &Workspace) -> Result<Outcome, E
     outcome.verification = Some(verification);
     outcome.unverified = unverified;
     outcome.caveats = caveats;
+    outcome.statement = true;
     Ok(outcome)
 }
 
