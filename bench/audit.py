@@ -33,6 +33,7 @@ def receipts(work, env, exe, n):
         r["prompt_sha"] = f"{i // 7:064x}"          # the prompt changes every 7 runs
         r["model"] = ["gpt-5.5", "o3"][(i // 50) % 2]  # the model every 50
         r["agents_sha"] = f"{i // 300:064x}"       # the chain every 300
+        r["output_sha"] = f"{i:064x}"              # each run's own review
         d = work / "runs" / f"{i:05}"
         d.mkdir(parents=True)
         f = d / "usage.json"

@@ -207,6 +207,7 @@ fn run(
         (None, Some(t)) => (nanos_of(t), crate::receipt::attest::rfc3339(t), "file"),
         (None, None) => (0, String::new(), "file"),
     };
+    let key = format!("{}\0{}", folder_of(&source), owned_key(receipt));
     Run {
         time,
         time_from,
@@ -221,9 +222,15 @@ fn run(
         source,
         changed: Vec::new(),
         from_statement,
-        // The same receipt in two files (usage.json beside its statement) is one run.
-        key: owned_key(receipt),
+        // The same receipt in two files of one folder (usage.json beside its
+        // statement: one artifact) is one run; in two folders, two runs.
+        key,
     }
+}
+
+/// The folder of a file named relative to the audited one.
+fn folder_of(source: &str) -> &str {
+    source.rsplit_once('/').map_or("", |(dir, _)| dir)
 }
 
 /// The receipt's own keys, canonically: what identifies a run.

@@ -198,15 +198,20 @@ fn audit_reads_statements_and_bundles_and_counts_a_run_once() {
     // A downloaded artifact holds the receipt and its statement: one run.
     s.write("runs/1/usage.json", s.read("usage.json"));
     s.write("runs/1/usage.intoto.json", s.read("usage.intoto.json"));
+    let first = s.read("usage.json");
     let prompt = s.read(EXAMPLE_PROMPT);
     s.write(EXAMPLE_PROMPT, [&prompt[..], b"Be brief.\n"].concat());
     signed_run(&s);
     s.write("runs/2/sha256:x.jsonl", bundle_file(&s.read("usage.intoto.json")));
+    // The same receipt in another artifact is another run, later (its file's time).
+    s.write("runs/3/usage.json", &first);
     let out = s.cli().arg("audit").arg("runs").arg("--format").arg("json").run();
     out.code(0);
     let table: Value = serde_json::from_str(&out.stdout).unwrap();
     let runs = table["runs"].as_array().unwrap();
-    assert_eq!(runs.len(), 2, "{table:#}");
+    assert_eq!(runs.len(), 3, "{table:#}");
+    assert_eq!((runs[2]["source"].as_str(), runs[2]["time_from"].as_str()), (Some("3/usage.json"), Some("file")));
+    assert!(runs[2]["changed"].as_array().unwrap().contains(&json!("prompt_sha256")), "{table:#}");
     assert_eq!(runs[0]["source"], "1/usage.intoto.json");
     assert_eq!(runs[0]["time_from"], "recorded_at");
     assert_eq!(runs[1]["source"], "2/sha256:x.jsonl");
