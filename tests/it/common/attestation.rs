@@ -57,23 +57,26 @@ pub fn violations(schema: &Value, value: &Value) -> Vec<String> {
         .collect()
 }
 
-/// A file a step output names: relative to the workspace, or absolute.
-fn named(ws: &Path, shown: &str) -> PathBuf {
-    if Path::new(shown).is_absolute() {
-        PathBuf::from(shown)
-    } else {
-        ws.join(shown)
+/// A file a step output names: relative to the workspace, or a host path
+/// under the runner's temp folder (`.../_temp/x`, found under `temp`).
+fn named(ws: &Path, temp: &Path, shown: &str) -> PathBuf {
+    match shown.split_once("/_temp/") {
+        Some((_, rest)) if Path::new(shown).is_absolute() && !Path::new(shown).exists() => {
+            temp.join(rest)
+        }
+        _ if Path::new(shown).is_absolute() => PathBuf::from(shown),
+        _ => ws.join(shown),
     }
 }
 
 /// Checks the statement, predicate and subjects files a step's outputs name.
 #[track_caller]
-pub fn check_written(ws: &Path, outputs: &BTreeMap<String, String>) {
+pub fn check_written(ws: &Path, temp: &Path, outputs: &BTreeMap<String, String>) {
     let Some(statement_file) = outputs.get("statement-file") else {
         return;
     };
     let read = |output: &str| -> Vec<u8> {
-        let path = named(ws, &outputs[output]);
+        let path = named(ws, temp, &outputs[output]);
         fs::read(&path).unwrap_or_else(|e| panic!("output {output}: {}: {e}", path.display()))
     };
     let statement: Value = serde_json::from_slice(&read("statement-file")).unwrap();
