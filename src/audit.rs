@@ -93,19 +93,29 @@ fn walk(dir: &Path, shown: &str) -> Result<Vec<PathBuf>, Error> {
     let mut stack = vec![(dir.to_path_buf(), 0usize)];
     let (mut files, mut seen) = (Vec::new(), 0usize);
     while let Some((folder, depth)) = stack.pop() {
-        let entries = std::fs::read_dir(&folder)
-            .map_err(|e| fail(format!("cannot read `{}` ({e}); give a folder of downloaded receipts", folder.display())))?;
+        let entries = std::fs::read_dir(&folder).map_err(|e| {
+            fail(format!(
+                "cannot read `{}` ({e}); give a folder of downloaded receipts",
+                folder.display()
+            ))
+        })?;
         for entry in entries.flatten() {
             seen += 1;
             if seen > MAX_ENTRIES {
-                return Err(fail(format!("holds more than {MAX_ENTRIES} entries; audit a narrower folder")));
+                return Err(fail(format!(
+                    "holds more than {MAX_ENTRIES} entries; audit a narrower folder"
+                )));
             }
-            let Ok(kind) = entry.file_type() else { continue };
+            let Ok(kind) = entry.file_type() else {
+                continue;
+            };
             let path = entry.path();
             if kind.is_dir() && depth < MAX_DEPTH {
                 stack.push((path, depth + 1));
             } else if kind.is_file()
-                && path.extension().is_some_and(|e| e == "json" || e == "jsonl")
+                && path
+                    .extension()
+                    .is_some_and(|e| e == "json" || e == "jsonl")
             {
                 files.push(path);
             }
@@ -152,7 +162,9 @@ fn read_one(path: &Path, root: &Path, rel: &str) -> Result<Vec<Run>, String> {
 }
 
 fn text(v: &Value, pointer: &str) -> Option<String> {
-    v.pointer(pointer).and_then(Value::as_str).map(str::to_string)
+    v.pointer(pointer)
+        .and_then(Value::as_str)
+        .map(str::to_string)
 }
 
 /// A receipt's run: no time of its own, no conclusion (the gate's and the
@@ -172,7 +184,15 @@ fn of_receipt(r: &Map<String, Value>, mtime: Option<std::time::SystemTime>, rel:
         verdict.push_str(&format!(", {n} findings"));
     }
     let cli = text(&v, "/session/cli_version").or_else(|| text(&v, "/codex_version"));
-    run(&v, (None, mtime), cli, verdict, None, rel.to_string(), false)
+    run(
+        &v,
+        (None, mtime),
+        cli,
+        verdict,
+        None,
+        rel.to_string(),
+        false,
+    )
 }
 
 /// A statement's run, from its predicate.
@@ -185,7 +205,15 @@ fn of_statement(p: &Value, mtime: Option<std::time::SystemTime>, source: String)
     let recorded = text(p, "/recorded_at");
     let cli = text(p, "/agent/cli_version");
     let run_id = text(p, "/workflow/run_id");
-    run(&receipt, (recorded, mtime), cli, verdict, run_id, source, true)
+    run(
+        &receipt,
+        (recorded, mtime),
+        cli,
+        verdict,
+        run_id,
+        source,
+        true,
+    )
 }
 
 fn run(
@@ -198,12 +226,19 @@ fn run(
     from_statement: bool,
 ) -> Run {
     let models: Vec<String> = match receipt.get("models").and_then(Value::as_array) {
-        Some(list) if !list.is_empty() => list.iter().filter_map(|m| m.as_str().map(String::from)).collect(),
+        Some(list) if !list.is_empty() => list
+            .iter()
+            .filter_map(|m| m.as_str().map(String::from))
+            .collect(),
         _ => text(receipt, "/model").into_iter().collect(),
     };
     let at_recorded = recorded.as_deref().and_then(parse_rfc3339);
     let (nanos, time, time_from) = match (at_recorded, mtime) {
-        (Some(secs), _) => (i128::from(secs) * 1_000_000_000, recorded.unwrap_or_default(), "recorded_at"),
+        (Some(secs), _) => (
+            i128::from(secs) * 1_000_000_000,
+            recorded.unwrap_or_default(),
+            "recorded_at",
+        ),
         (None, Some(t)) => (nanos_of(t), crate::receipt::attest::rfc3339(t), "file"),
         (None, None) => (0, String::new(), "file"),
     };
@@ -307,17 +342,27 @@ pub(crate) fn markdown(a: &Audit) -> String {
         a.runs.len(),
         a.files_read
     );
-    out.push_str("| # | recorded | agent | CLI | models | prompt | chain | verdict | changed | file |\n");
+    out.push_str(
+        "| # | recorded | agent | CLI | models | prompt | chain | verdict | changed | file |\n",
+    );
     out.push_str("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n");
     for (i, r) in a.runs.iter().enumerate() {
         let mark = |field: &str, value: String| {
-            if r.changed.contains(&field) { format!("**▲** {value}") } else { value }
+            if r.changed.contains(&field) {
+                format!("**▲** {value}")
+            } else {
+                value
+            }
         };
         let hash = |h: &Option<String>| {
             h.as_deref()
                 .map_or("–".into(), |h| crate::markdown::code(&short_hash(h)))
         };
-        let time = if r.time_from == "file" { format!("{} (file)", r.time) } else { r.time.clone() };
+        let time = if r.time_from == "file" {
+            format!("{} (file)", r.time)
+        } else {
+            r.time.clone()
+        };
         out.push_str(&format!(
             "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
             i + 1,
@@ -328,7 +373,13 @@ pub(crate) fn markdown(a: &Audit) -> String {
             mark("prompt_sha256", hash(&r.prompt_sha256)),
             mark("chain_sha256", hash(&r.chain_sha256)),
             mark("verdict", cell(&r.verdict)),
-            cell(&r.changed.iter().map(|c| c.trim_end_matches("_sha256")).collect::<Vec<_>>().join(", ")),
+            cell(
+                &r.changed
+                    .iter()
+                    .map(|c| c.trim_end_matches("_sha256"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
             cell(&r.source),
         ));
     }

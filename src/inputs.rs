@@ -422,7 +422,12 @@ fn mode_word(mut args: Vec<OsString>) -> Vec<OsString> {
 
 /// An input one mode reads, given to another: a mistake worth stopping on
 /// (a `run` step given `statement` would not check it).
-fn only_in(mode: Mode, own: Mode, name: &str, value: Option<String>) -> Result<Option<String>, Error> {
+fn only_in(
+    mode: Mode,
+    own: Mode,
+    name: &str,
+    value: Option<String>,
+) -> Result<Option<String>, Error> {
     match value {
         Some(_) if mode != own => Err(Error::new(format!(
             "input `{name}` is read by mode `{}` only, and this step's mode is `{}`; set `mode: {}` or leave `{name}` out",
@@ -849,9 +854,15 @@ mod tests {
     #[test]
     fn the_mode_as_the_first_word() {
         let v = inputs(&["verify", "--statement", "s.json"], &[]).unwrap();
-        assert_eq!((v.mode, v.statement.as_deref()), (Mode::Verify, Some("s.json")));
+        assert_eq!(
+            (v.mode, v.statement.as_deref()),
+            (Mode::Verify, Some("s.json"))
+        );
         let a = inputs(&["audit", "runs", "--format", "json"], &[]).unwrap();
-        assert_eq!((a.mode, a.audit_dir.as_deref(), a.format), (Mode::Audit, Some("runs"), Format::Json));
+        assert_eq!(
+            (a.mode, a.audit_dir.as_deref(), a.format),
+            (Mode::Audit, Some("runs"), Format::Json)
+        );
         // A prompt that reads like a mode is a prompt.
         let p = inputs(&["--prompt", "audit"], &[]).unwrap();
         assert_eq!(p.mode, Mode::Run);

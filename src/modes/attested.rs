@@ -83,17 +83,19 @@ fn check_subjects(
                 ));
                 continue;
             }
-            Ok(loc) => match crate::workspace::read_contained(&loc.path, &[&root], MAX_SUBJECT_BYTES) {
-                Ok(bytes) => Some(crate::digest::sha256_hex(&bytes)),
-                Err(Unread::Missing) => None,
-                Err(why) => {
-                    unverified.push(Unverified::new(
-                        format!("subject `{}`", crate::escape::one_line(name)),
-                        why.why(name),
-                    ));
-                    continue;
+            Ok(loc) => {
+                match crate::workspace::read_contained(&loc.path, &[&root], MAX_SUBJECT_BYTES) {
+                    Ok(bytes) => Some(crate::digest::sha256_hex(&bytes)),
+                    Err(Unread::Missing) => None,
+                    Err(why) => {
+                        unverified.push(Unverified::new(
+                            format!("subject `{}`", crate::escape::one_line(name)),
+                            why.why(name),
+                        ));
+                        continue;
+                    }
                 }
-            },
+            }
         };
         v.checked.push(name.to_string());
         if now.as_deref() != Some(recorded) {
@@ -129,9 +131,8 @@ fn recorded_commit(predicate: &Value, ws: &Workspace) -> Option<Unverified> {
 /// repository, the workflow that signed it, and the ref it ran from.
 fn signature_command(predicate: &Value, bundle: Option<&str>) -> String {
     let text = |p: &str| predicate.pointer(p).and_then(Value::as_str);
-    let quote = |s: &str| {
-        shlex::try_quote(s).map_or_else(|_| "'?'".to_string(), |q| q.into_owned())
-    };
+    let quote =
+        |s: &str| shlex::try_quote(s).map_or_else(|_| "'?'".to_string(), |q| q.into_owned());
     let file = text("/output/path").unwrap_or("review.json");
     let (Some(repo), Some(wf)) = (text("/workflow/repository"), text("/workflow/ref")) else {
         return format!(

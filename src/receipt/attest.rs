@@ -150,7 +150,11 @@ fn instruction_files(receipt: &Map<String, Value>, kind: crate::agent::AgentKind
     let mut files = Vec::new();
     for (what, path, sha) in [
         ("prompt", "prompt_path", "prompt_sha"),
-        ("prompt template", "prompt_template_path", "prompt_template_sha"),
+        (
+            "prompt template",
+            "prompt_template_path",
+            "prompt_template_sha",
+        ),
         ("tools", "tools_path", "tools_sha"),
         ("output schema", "schema_path", "schema_sha"),
         ("fixture", "fixture_path", "fixture_sha"),
@@ -159,7 +163,13 @@ fn instruction_files(receipt: &Map<String, Value>, kind: crate::agent::AgentKind
             files.push(json!({"path": p, "sha256": text(sha), "kind": what}));
         }
     }
-    let list = |k: &str| receipt.get(k).and_then(Value::as_array).into_iter().flatten();
+    let list = |k: &str| {
+        receipt
+            .get(k)
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+    };
     for f in list("agents") {
         files.push(json!({"path": f["path"], "sha256": f["sha256"], "kind": kind.chain_name()}));
     }
@@ -179,7 +189,10 @@ fn instruction_files(receipt: &Map<String, Value>, kind: crate::agent::AgentKind
 pub(crate) fn subjects(predicate: &Value) -> Vec<(String, String)> {
     let mut out: Vec<(String, String)> = Vec::new();
     let output = std::iter::once(&predicate["output"]);
-    let files = predicate["instructions"]["files"].as_array().into_iter().flatten();
+    let files = predicate["instructions"]["files"]
+        .as_array()
+        .into_iter()
+        .flatten();
     for f in output.chain(files) {
         let (Some(name), Some(sha)) = (f["path"].as_str(), f["sha256"].as_str()) else {
             continue;
@@ -265,7 +278,10 @@ mod tests {
         assert_eq!(names, vec!["r.json", "p.md", "AGENTS.md"]);
         assert_eq!(p["receipt"].get("claimed_by_upload"), None);
         assert_eq!(p["receipt"]["prompt_sha"], "aa");
-        assert_eq!(p["instructions"]["files"][3]["path"], "$CODEX_HOME/AGENTS.md");
+        assert_eq!(
+            p["instructions"]["files"][3]["path"],
+            "$CODEX_HOME/AGENTS.md"
+        );
         assert_eq!(
             checksums(&subjects(&p)),
             "cc  r.json\naa  p.md\ndd  AGENTS.md\n"

@@ -12,8 +12,8 @@
 
 pub(crate) mod attest;
 pub(crate) mod identities;
-pub(crate) mod statement;
 pub mod pyjson;
+pub(crate) mod statement;
 pub mod usage_file;
 pub(crate) mod verify;
 

@@ -85,7 +85,9 @@ fn take(shown: &str, line: usize, v: Value, out: &mut Attested) -> Result<(), Er
         _ => {
             return Err(refuse(
                 shown,
-                &format!("line {line}: neither an in-toto statement (`_type` {STATEMENT_TYPE}) nor a Sigstore bundle (`dsseEnvelope`)"),
+                &format!(
+                    "line {line}: neither an in-toto statement (`_type` {STATEMENT_TYPE}) nor a Sigstore bundle (`dsseEnvelope`)"
+                ),
             ));
         }
     };
@@ -113,19 +115,23 @@ fn payload(envelope: &Value) -> Result<Value, String> {
     let bytes = base64::engine::general_purpose::STANDARD
         .decode(text)
         .map_err(|e| format!("has a `payload` that is not base64 ({e})"))?;
-    let statement: Value = serde_json::from_slice(&bytes)
-        .map_err(|e| format!("has a `payload` that is not JSON ({})", strip(&e.to_string())))?;
+    let statement: Value = serde_json::from_slice(&bytes).map_err(|e| {
+        format!(
+            "has a `payload` that is not JSON ({})",
+            strip(&e.to_string())
+        )
+    })?;
     match kind_of(&statement) {
         Some("statement") => Ok(statement),
-        _ => Err(format!("has a `payload` that is not an in-toto statement (`_type` {STATEMENT_TYPE})")),
+        _ => Err(format!(
+            "has a `payload` that is not an in-toto statement (`_type` {STATEMENT_TYPE})"
+        )),
     }
 }
 
 /// The fields of a statement this tool reads, with the types it reads them as.
 fn check_layout(s: &Value) -> Result<(), String> {
-    let subjects = s["subject"]
-        .as_array()
-        .ok_or("`subject` is not a list")?;
+    let subjects = s["subject"].as_array().ok_or("`subject` is not a list")?;
     for (i, sub) in subjects.iter().enumerate() {
         if sub["name"].as_str().is_none() || sub["digest"]["sha256"].as_str().is_none() {
             return Err(format!(
@@ -177,7 +183,10 @@ mod tests {
         other["predicateType"] = json!("https://slsa.dev/provenance/v1");
         let lines = format!("{}\n{}\n", bundle(&other), bundle(&ours()));
         let read = parse("b.jsonl", lines.as_bytes()).unwrap();
-        assert_eq!((read.statements.len(), read.others, read.from_bundle), (1, 1, true));
+        assert_eq!(
+            (read.statements.len(), read.others, read.from_bundle),
+            (1, 1, true)
+        );
         assert_eq!(read.statements[0], ours());
     }
 

@@ -50,10 +50,16 @@ impl Report for Console {
 
 /// The audit's table for stdout: Markdown, or JSON (on one line in Actions,
 /// so no line of it can read as a workflow command).
-fn audit_text(audit: &crate::audit::Audit, format: crate::inputs::Format, in_actions: bool) -> String {
+fn audit_text(
+    audit: &crate::audit::Audit,
+    format: crate::inputs::Format,
+    in_actions: bool,
+) -> String {
     match format {
         crate::inputs::Format::Markdown => crate::audit::markdown(audit),
-        crate::inputs::Format::Json if in_actions => serde_json::to_string(audit).unwrap_or_default(),
+        crate::inputs::Format::Json if in_actions => {
+            serde_json::to_string(audit).unwrap_or_default()
+        }
         crate::inputs::Format::Json => serde_json::to_string_pretty(audit).unwrap_or_default(),
     }
 }

@@ -177,12 +177,16 @@ fn the_statement_is_in_toto_and_its_digests_are_the_receipts() {
     let s = Scenario::example();
     review_run(&s, V4, "artifacts/review.json", "usage.json", &[]);
     let statement: Value = serde_json::from_slice(&s.read("usage.intoto.json")).unwrap();
-    let errors = common::attestation::violations(&common::attestation::statement_layout(), &statement);
+    let errors =
+        common::attestation::violations(&common::attestation::statement_layout(), &statement);
     assert!(errors.is_empty(), "{errors:?}");
     let receipt: Value = serde_json::from_slice(&s.read("usage.json")).unwrap();
     // Nothing was uploaded: the predicate's receipt is the whole receipt.
     assert_eq!(statement["predicate"]["receipt"], receipt);
-    assert_eq!(statement["predicate"]["prompt"]["sha256"], receipt["prompt_sha"]);
+    assert_eq!(
+        statement["predicate"]["prompt"]["sha256"],
+        receipt["prompt_sha"]
+    );
     let digest = |name: &str| {
         statement["subject"]
             .as_array()

@@ -117,7 +117,12 @@ fn a_receipt_from_the_seed_script_is_merged_without_churn() {
     let statement: Value = serde_json::from_slice(&s.read("usage.intoto.json")).unwrap();
     let predicate = &statement["predicate"];
     assert_eq!(predicate["receipt"].get("claimed_by_upload"), None);
-    assert!(!serde_json::to_string(predicate).unwrap().contains("max_tokens"), "{predicate}");
+    assert!(
+        !serde_json::to_string(predicate)
+            .unwrap()
+            .contains("max_tokens"),
+        "{predicate}"
+    );
     assert_eq!(predicate["receipt"]["prompt_sha"], usage["prompt_sha"]);
     // The predicate file is what actions/attest signs: it claims nothing either.
     let alone: Value = serde_json::from_slice(&s.read("usage.predicate.json")).unwrap();

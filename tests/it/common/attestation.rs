@@ -88,7 +88,10 @@ pub fn check_written(ws: &Path, temp: &Path, outputs: &BTreeMap<String, String>)
     );
     let predicate = &statement["predicate"];
     let schema = violations(predicate_schema(), predicate);
-    assert!(schema.is_empty(), "{statement_file}: {schema:?}\n{predicate:#}");
+    assert!(
+        schema.is_empty(),
+        "{statement_file}: {schema:?}\n{predicate:#}"
+    );
     // Each turn's model and context hash, as the receipt holds them.
     let receipt = &predicate["receipt"];
     let turns: Vec<Value> = receipt["turns"]
@@ -104,16 +107,31 @@ pub fn check_written(ws: &Path, temp: &Path, outputs: &BTreeMap<String, String>)
         .map(|t| json!([t["model"], t["context_sha256"]]))
         .collect();
     assert_eq!(told, turns, "{statement_file}: the turns");
-    assert_eq!(predicate["agent"]["name"], receipt.get("agent").cloned().unwrap_or(json!("codex")));
-    assert_eq!(predicate["instructions"]["chain_sha256"], receipt.get("agents_sha").cloned().unwrap_or(Value::Null));
-    assert!(receipt.get("claimed_by_upload").is_none(), "{statement_file}: a claim in the predicate");
+    assert_eq!(
+        predicate["agent"]["name"],
+        receipt.get("agent").cloned().unwrap_or(json!("codex"))
+    );
+    assert_eq!(
+        predicate["instructions"]["chain_sha256"],
+        receipt.get("agents_sha").cloned().unwrap_or(Value::Null)
+    );
+    assert!(
+        receipt.get("claimed_by_upload").is_none(),
+        "{statement_file}: a claim in the predicate"
+    );
     let alone: Value = serde_json::from_slice(&read("predicate-file")).unwrap();
     assert_eq!(&alone, predicate, "the predicate file is the statement's");
     let sums: String = statement["subject"]
         .as_array()
         .unwrap()
         .iter()
-        .map(|s| format!("{}  {}\n", s["digest"]["sha256"].as_str().unwrap(), s["name"].as_str().unwrap()))
+        .map(|s| {
+            format!(
+                "{}  {}\n",
+                s["digest"]["sha256"].as_str().unwrap(),
+                s["name"].as_str().unwrap()
+            )
+        })
         .collect();
     assert_eq!(String::from_utf8(read("subjects-file")).unwrap(), sums);
 }

@@ -640,7 +640,10 @@ impl Outcome {
         keep_summary(summary);
         let outputs = parse_outputs(&fs::read_to_string(output).unwrap());
         // Every statement a step writes is valid, whatever the test checks.
-        let temp = output.parent().and_then(Path::parent).map(|g| g.join("runner_temp"));
+        let temp = output
+            .parent()
+            .and_then(Path::parent)
+            .map(|g| g.join("runner_temp"));
         attestation::check_written(&ws, &temp.unwrap_or_default(), &outputs);
         Outcome {
             code: out.status.code().unwrap_or(-1),
