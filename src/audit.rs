@@ -10,7 +10,7 @@ use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
 use serde::Serialize;
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use crate::error::Error;
 use crate::receipt::statement::{self, MAX_STATEMENT_BYTES};
@@ -132,9 +132,9 @@ fn read_one(path: &Path, root: &Path, rel: &str) -> Result<Vec<Run>, String> {
         .map_err(|why| why.why(rel))?;
     let mtime = std::fs::metadata(path).and_then(|m| m.modified()).ok();
     let whole: Option<Value> = serde_json::from_slice(&bytes).ok();
-    if let Some(Value::Object(receipt)) = &whole
-        && receipt.contains_key("receipt_version")
-        && receipt.contains_key("prompt_sha")
+    if let Some(receipt) = &whole
+        && receipt.get("receipt_version").is_some()
+        && receipt.get("prompt_sha").is_some()
     {
         return Ok(vec![of_receipt(receipt, mtime, rel)]);
     }
@@ -169,8 +169,7 @@ fn text(v: &Value, pointer: &str) -> Option<String> {
 
 /// A receipt's run: no time of its own, no conclusion (the gate's and the
 /// verification's results stand for it).
-fn of_receipt(r: &Map<String, Value>, mtime: Option<std::time::SystemTime>, rel: &str) -> Run {
-    let v = Value::Object(r.clone());
+fn of_receipt(v: &Value, mtime: Option<std::time::SystemTime>, rel: &str) -> Run {
     let valid = v.pointer("/validation/valid").and_then(Value::as_bool);
     let verified = v.pointer("/verification/verified").and_then(Value::as_bool);
     let findings = v.get("findings_count").and_then(Value::as_u64);
@@ -183,21 +182,13 @@ fn of_receipt(r: &Map<String, Value>, mtime: Option<std::time::SystemTime>, rel:
     if let Some(n) = findings {
         verdict.push_str(&format!(", {n} findings"));
     }
-    let cli = text(&v, "/session/cli_version").or_else(|| text(&v, "/codex_version"));
-    run(
-        &v,
-        (None, mtime),
-        cli,
-        verdict,
-        None,
-        rel.to_string(),
-        false,
-    )
+    let cli = text(v, "/session/cli_version").or_else(|| text(v, "/codex_version"));
+    run(v, (None, mtime), cli, verdict, None, rel.to_string(), false)
 }
 
 /// A statement's run, from its predicate.
 fn of_statement(p: &Value, mtime: Option<std::time::SystemTime>, source: String) -> Run {
-    let receipt = p.get("receipt").cloned().unwrap_or(Value::Null);
+    let receipt = p.get("receipt").unwrap_or(&Value::Null);
     let mut verdict = text(p, "/verdict/conclusion").unwrap_or_else(|| "unknown".into());
     if let Some(n) = p.pointer("/verdict/findings").and_then(Value::as_u64) {
         verdict.push_str(&format!(", {n} findings"));
@@ -206,7 +197,7 @@ fn of_statement(p: &Value, mtime: Option<std::time::SystemTime>, source: String)
     let cli = text(p, "/agent/cli_version");
     let run_id = text(p, "/workflow/run_id");
     run(
-        &receipt,
+        receipt,
         (recorded, mtime),
         cli,
         verdict,
@@ -270,14 +261,31 @@ fn folder_of(source: &str) -> &str {
 
 /// The receipt's own keys, canonically: what identifies a run.
 fn owned_key(receipt: &Value) -> String {
-    let owned: Map<String, Value> = receipt
-        .as_object()
-        .into_iter()
-        .flatten()
-        .filter(|(k, _)| crate::receipt::OWNED_KEYS.contains(&k.as_str()))
-        .map(|(k, v)| (k.clone(), v.clone()))
-        .collect();
-    crate::digest::sha256_hex(serde_json::to_string(&owned).unwrap_or_default().as_bytes())
+    use sha2::Digest;
+    let mut hash = sha2::Sha256::new();
+    // Keys in order (a `Map` is sorted), each with its value: no copy made.
+    for (k, v) in receipt.as_object().into_iter().flatten() {
+        if crate::receipt::OWNED_KEYS.contains(&k.as_str()) {
+            hash.update(k.as_bytes());
+            hash.update([0]);
+            let _ = serde_json::to_writer(HashWriter(&mut hash), v);
+            hash.update([0]);
+        }
+    }
+    hex::encode(hash.finalize())
+}
+
+/// Serialized JSON straight into the hash.
+struct HashWriter<'a>(&'a mut sha2::Sha256);
+
+impl std::io::Write for HashWriter<'_> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        sha2::Digest::update(self.0, buf);
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
 }
 
 fn nanos_of(t: std::time::SystemTime) -> i128 {

@@ -4,7 +4,7 @@
 use crate::common;
 
 use common::*;
-use serde_json::{Value, json};
+use serde_json::Value;
 
 const V3: &str = ".github/codex/prompts/review.v3.md";
 const V4: &str = ".github/codex/prompts/review.v4.md";
