@@ -334,7 +334,12 @@ fn order_and_mark(mut runs: Vec<Run>) -> Vec<Run> {
             ("models", a.models != b.models),
             ("prompt_sha256", a.prompt_sha256 != b.prompt_sha256),
             ("chain_sha256", a.chain_sha256 != b.chain_sha256),
-            ("verdict", a.verdict != b.verdict),
+            // A receipt has no conclusion: its verdict is said in other
+            // words, compared only with another receipt's.
+            (
+                "verdict",
+                a.from_statement == b.from_statement && a.verdict != b.verdict,
+            ),
         ];
         b.changed = pairs.iter().filter(|(_, c)| *c).map(|(n, _)| *n).collect();
     }
