@@ -680,6 +680,29 @@ mod tests {
     use super::*;
 
     #[test]
+    fn an_audit_too_long_for_the_summary_is_cut_at_a_row_and_says_how_many_left() {
+        let rows: String = (1..=100)
+            .map(|i| format!("| {i} | {} |\n", "x".repeat(50)))
+            .collect();
+        let table = format!("## Agent runs\n\n| # | v |\n| --- | --- |\n{rows}");
+        assert_eq!(within(&table, 1 << 20), table);
+        let cut = within(&table, 2000);
+        assert!(cut.len() <= 2000, "{}", cut.len());
+        let kept = cut
+            .lines()
+            .filter(|l| l.starts_with("| ") && !l.starts_with("| #") && !l.starts_with("| -"))
+            .count();
+        assert!(
+            cut.contains(&format!("{} more rows did not fit", 100 - kept)),
+            "{cut}"
+        );
+        assert!(
+            cut.lines().all(|l| !l.starts_with('|') || l.ends_with('|')),
+            "a row cut in half"
+        );
+    }
+
+    #[test]
     fn fit_cuts_at_a_line_and_says_so() {
         let md = "line one\nline two\nline three\n".repeat(100);
         let cut = fit(&md, 200);
