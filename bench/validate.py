@@ -19,7 +19,10 @@ Goal (issue 3): at most 0.05 of Python's wall time.
 import argparse
 import json
 import shutil
+import subprocess
 import sys
+import tempfile
+from pathlib import Path
 
 from common import binary, example_repo, measure, table
 
@@ -45,6 +48,19 @@ def findings(n, broken, pretty=False):
     return json.dumps({"ok": False, "findings": out}, indent=2 if pretty else None)
 
 
+def stdout_bytes(validate, work, env):
+    """Bytes `validate` writes to standard output on a terminal, and in Actions
+    (inputs as INPUT_*, a job summary file, which takes the rest)."""
+    terminal = subprocess.run(validate, cwd=work, env=env, capture_output=True).stdout
+    with tempfile.NamedTemporaryFile() as summary:
+        actions = dict(env, GITHUB_ACTIONS="true", GITHUB_WORKSPACE=str(work), GITHUB_STEP_SUMMARY=summary.name,
+                       INPUT_MODE="validate", **{"INPUT_FAIL-ON": "never"})
+        logged = subprocess.run(validate[:1], cwd=work, env=actions, capture_output=True).stdout
+        kept = Path(summary.name).stat().st_size
+    return (f"{len(terminal):,} bytes on a terminal; {len(logged):,} bytes in Actions "
+            f"(the job summary holds {kept:,} bytes)")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--runs", type=int, default=5)
@@ -67,6 +83,7 @@ def main():
                      "Python jsonschema iter_errors": [theirs]}
             rows = measure(sides, args.runs, work, env, before=lambda: (work / "usage.json").unlink(missing_ok=True), peak_runs=1)
             table(f"{label}: review.json of {size / 1e6:.1f} MB, {args.runs} runs each", rows, "Python jsonschema iter_errors")
+            print(f"standard output of `validate`: {stdout_bytes(validate, work, env)}")
             print()
     finally:
         shutil.rmtree(work, ignore_errors=True)

@@ -83,6 +83,73 @@ pub(crate) struct Origin {
     /// repository: `GITHUB_WORKFLOW_REF`'s, or for `workflow_run` the
     /// triggering run's.
     pub(crate) workflow_path: Option<String>,
+    /// Whether the pull request can change the workflow file that runs this
+    /// step; `None` when the run cannot tell or reviews no pull request.
+    pub(crate) layout: Option<Layout>,
+}
+
+/// Who controls the workflow file that runs this step: what the receipt's
+/// verdict is worth rests on it (the README's Trust section).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Layout {
+    /// The pull request's own copy of the workflow file runs: it can change
+    /// this step's inputs, point `uses:` elsewhere, or post the check itself.
+    Advisory,
+    /// A workflow file the pull request cannot change runs; why, in a few
+    /// words of ours (no text from the environment).
+    Binding(&'static str),
+}
+
+impl Layout {
+    /// The step output `layout`.
+    pub(crate) fn as_str(self) -> &'static str {
+        match self {
+            Layout::Advisory => "advisory",
+            Layout::Binding(_) => "binding",
+        }
+    }
+}
+
+/// The layout from the event and the workflow file that runs (`GITHUB_WORKFLOW_REF`,
+/// which a reusable workflow reads as its caller's: the caller is what a pull
+/// request edits to repoint `uses:`). `pull_request` and the review events run
+/// the workflow file of the pull request's merge or head ref: advisory when that
+/// file is this repository's, binding when it is another's (an organization
+/// ruleset's required workflow). `workflow_run` and `pull_request_target` run
+/// the default branch's or the base's file. Anything else, or a
+/// `GITHUB_WORKFLOW_REF` or `GITHUB_REPOSITORY` that is missing or unreadable,
+/// is `None`: the run says nothing rather than guess.
+pub(crate) fn layout(
+    event_name: &str,
+    workflow_ref: Option<&str>,
+    repository: Option<&str>,
+) -> Option<Layout> {
+    match event_name {
+        "workflow_run" => Some(Layout::Binding(
+            "`workflow_run` runs the default branch's workflow file",
+        )),
+        "pull_request_target" => Some(Layout::Binding(
+            "`pull_request_target` runs the base branch's workflow file",
+        )),
+        "pull_request" | "pull_request_review" | "pull_request_review_comment" => {
+            let (owner, repo) = repository?.trim().split_once('/')?;
+            let (ref_owner, ref_repo, _) = workflow_parts(workflow_ref?)?;
+            if [owner, repo, ref_owner, ref_repo]
+                .iter()
+                .any(|p| p.is_empty())
+            {
+                return None;
+            }
+            // GitHub's owner and repository names are case-insensitive.
+            let same = owner.eq_ignore_ascii_case(ref_owner) && repo.eq_ignore_ascii_case(ref_repo);
+            Some(if same {
+                Layout::Advisory
+            } else {
+                Layout::Binding("the workflow file is another repository's (a required workflow)")
+            })
+        }
+        _ => None,
+    }
 }
 
 /// The run's origin from the event and `GITHUB_WORKFLOW_REF`.
@@ -90,6 +157,7 @@ pub(crate) fn origin(
     event_name: &str,
     payload: Option<&Value>,
     workflow_ref: Option<&str>,
+    repository: Option<&str>,
 ) -> Origin {
     let t = target(event_name, payload, "");
     let text = |p: &str| payload.and_then(|v| v.pointer(p)).and_then(Value::as_str);
@@ -108,15 +176,20 @@ pub(crate) fn origin(
         reviews_pull_request,
         from_fork: t.from_fork,
         workflow_path: workflow.filter(|p| repository_workflow(p)),
+        layout: layout(event_name, workflow_ref, repository),
     }
 }
 
 /// `owner/repo/.github/workflows/file.yml@refs/...` → `.github/workflows/file.yml`.
 fn workflow_file(workflow_ref: &str) -> Option<String> {
-    let (path, _) = workflow_ref.rsplit_once('@')?;
+    workflow_parts(workflow_ref).map(|(_, _, file)| file.to_string())
+}
+
+/// `owner/repo/path@ref` → (`owner`, `repo`, `path`).
+fn workflow_parts(workflow_ref: &str) -> Option<(&str, &str, &str)> {
+    let (path, _) = workflow_ref.trim().rsplit_once('@')?;
     let mut parts = path.splitn(3, '/');
-    let (_owner, _repo, file) = (parts.next()?, parts.next()?, parts.next()?);
-    Some(file.to_string())
+    Some((parts.next()?, parts.next()?, parts.next()?))
 }
 
 /// A workflow file of this repository, named plainly: nothing that climbs out.
@@ -181,6 +254,7 @@ mod tests {
             "pull_request",
             Some(&p),
             Some("o/r/.github/workflows/review.yml@refs/pull/7/merge"),
+            Some("o/r"),
         );
         assert_eq!(o.base_sha.as_deref(), Some(MERGE));
         assert!(o.reviews_pull_request && o.from_fork);
@@ -194,6 +268,7 @@ mod tests {
             "workflow_run",
             Some(&run),
             Some("o/r/.github/workflows/report.yml@refs/heads/main"),
+            Some("o/r"),
         );
         assert_eq!(
             (o.base_sha, o.reviews_pull_request, o.from_fork),
@@ -203,8 +278,100 @@ mod tests {
             o.workflow_path.as_deref(),
             Some(".github/workflows/agent-review.yml")
         );
-        let o = origin("push", None, Some("o/r/../../etc/passwd@x"));
+        let o = origin("push", None, Some("o/r/../../etc/passwd@x"), Some("o/r"));
         assert_eq!(o, Origin::default());
+    }
+
+    const OWN: &str = "o/r/.github/workflows/review.yml@refs/pull/7/merge";
+
+    #[test]
+    fn the_pull_requests_own_workflow_file_is_advisory() {
+        for event in [
+            "pull_request",
+            "pull_request_review",
+            "pull_request_review_comment",
+        ] {
+            assert_eq!(
+                layout(event, Some(OWN), Some("o/r")),
+                Some(Layout::Advisory),
+                "{event}"
+            );
+        }
+        // Names differ only in case: still this repository.
+        assert_eq!(
+            layout("pull_request", Some(OWN), Some("O/R")),
+            Some(Layout::Advisory)
+        );
+        let o = origin("pull_request", None, Some(OWN), Some("o/r"));
+        assert_eq!(o.layout.map(Layout::as_str), Some("advisory"));
+    }
+
+    #[test]
+    fn a_workflow_file_from_the_default_branch_or_the_base_is_binding() {
+        for event in ["workflow_run", "pull_request_target"] {
+            let l = layout(
+                event,
+                Some("o/r/.github/workflows/receipt.yml@refs/heads/main"),
+                Some("o/r"),
+            );
+            assert!(matches!(l, Some(Layout::Binding(_))), "{event}: {l:?}");
+            // What the event runs decides, whatever the variables say.
+            assert!(matches!(
+                layout(event, None, None),
+                Some(Layout::Binding(_))
+            ));
+        }
+    }
+
+    #[test]
+    fn a_required_workflow_of_another_repository_is_binding() {
+        let required = "org/.github/.github/workflows/receipt.yml@refs/heads/main";
+        let l = layout("pull_request", Some(required), Some("org/app"));
+        assert_eq!(
+            l,
+            Some(Layout::Binding(
+                "the workflow file is another repository's (a required workflow)"
+            ))
+        );
+        assert_eq!(l.map(Layout::as_str), Some("binding"));
+        // Same owner, another repository: not the pull request's copy either.
+        assert!(matches!(
+            layout(
+                "pull_request",
+                Some("o/other/.github/workflows/x.yml@v1"),
+                Some("o/r")
+            ),
+            Some(Layout::Binding(_))
+        ));
+    }
+
+    #[test]
+    fn a_reusable_workflow_counts_its_callers_file() {
+        // A reusable workflow from another repository, called from this
+        // repository's pull_request workflow, sees the caller's ref: the
+        // pull request can edit the caller, so the run is advisory.
+        let caller = "o/r/.github/workflows/agent-review.yml@refs/pull/7/merge";
+        assert_eq!(
+            layout("pull_request", Some(caller), Some("o/r")),
+            Some(Layout::Advisory)
+        );
+    }
+
+    #[test]
+    fn without_the_variables_or_a_pull_request_nothing_is_said() {
+        for (event, wref, repo) in [
+            ("pull_request", None, Some("o/r")),
+            ("pull_request", Some(OWN), None),
+            ("pull_request", Some("no-at-sign"), Some("o/r")),
+            ("pull_request", Some("o@refs/heads/main"), Some("o/r")),
+            ("pull_request", Some(OWN), Some("no-slash")),
+            ("pull_request", Some("/r/x.yml@main"), Some("/r")),
+            ("push", Some(OWN), Some("o/r")),
+            ("workflow_dispatch", Some(OWN), Some("o/r")),
+            ("", None, None),
+        ] {
+            assert_eq!(layout(event, wref, repo), None, "{event} {wref:?} {repo:?}");
+        }
     }
 
     #[test]

@@ -66,6 +66,7 @@ pub fn run(inputs: &Inputs, ctx: &Context) -> Result<Outcome, Error> {
             &ctx.event_name,
             payload.as_ref(),
             ctx.workflow_ref.as_deref(),
+            ctx.repository.as_deref(),
         )
     } else {
         event::Origin::default()
@@ -76,6 +77,10 @@ pub fn run(inputs: &Inputs, ctx: &Context) -> Result<Outcome, Error> {
             "an agent job the fork does not control",
             FORK,
         ));
+    }
+    // Said of a verdict about the pull request, not of a recording step.
+    if !matches!(inputs.mode, inputs::Mode::Record | inputs::Mode::Lint) {
+        outcome.layout = origin.layout;
     }
     let clock = logging::Stopwatch::start("report");
     for r in &mut report::destinations(ctx, inputs.report_options(), inputs.mode) {

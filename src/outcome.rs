@@ -8,6 +8,7 @@ use serde_json::{Map, Value};
 use crate::agent::AgentCheck;
 use crate::base::{self, Policy};
 use crate::compare::Comparison;
+use crate::event::Layout;
 use crate::inputs::Mode;
 use crate::level::{Caveat, Level};
 use crate::lint::Lint;
@@ -56,7 +57,26 @@ pub struct Outcome {
     pub(crate) audit: Option<(crate::audit::Audit, crate::inputs::Format)>,
     /// (`verify --statement`) What was verified is a statement's subjects.
     pub(crate) statement: bool,
+    /// Whether the pull request could change the workflow file that ran this
+    /// step (`run`, `verify`, `validate`, `compare` in Actions; `None` when
+    /// the run cannot tell). It never changes the conclusion: a green check
+    /// in the advisory layout stays green, and its title says `advisory`.
+    /// What the layout decides is who wrote the check, not what the receipt
+    /// found; and a cap to neutral would hold nothing in the one layout it
+    /// would apply to, where the pull request edits this very step (its
+    /// inputs, its `uses:`) or posts the check itself. It would only turn
+    /// every run of that layout yellow, and teach reviewers to read past
+    /// yellow.
+    pub(crate) layout: Option<Layout>,
 }
+
+/// What the advisory layout's check says, in its title, the job summary and
+/// the log: this exact phrase, which people and scripts look for.
+pub(crate) const ADVISORY: &str = "advisory: this workflow file can be changed by the pull request";
+
+/// Where the README shows the layout the pull request cannot edit.
+pub(crate) const BINDING_LAYOUT_URL: &str =
+    "https://github.com/prompt-receipt/prompt-receipt#the-binding-layout";
 
 /// A check that could not run: what, in a few words for the title, and why,
 /// with the fix, for the summary and the annotation.
@@ -97,6 +117,7 @@ impl Outcome {
             attestation: None,
             audit: None,
             statement: false,
+            layout: None,
         }
     }
 

@@ -247,6 +247,21 @@ impl Unread {
 /// `roots`, be a regular file, and hold at most `max` bytes.
 pub(crate) fn read_contained(path: &Path, roots: &[&Path], max: u64) -> Result<Vec<u8>, Unread> {
     use std::io::Read;
+    let file = open_contained(path, roots)?;
+    let mut bytes = Vec::new();
+    file.take(max + 1)
+        .read_to_end(&mut bytes)
+        .map_err(Unread::Io)?;
+    if bytes.len() as u64 > max {
+        return Err(Unread::TooLarge(max));
+    }
+    Ok(bytes)
+}
+
+/// Opens `path` for reading as a stream, with [`read_contained`]'s checks but
+/// the size: it must resolve inside one of `roots` and be a regular file. The
+/// caller bounds what it reads (see `agent::stream`).
+pub(crate) fn open_contained(path: &Path, roots: &[&Path]) -> Result<fs::File, Unread> {
     let real = fs::canonicalize(path).map_err(|e| match e.kind() {
         io::ErrorKind::NotFound => Unread::Missing,
         _ => Unread::Io(e),
@@ -262,14 +277,7 @@ pub(crate) fn read_contained(path: &Path, roots: &[&Path], max: u64) -> Result<V
     if !file.metadata().map_err(Unread::Io)?.is_file() {
         return Err(Unread::NotRegular);
     }
-    let mut bytes = Vec::new();
-    file.take(max + 1)
-        .read_to_end(&mut bytes)
-        .map_err(Unread::Io)?;
-    if bytes.len() as u64 > max {
-        return Err(Unread::TooLarge(max));
-    }
-    Ok(bytes)
+    Ok(file)
 }
 
 /// Whether a location holds a file, and if not, why not, in the user's words.

@@ -26,6 +26,7 @@ pub(crate) mod registry;
 pub(crate) mod seam;
 #[cfg(test)]
 mod skeleton;
+pub(crate) mod stream;
 pub(crate) mod turns;
 
 pub(crate) use check::{AgentCheck, Expected, Fact, Skill, Tokens};

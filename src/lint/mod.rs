@@ -143,7 +143,7 @@ pub fn lint(file: &str, text: &str, local: &dyn Fn(&str) -> Option<LocalAction>)
     let mut out = Vec::new();
     for job in &workflow.jobs {
         let upstream = upstream_steps(&workflow, job);
-        for finding in rules::check(job, &upstream, local) {
+        for finding in rules::check(job, &upstream, &workflow.triggers, local) {
             out.push(Lint {
                 level: finding.level,
                 rule: finding.rule,
@@ -190,12 +190,21 @@ mod tests {
 
     #[test]
     fn a_clean_workflow_is_silent() {
-        for text in [
-            include_str!("../../examples/agent-review/.github/workflows/agent-review.yml"),
-            include_str!("../../examples/agent-review/.github/workflows/compare-prompts.yml"),
-        ] {
-            assert_eq!(lint("w.yml", text, &|_| None), vec![]);
-        }
+        let text =
+            include_str!("../../examples/agent-review/.github/workflows/compare-prompts.yml");
+        assert_eq!(lint("w.yml", text, &|_| None), vec![]);
+        // The one-workflow example on `pull_request`: clean but for its
+        // layout, said once, at the receipt step that reports (the step
+        // that records before the agent is left alone).
+        let text = include_str!("../../examples/advisory/.github/workflows/agent-review.yml");
+        let rules: Vec<_> = lint("w.yml", text, &|_| None)
+            .into_iter()
+            .map(|l| (l.rule, l.level))
+            .collect();
+        assert_eq!(rules, vec![("receipt-advisory-layout", Level::Warning)]);
+        // The binding layout's agent workflow: silent.
+        let text = include_str!("../../examples/agent-review/.github/workflows/agent-review.yml");
+        assert_eq!(lint("w.yml", text, &|_| None), vec![]);
     }
 
     #[test]

@@ -70,6 +70,11 @@ pub const RULES: &[Rule] = &[
         catches: "a prompt-receipt step after a claude-code-action or run-gemini-cli step of the same job: the agent could rewrite its files and its record before the receipt reads them",
     },
     Rule {
+        name: "receipt-advisory-layout",
+        level: Level::Warning,
+        catches: "a workflow on `pull_request` (or a pull request review event) with a prompt-receipt step in a mode that reports (`run`, the default, or `verify`), or a job that calls prompt-receipt's reusable workflow: the pull request's own copy of the workflow runs, so it can change the receipt's inputs or post the check itself",
+    },
+    Rule {
         name: "shallow-checkout",
         level: Level::Warning,
         catches: "`actions/checkout` before an agent step without `fetch-depth: 0`",
@@ -112,10 +117,12 @@ fn agent_of(step: &Step) -> Option<&'static str> {
     crate::agent::registry::running(|action| step.is(action)).map(|k| k.as_str())
 }
 
-/// Every finding in one job, in the order of its steps.
+/// Every finding in one job, in the order of its steps. `triggers`: the
+/// workflow's events.
 pub(crate) fn check(
     job: &Job,
     upstream: &[&Step],
+    triggers: &[String],
     local: &dyn Fn(&str) -> Option<LocalAction>,
 ) -> Vec<Finding> {
     let steps = &job.steps;
@@ -156,8 +163,68 @@ pub(crate) fn check(
             }
         }
     }
+    advisory_layout(job, triggers, local, &mut out);
     out.sort_by_key(|f| f.line);
     out
+}
+
+/// The events whose run takes its workflow file from the pull request's
+/// merge or head ref: the pull request's own copy of the file runs.
+const FROM_THE_PULL_REQUEST: &[&str] = &[
+    "pull_request",
+    "pull_request_review",
+    "pull_request_review_comment",
+];
+
+/// What `receipt-advisory-layout` says; the run's own title says the same
+/// ("advisory: this workflow file can be changed by the pull request").
+pub(crate) const ADVISORY_LAYOUT: &str = "this workflow file can be changed by the pull request, so its receipt is advisory: run the receipt from a `workflow_run` workflow (README: The binding layout)";
+
+/// `receipt-advisory-layout`: a receipt that reports, in a workflow that the
+/// pull request's own copy of runs. Recording before the agent, and the
+/// modes that post no receipt verdict, are left alone; a mode that comes
+/// from an expression is known only to the run, which says its layout itself.
+fn advisory_layout(
+    job: &Job,
+    triggers: &[String],
+    local: &dyn Fn(&str) -> Option<LocalAction>,
+    out: &mut Vec<Finding>,
+) {
+    if !triggers
+        .iter()
+        .any(|t| FROM_THE_PULL_REQUEST.contains(&t.as_str()))
+    {
+        return;
+    }
+    let warn = |line| {
+        finding(
+            "receipt-advisory-layout",
+            Level::Warning,
+            line,
+            ADVISORY_LAYOUT.into(),
+        )
+    };
+    if receipt_workflow(&job.uses) {
+        out.push(warn(job.uses_line));
+    }
+    for step in &job.steps {
+        let reports = match step.input("mode") {
+            Input::Absent => true,
+            Input::Literal { value, .. } => matches!(value.as_str(), "run" | "verify"),
+            Input::Expression(_) => false,
+        };
+        if reports && kind_of(step, local).receipt {
+            out.push(warn(step.mark.line));
+        }
+    }
+}
+
+/// A reusable workflow of prompt-receipt's repository
+/// (`owner/prompt-receipt/.github/workflows/...@ref`).
+fn receipt_workflow(uses: &str) -> bool {
+    let mut parts = uses.split('@').next().unwrap_or("").split('/');
+    let (_owner, repo, rest) = (parts.next(), parts.next(), parts.next());
+    repo.is_some_and(|r| r.eq_ignore_ascii_case("prompt-receipt")) && rest == Some(".github")
 }
 
 /// A prompt-receipt step that gives an input by another agent's older name,
@@ -231,12 +298,14 @@ fn kind_of(step: &Step, local: &dyn Fn(&str) -> Option<LocalAction>) -> LocalAct
         // As written (`./` for the repository's own action.yml).
         return local(step.uses.split('@').next().unwrap_or(action)).unwrap_or_default();
     }
-    // `owner/repo[/path]`: prompt-receipt is a container action; for any other
-    // remote action its action.yml cannot be read here.
-    let named = action
-        .split('/')
-        .take(2)
-        .any(|part| part.eq_ignore_ascii_case("prompt-receipt"));
+    // `owner/repo`: prompt-receipt is a container action; for any other
+    // remote action its action.yml cannot be read here. An action in a folder
+    // of the repository (`owner/prompt-receipt/collect`) is another action.
+    let parts: Vec<&str> = action.split('/').collect();
+    let named = parts.len() == 2
+        && parts
+            .iter()
+            .any(|part| part.eq_ignore_ascii_case("prompt-receipt"));
     LocalAction {
         container: named,
         receipt: named,

@@ -54,11 +54,18 @@ fn env_of(node: Option<&Node>) -> Env {
 }
 
 pub(crate) struct Workflow<'a> {
+    /// The events under `on:` (a name, a list of names, or a mapping's keys).
+    pub(crate) triggers: Vec<String>,
     pub(crate) jobs: Vec<Job<'a>>,
 }
 
 pub(crate) struct Job<'a> {
     pub(crate) id: String,
+    /// A reusable workflow the job calls (`uses:` at the job's level), as
+    /// written, trimmed; empty for a job of steps.
+    pub(crate) uses: String,
+    /// Where that `uses:` is written, else where the job is.
+    pub(crate) uses_line: u64,
     /// The jobs it `needs:` (a name, or a list of names).
     pub(crate) needs: Vec<String>,
     pub(crate) steps: Vec<Step<'a>>,
@@ -119,6 +126,13 @@ impl<'a> Workflow<'a> {
                         };
                         Job {
                             id: id.text().unwrap_or("").to_string(),
+                            uses_line: job.entry("uses").map_or(id.mark.line, |(k, _)| k.mark.line),
+                            uses: job
+                                .get("uses")
+                                .and_then(Node::text)
+                                .unwrap_or("")
+                                .trim()
+                                .to_string(),
                             needs,
                             steps,
                         }
@@ -126,8 +140,24 @@ impl<'a> Workflow<'a> {
                     .collect()
             })
             .unwrap_or_default();
-        Workflow { jobs }
+        Workflow {
+            triggers: triggers(doc.get("on")),
+            jobs,
+        }
     }
+}
+
+/// `on: pull_request`, `on: [push, pull_request]`, `on: { pull_request: ... }`.
+fn triggers(on: Option<&Node>) -> Vec<String> {
+    let Some(on) = on else {
+        return Vec::new();
+    };
+    let names: Vec<&str> = match on.text() {
+        Some(one) => vec![one],
+        None if !on.items().is_empty() => on.items().iter().filter_map(Node::text).collect(),
+        None => on.entries().iter().filter_map(|(k, _)| k.text()).collect(),
+    };
+    names.iter().map(|n| n.trim().to_string()).collect()
 }
 
 impl Step<'_> {
@@ -285,6 +315,25 @@ mod tests {
             assert_eq!(s.line_of("codex-version"), 16);
             assert_eq!(s.line_of("absent"), 9);
         });
+    }
+
+    #[test]
+    fn triggers_in_each_form() {
+        for (text, want) in [
+            ("on: pull_request\njobs: {}\n", vec!["pull_request"]),
+            (
+                "on: [push, pull_request_target]\n",
+                vec!["push", "pull_request_target"],
+            ),
+            (
+                "\"on\":\n  pull_request:\n    branches: [main]\n  workflow_run:\n    workflows: [x]\n",
+                vec!["pull_request", "workflow_run"],
+            ),
+            ("name: none\n", vec![]),
+        ] {
+            let doc = parse(text).unwrap().unwrap();
+            assert_eq!(Workflow::of(&doc).triggers, want, "{text}");
+        }
     }
 
     #[test]

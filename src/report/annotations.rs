@@ -167,6 +167,7 @@ pub(crate) fn collect(result: &Outcome, per_level: usize) -> Annotations {
             ..note(Level::Failure, why)
         });
     }
+    add_layout(&mut out, result);
     for c in result.caveats.iter().filter(|c| !c.quiet) {
         out.add(c.level, false, || Annotation {
             path: c.file.clone(),
@@ -175,6 +176,26 @@ pub(crate) fn collect(result: &Outcome, per_level: usize) -> Annotations {
     }
     out.list.sort_by_key(|a| std::cmp::Reverse(a.level));
     out
+}
+
+/// The advisory layout, as a notice: the log's pointer to the binding one.
+fn add_layout(out: &mut Annotations, result: &Outcome) {
+    if result.layout == Some(crate::event::Layout::Advisory) {
+        out.add(Level::Notice, false, || Annotation {
+            title: Some("Advisory layout".into()),
+            ..note(Level::Notice, advisory_pointer())
+        });
+    }
+}
+
+/// The log's one line on the advisory layout: what it means, and where the
+/// layout that binds is shown.
+fn advisory_pointer() -> String {
+    format!(
+        "{}, so it could have changed this step's inputs or posted this check itself: for a receipt it cannot edit, run the receipt from a `workflow_run` workflow (README: The binding layout, {})",
+        crate::outcome::ADVISORY,
+        crate::outcome::BINDING_LAYOUT_URL
+    )
 }
 
 /// Each instruction file the pull request changed, on the file's first line,
@@ -327,6 +348,13 @@ fn add_review(out: &mut Annotations, review: &Review, cap: Level) {
             path: Some(review.path.clone()),
             title: Some("Findings unreadable".into()),
             ..note(Level::Failure, format!("`{}`: {problem}", review.path))
+        });
+    }
+    if let Some(said) = review.patterns_said() {
+        out.add(Level::Failure, false, || Annotation {
+            path: Some(review.path.clone()),
+            title: Some("Schema pattern not checked".into()),
+            ..note(Level::Failure, said)
         });
     }
     for v in &review.violations {

@@ -196,7 +196,7 @@ pub(crate) fn plan(
     let count = annotations.len();
     let left_out = all.located().saturating_sub(count);
 
-    let title = clip(&super::verdict::of(result).plain(), MAX_TITLE);
+    let title = super::verdict::of(result).plain_within(MAX_TITLE);
     let page = Page {
         blob_base,
         budget: MAX_TEXT - 512,

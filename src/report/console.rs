@@ -12,8 +12,16 @@ use crate::outcome::Outcome;
 
 /// The runner records at most 10 annotations of each level per step.
 pub(crate) const ANNOTATIONS_PER_LEVEL: usize = 10;
-/// On a terminal, more fit; past this many the summary has the rest.
-pub(crate) const LINES_PER_LEVEL: usize = 50;
+/// Lines of findings and problems the console shows in all, a screenful:
+/// a review of 10,000 findings flooded the log with a megabyte. The rest
+/// are in the job summary and the check run.
+pub(crate) const CONSOLE_LINES: usize = 20;
+/// Characters of one console line's message on a terminal (in Actions, an
+/// annotation keeps the runner's 4,000: it is shown on the diff).
+const TERMINAL_MESSAGE_CHARS: usize = 400;
+/// The summary printed on a terminal, cut to this (its tables say how many
+/// rows did not fit); the job summary has the whole page.
+const TERMINAL_SUMMARY_BYTES: usize = 8 * 1024;
 
 pub(crate) struct Console {
     pub(crate) in_actions: bool,
@@ -24,17 +32,13 @@ impl Report for Console {
         if let Some((audit, format)) = &result.audit {
             return print(&[audit_text(audit, *format, self.in_actions)]);
         }
-        let mut lines = Vec::new();
-        let limit = if self.in_actions {
+        let per_level = if self.in_actions {
             ANNOTATIONS_PER_LEVEL
         } else {
-            LINES_PER_LEVEL
+            CONSOLE_LINES
         };
-        let all = annotations::collect(result, limit);
-        for level in [Level::Failure, Level::Warning, Level::Notice] {
-            let of_level: Vec<&Annotation> = all.of_level(level).collect();
-            lines.extend(self.within_budget(level, &of_level, all.total(level), limit));
-        }
+        let all = annotations::collect(result, per_level.min(CONSOLE_LINES));
+        let mut lines = self.within_budget(&all, per_level);
         if self.in_actions {
             lines.push(format!(
                 "prompt-receipt: {} ({})",
@@ -42,7 +46,11 @@ impl Report for Console {
                 result.conclusion().as_str()
             ));
         } else {
-            lines.push(super::render_summary(result, &super::Page::terminal()));
+            let page = super::Page {
+                budget: TERMINAL_SUMMARY_BYTES,
+                ..super::Page::terminal()
+            };
+            lines.push(super::render_summary(result, &page));
         }
         print(&lines)
     }
@@ -79,32 +87,59 @@ fn print(lines: &[String]) -> Result<(), Error> {
 }
 
 impl Console {
-    /// Past the runner's limit an annotation is dropped silently, so the last
-    /// slot says how many more there are and where to find them.
-    fn within_budget(
-        &self,
-        level: Level,
-        list: &[&Annotation],
-        total: usize,
-        limit: usize,
-    ) -> Vec<String> {
-        if total <= limit {
-            return list.iter().map(|a| self.line(a)).collect();
+    /// Failures first, then warnings, then notices: at most `per_level` of
+    /// each and [`CONSOLE_LINES`] in all. Past the runner's limit an
+    /// annotation is dropped silently, so the last slot of a level says how
+    /// many more there are and where; a level with no slot left is counted
+    /// on one plain line.
+    fn within_budget(&self, all: &annotations::Annotations, per_level: usize) -> Vec<String> {
+        let mut lines = Vec::new();
+        let mut unshown = Vec::new();
+        for level in [Level::Failure, Level::Warning, Level::Notice] {
+            let room = per_level.min(CONSOLE_LINES - lines.len());
+            let total = all.total(level);
+            if total == 0 {
+                continue;
+            }
+            if room == 0 {
+                let plural = if total == 1 { "" } else { "s" };
+                unshown.push(format!("{total} {}{plural}", level.command()));
+                continue;
+            }
+            let shown = if total <= room { total } else { room - 1 };
+            lines.extend(all.of_level(level).take(shown).map(|a| self.line(a)));
+            if total > shown {
+                lines.push(self.more(level, total - shown, per_level));
+            }
         }
-        let shown = limit - 1;
-        let mut lines: Vec<String> = list[..shown].iter().map(|a| self.line(a)).collect();
-        let rest = total - shown;
+        if !unshown.is_empty() {
+            lines.push(format!(
+                "prompt-receipt: {} more: {}",
+                unshown.join(", "),
+                if self.in_actions {
+                    "see the job summary and the check run"
+                } else {
+                    "see the summary below and the receipt"
+                }
+            ));
+        }
+        lines
+    }
+
+    /// The last slot of a level: how many more, and where they are.
+    fn more(&self, level: Level, rest: usize, limit: usize) -> String {
         let name = level.command();
-        lines.push(if self.in_actions {
+        if self.in_actions {
             workflow_command(
                 name,
                 &[("title", "More annotations".to_string())],
-                &format!("{rest} more {name} annotations did not fit the runner's limit of {limit} per step; see the job summary"),
+                &format!(
+                    "{rest} more {name} annotations did not fit the runner's limit of {limit} per step; see the job summary"
+                ),
             )
         } else {
             format!("{name}: ... and {rest} more; see the summary below and the receipt")
-        });
-        lines
+        }
     }
 
     fn line(&self, a: &Annotation) -> String {
@@ -147,7 +182,7 @@ impl Console {
                 a.level.command(),
                 one_line(&at),
                 one_line(&title),
-                one_line(&a.message)
+                one_line(&crate::markdown::clip(&a.message, TERMINAL_MESSAGE_CHARS))
             )
         }
     }

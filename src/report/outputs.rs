@@ -42,6 +42,7 @@ pub const OTHER_OUTPUTS: &[&str] = &[
     "statement-file",
     "predicate-file",
     "subjects-file",
+    "layout",
 ];
 
 pub(crate) struct StepOutputs {
@@ -81,6 +82,15 @@ impl Report for StepOutputs {
             values.push(("findings-count", r.findings.list.len().to_string()));
         }
         values.push(("conclusion", result.conclusion().as_str().to_string()));
+        // Always written, empty when the run cannot tell: a later step can
+        // test `== 'binding'` without first asking whether it is set.
+        values.push((
+            "layout",
+            result
+                .layout
+                .map(|l| l.as_str().to_string())
+                .unwrap_or_default(),
+        ));
         if result.receipt.contains_key("agents_sha") {
             values.push(("agents-sha", result.field("agents_sha")));
         }

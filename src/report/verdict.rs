@@ -6,10 +6,11 @@
 //! ok, 2 findings (1 high, 1 low)").
 
 use crate::base::Policy;
+use crate::event::Layout;
 use crate::inputs::Mode;
 use crate::level::Level;
 use crate::markdown::{clip, prose, visible};
-use crate::outcome::Outcome;
+use crate::outcome::{ADVISORY, Outcome};
 use crate::receipt::Mismatch;
 use crate::review::findings::{Finding, Severity};
 use crate::review::gate::Conclusion;
@@ -20,18 +21,36 @@ use crate::review::{Review, Verdict as Output};
 pub(crate) struct Verdict {
     pub(crate) icon: &'static str,
     pub(crate) words: String,
+    /// What qualifies every word before it, said last and never cut:
+    /// [`ADVISORY`] when the pull request could change this workflow file.
+    pub(crate) qualifier: Option<&'static str>,
 }
 
 impl Verdict {
     /// For Markdown: quoted names become code spans, the rest is escaped.
     pub(crate) fn markdown(&self) -> String {
-        format!("{} {}", self.icon, prose(&self.words))
+        format!("{} {}{}", self.icon, prose(&self.words), self.tail())
     }
 
     /// For plain text (the check run's title, the log): no backticks, and
     /// nothing invisible left to reorder or hide the words.
     pub(crate) fn plain(&self) -> String {
-        format!("{} {}", self.icon, visible(&self.words.replace('`', "")))
+        self.plain_within(usize::MAX)
+    }
+
+    /// Plain text in at most `max` characters: the words are cut, the
+    /// qualifier is not (a title cut at 255 must still say `advisory`).
+    pub(crate) fn plain_within(&self, max: usize) -> String {
+        let (icon, tail) = (format!("{} ", self.icon), self.tail());
+        let room = max.saturating_sub(icon.chars().count() + tail.chars().count());
+        let words = clip(&visible(&self.words.replace('`', "")), room);
+        format!("{icon}{words}{tail}")
+    }
+
+    fn tail(&self) -> String {
+        self.qualifier
+            .map(|q| format!(" · {q}"))
+            .unwrap_or_default()
     }
 }
 
@@ -47,6 +66,7 @@ pub(crate) fn of(result: &Outcome) -> Verdict {
     Verdict {
         icon: icon(result.conclusion()),
         words: capitalize(&words(result)),
+        qualifier: (result.layout == Some(Layout::Advisory)).then_some(ADVISORY),
     }
 }
 
@@ -54,7 +74,13 @@ fn words(result: &Outcome) -> String {
     // A check of this name that someone else posted first: branch protection
     // reads checks by name, so whatever else this receipt says, it says that.
     if let Some(first) = result.imitations.first() {
-        return imitation_words(first, result.imitations.len() - 1);
+        let more = result.imitations.len() - 1;
+        // In the advisory layout this one came from the pull request's copy
+        // too: the title's qualifier says so, and the claim is left out.
+        return match result.layout {
+            Some(Layout::Advisory) => imitation_posted(first, more),
+            _ => imitation_words(first, more),
+        };
     }
     // Integrity first: a receipt that does not match says nothing about the review.
     if let Some(v) = result.verification.as_ref().filter(|v| !v.passed()) {
@@ -113,12 +139,20 @@ fn words(result: &Outcome) -> String {
 /// `Another check named "Agent review receipt" was posted on this commit by
 /// workflow run 77 (job 88): only this one comes from the default branch`.
 pub(crate) fn imitation_words(first: &crate::outcome::Imitation, more: usize) -> String {
+    format!("{}{ONLY_OURS}", imitation_posted(first, more))
+}
+
+/// What an imitation's title claims of this check, true only when its
+/// workflow file is the default branch's.
+const ONLY_OURS: &str = ": only this one comes from the default branch";
+
+fn imitation_posted(first: &crate::outcome::Imitation, more: usize) -> String {
     let more = match more {
         0 => String::new(),
         n => format!(" and {n} more"),
     };
     format!(
-        "Another check named \"{}\" was posted on this commit by {}{more}: only this one comes from the default branch",
+        "Another check named \"{}\" was posted on this commit by {}{more}",
         first.name.replace('`', "'"),
         first.source
     )
@@ -225,11 +259,22 @@ fn instruction_change_words(c: &crate::base::Check) -> Vec<String> {
 fn review_words(review: &Review) -> Vec<String> {
     let output = match &review.verdict {
         Output::Valid => "output valid".to_string(),
-        Output::Invalid => format!(
-            "output invalid ({} schema error{})",
-            review.violations_total,
-            plural(review.violations_total)
-        ),
+        Output::Invalid => {
+            let unchecked = review.patterns.limited + review.patterns.unchecked;
+            format!(
+                "output invalid ({} schema error{}{})",
+                review.violations_total,
+                plural(review.violations_total),
+                if unchecked > 0 {
+                    format!(
+                        ", {unchecked} string{} not checked against `pattern`",
+                        plural(unchecked)
+                    )
+                } else {
+                    String::new()
+                }
+            )
+        }
         Output::Missing => format!("no output at `{}`", review.path),
         Output::Empty => format!("output `{}` is empty", review.path),
         Output::TooLarge { .. } => format!("output `{}` too large to read", review.path),
@@ -377,8 +422,33 @@ mod tests {
         let v = Verdict {
             icon: "❌",
             words: "Prompt file `a\u{202E}b.md` changed".into(),
+            qualifier: None,
         };
         assert_eq!(v.plain(), "❌ Prompt file a[U+202E]b.md changed");
         assert_eq!(v.markdown(), "❌ Prompt file `a[U+202E]b.md` changed");
+    }
+
+    #[test]
+    fn the_advisory_qualifier_ends_every_form_and_survives_the_cut() {
+        let v = Verdict {
+            icon: "✅",
+            words: format!("Receipt verified · `{}`", "x".repeat(400)),
+            qualifier: Some(ADVISORY),
+        };
+        let title = v.plain_within(255);
+        assert_eq!(title.chars().count(), 255);
+        assert!(
+            title.ends_with("… · advisory: this workflow file can be changed by the pull request"),
+            "{title}"
+        );
+        assert!(v.markdown().ends_with(&format!(" · {ADVISORY}")));
+        let short = Verdict {
+            words: "Receipt verified".into(),
+            ..v
+        };
+        assert_eq!(
+            short.plain_within(255),
+            "✅ Receipt verified · advisory: this workflow file can be changed by the pull request"
+        );
     }
 }

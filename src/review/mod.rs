@@ -110,6 +110,8 @@ pub struct Review {
     pub violations: Vec<Violation>,
     /// All violations, including those past [`MAX_VIOLATIONS`].
     pub(crate) violations_total: usize,
+    /// The strings `pattern` did not decide (each also a violation).
+    pub(crate) patterns: schema::PatternReport,
     pub(crate) findings: Findings,
     /// The parsed review. Kept, not dropped inside `check`: freeing 100,000
     /// nodes one by one costs milliseconds, and the binary exits without it.
@@ -124,7 +126,41 @@ impl Review {
     }
 
     pub(crate) fn summary(&self) -> String {
-        self.verdict.describe(&self.path, self.violations_total)
+        let mut out = self.verdict.describe(&self.path, self.violations_total);
+        if let Some(p) = self.patterns_said() {
+            out.push_str("; ");
+            out.push_str(&p);
+        }
+        out
+    }
+
+    /// How many strings `pattern` did not decide, and the first few by JSON
+    /// Pointer: "10000 strings were not checked against the schema's
+    /// `pattern` (120 needed more than 10000 backtracking steps, 9880 were
+    /// left once the document's 200 ms of pattern matching was spent), first
+    /// `/findings/0`, ...". `None` when every string was decided.
+    pub(crate) fn patterns_said(&self) -> Option<String> {
+        let p = &self.patterns;
+        let n = p.limited + p.unchecked;
+        if n == 0 {
+            return None;
+        }
+        let first: Vec<String> = p
+            .first
+            .iter()
+            .map(|f| format!("`{}`", crate::escape::one_line(&clip(f, 120))))
+            .collect();
+        Some(format!(
+            "{n} string{} {} not checked against the schema's `pattern` ({} needed more than {} backtracking steps, {} {} left once the document's {} ms of pattern matching was spent), each counted as a violation; first {}",
+            if n == 1 { "" } else { "s" },
+            if n == 1 { "was" } else { "were" },
+            p.limited,
+            schema::MAX_BACKTRACK,
+            p.unchecked,
+            if p.unchecked == 1 { "was" } else { "were" },
+            schema::PATTERN_BUDGET.as_millis(),
+            first.join(", ")
+        ))
     }
 
     /// Checks each finding's place against the checkout: is the file there,
@@ -260,6 +296,7 @@ pub(crate) fn judge(output: Output, schema: &Schema, findings_pointer: &str) -> 
         draft: schema.draft,
         violations: Vec::new(),
         violations_total: 0,
+        patterns: schema::PatternReport::default(),
         findings: Findings::default(),
         document: None,
         bytes: None,
@@ -280,6 +317,7 @@ pub(crate) fn judge(output: Output, schema: &Schema, findings_pointer: &str) -> 
     }
     review.violations = violations;
     review.violations_total = total;
+    review.patterns = schema.patterns.report(&document);
     clock.lap("validated and located");
     review.findings = findings::take(&mut document, findings_pointer);
     clock.lap("findings read");
@@ -302,6 +340,7 @@ pub fn check(path: &str, bytes: &[u8], schema: &Schema, findings_pointer: &str) 
 /// are in all. Errors are kept as they come (they borrow the document) and
 /// described only once sorted: a message costs more than finding the error.
 fn violations(bytes: &[u8], value: &Value, schema: &Schema) -> (Vec<Violation>, usize) {
+    schema.patterns.reset();
     // The common case, a valid review, is decided without the error machinery.
     if schema.validator.is_valid(value) {
         return (Vec::new(), 0);

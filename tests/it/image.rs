@@ -137,40 +137,142 @@ async fn recorded_before_the_agent_and_verified_after_it_in_one_job() {
     out.error_says(&format!("`{PROMPT}` changed after it was recorded"));
 }
 
-/// The example's two jobs end to end under nektos/act, through the container
-/// engine's Docker API: the agent job with the real Codex CLI (a stand-in for
-/// codex-action's step, tests/image/act/codex-action) against a Responses API
-/// on loopback, the receipt job with prompt-receipt built from this
-/// repository's Dockerfile (mapped with `--local-repository`), artifacts handed
-/// over in a shared folder, and the check run on the loopback Checks API.
+/// What act needs for one workflow run here: the engine's API, the job image,
+/// and each remote action or reusable workflow mapped to a folder.
+struct Act {
+    bin: String,
+    socket: String,
+    job_image: String,
+    /// `owner/repo@ref=dir` for `--local-repository`.
+    local: Vec<String>,
+}
+
+impl Act {
+    fn from_env() -> Act {
+        Act {
+            bin: std::env::var("PROMPT_RECEIPT_ACT")
+                .expect("PROMPT_RECEIPT_ACT: the act binary (.ci/run sets it)"),
+            socket: std::env::var("PROMPT_RECEIPT_DOCKER_HOST")
+                .expect("PROMPT_RECEIPT_DOCKER_HOST: podman's API socket (.ci/run starts it)"),
+            job_image: std::env::var("PROMPT_RECEIPT_JOB_IMAGE")
+                .expect("PROMPT_RECEIPT_JOB_IMAGE: the job container image (.ci/run makes it)"),
+            local: Vec::new(),
+        }
+    }
+
+    /// Maps every `uses: <prefix>...@<ref>` of `text` (steps and jobs) to `dir`.
+    fn map_all(&mut self, text: &str, prefix: &str, dir: &std::path::Path) {
+        for l in text.lines() {
+            let Some(uses) = l.trim().trim_start_matches("- ").strip_prefix("uses: ") else {
+                continue;
+            };
+            let uses = uses.split_whitespace().next().unwrap();
+            if !uses.starts_with(prefix) {
+                continue;
+            }
+            let (path, git_ref) = uses.split_once('@').unwrap();
+            let repo: Vec<&str> = path.splitn(3, '/').take(2).collect();
+            let entry = format!("{}@{git_ref}={}", repo.join("/"), dir.display());
+            if !self.local.contains(&entry) {
+                self.local.push(entry);
+            }
+        }
+    }
+
+    /// Runs `event` on `workflow` in `ws`; returns whether it passed, and its log.
+    async fn run(
+        &self,
+        ws: &std::path::Path,
+        event: &str,
+        workflow: &str,
+        payload: &std::path::Path,
+        extra: &[String],
+    ) -> (bool, String) {
+        let mut args: Vec<String> = vec![
+            event.into(),
+            "-W".into(),
+            workflow.into(),
+            "-e".into(),
+            payload.display().to_string(),
+            "-P".into(),
+            format!("ubuntu-latest={}", self.job_image),
+            "--pull=false".into(),
+            // The repository, its .git included, bound into each job (act's
+            // copy leaves .git out).
+            "--bind".into(),
+            "--rebuild=false".into(),
+        ];
+        for l in &self.local {
+            args.extend(["--local-repository".to_string(), l.clone()]);
+        }
+        args.extend(extra.iter().cloned());
+        let (bin, socket, ws) = (self.bin.clone(), self.socket.clone(), ws.to_path_buf());
+        let out = tokio::task::spawn_blocking(move || {
+            std::process::Command::new(bin)
+                .args(&args)
+                .current_dir(&ws)
+                .env("DOCKER_HOST", socket)
+                .output()
+                .unwrap()
+        })
+        .await
+        .unwrap();
+        let log = format!(
+            "{}\n{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        (out.status.success(), log)
+    }
+}
+
+/// What act 0.2.89 (the newest) cannot read as GitHub does, and nothing else:
+/// it mounts no runner temp folder into a container action (on GitHub it is
+/// /github/runner_temp), so `${{ runner.temp }}` becomes a folder in the
+/// workspace, which every container of the job sees; and its schema is older
+/// than a job's `cache-mode` (GitHub, 2026-09-10), so that line is left out.
+fn under_act(path: &std::path::Path) {
+    let text = std::fs::read_to_string(path).unwrap();
+    let kept: String = text
+        .replace("${{ runner.temp }}", "${{ github.workspace }}/.runner-temp")
+        .lines()
+        .filter(|l| !l.trim_start().starts_with("cache-mode:"))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    std::fs::write(path, kept).unwrap();
+}
+
+/// The binding layout end to end under nektos/act, through the container
+/// engine's Docker API, as GitHub runs it: the agent workflow on
+/// `pull_request` (the real Codex CLI in a stand-in for codex-action's step,
+/// tests/image/act/codex-action, against a Responses API on loopback; then the
+/// collect action, its script and its filter as committed), and the receipt
+/// workflow on the `workflow_run` event that run's completion sends: the
+/// example's agent-receipt.yml calling the reusable receipt.yml, which checks
+/// out the head, downloads the collected artifact under the runner's temp
+/// folder, runs prompt-receipt (built from this repository's Dockerfile) and
+/// puts the check run on the loopback Checks API. Every pin of
+/// prompt-receipt (collect, receipt.yml, the action inside it) is this tree.
 #[tokio::test(flavor = "multi_thread")]
 #[ignore = "needs root, podman, act, podman's API socket and the job image: bash .ci/run runs it"]
-async fn act_runs_the_example_workflow_end_to_end() {
-    let act = std::env::var("PROMPT_RECEIPT_ACT")
-        .expect("PROMPT_RECEIPT_ACT: the act binary (.ci/run sets it)");
-    let socket = std::env::var("PROMPT_RECEIPT_DOCKER_HOST")
-        .expect("PROMPT_RECEIPT_DOCKER_HOST: podman's API socket (.ci/run starts it)");
-    let job_image = std::env::var("PROMPT_RECEIPT_JOB_IMAGE")
-        .expect("PROMPT_RECEIPT_JOB_IMAGE: the job container image (.ci/run makes it)");
+async fn act_runs_the_binding_layout_end_to_end() {
+    let mut act = Act::from_env();
     let gh = FakeGitHub::start().await;
     let responses = common::codex::FakeResponses::start(common::codex::REVIEW).await;
     let s = Scenario::example();
     s.remove("artifacts/review.json");
-    // act mounts no runner temp folder into a container action (on GitHub it is
-    // /github/runner_temp), so under act the example's `${{ runner.temp }}`
-    // becomes a folder in the workspace, which both containers see. Nothing
-    // else of the workflow changes.
-    let workflow_path = s.ws.join(".github/workflows/agent-review.yml");
-    let adapted = std::fs::read_to_string(&workflow_path)
-        .unwrap()
-        .replace("${{ runner.temp }}", "${{ github.workspace }}/.runner-temp");
-    std::fs::write(&workflow_path, adapted).unwrap();
-    let s = s.commit("no review yet");
+    under_act(&s.ws.join(".github/workflows/agent-review.yml"));
+    under_act(&s.ws.join(".github/workflows/agent-receipt.yml"));
+    let s = s.commit("the default branch, as act runs it");
+    let base = s.git(&["rev-parse", "HEAD"]);
+    // A pull request that changes code, not what the agent is told.
+    s.write(
+        "src/billing/invoice.ts",
+        "export const total = (cents: number[]) => cents.reduce((a, b) => a + b, 0);\n",
+    );
+    let s = s.commit("the pull request");
     let head = s.git(&["rev-parse", "HEAD"]);
     let artifacts = tempfile::tempdir().unwrap();
-    let event = s.root.join("event.json");
-    std::fs::write(&event, pull_request(&head).to_string()).unwrap();
-    let codex_dir = common::codex::codex_binary_dir();
     // prompt-receipt as the committed tree has it (as tests/image/build.sh
     // builds it, so the engine's layer cache serves both builds).
     let action = tempfile::tempdir().unwrap();
@@ -184,128 +286,173 @@ async fn act_runs_the_example_workflow_end_to_end() {
         .status()
         .unwrap();
     assert!(archive.success(), "git archive HEAD failed");
-    let pin = |action: &str, dir: std::path::PathBuf| format!("{action}={}", dir.display());
+    under_act(&action.path().join(".github/workflows/receipt.yml"));
     let stand_in = |name: &str| repo_root().join("tests/image/act").join(name);
-    let workflow_text =
-        std::fs::read_to_string(s.ws.join(".github/workflows/agent-review.yml")).unwrap();
-    let uses = |needle: &str| {
-        workflow_text
-            .lines()
-            .find_map(|l| {
-                l.trim()
-                    .strip_prefix("uses: ")
-                    .filter(|u| u.starts_with(needle))
-            })
-            .map(|u| u.split_whitespace().next().unwrap().to_string())
-            .unwrap()
-    };
-    let args: Vec<String> = vec![
-        "pull_request".into(),
-        "-W".into(),
-        ".github/workflows/agent-review.yml".into(),
-        "-e".into(),
-        event.display().to_string(),
-        "-P".into(),
-        format!("ubuntu-latest={job_image}"),
-        "--pull=false".into(),
-        // The repository, its .git included, bound into each job (act's copy
-        // leaves .git out).
-        "--bind".into(),
-        "--rebuild=false".into(),
-        "--local-repository".into(),
-        pin(
-            &uses("prompt-receipt/prompt-receipt@"),
-            action.path().to_path_buf(),
-        ),
-        "--local-repository".into(),
-        pin(&uses("actions/checkout@"), stand_in("checkout")),
-        "--local-repository".into(),
-        pin(&uses("openai/codex-action@"), stand_in("codex-action")),
-        "--local-repository".into(),
-        pin(
-            &uses("actions/upload-artifact@"),
-            stand_in("upload-artifact"),
-        ),
-        "--local-repository".into(),
-        pin(
-            &uses("actions/download-artifact@"),
-            stand_in("download-artifact"),
-        ),
-        "--container-options".into(),
-        format!(
-            "-v {}:/artifacts -v {}:/opt/codex:ro",
-            artifacts.path().display(),
-            codex_dir.display()
-        ),
-        "--env".into(),
-        format!("FAKE_RESPONSES_URL={}", responses.url),
-        "--env".into(),
-        format!("GITHUB_API_URL={}", gh.url()),
-        "--env".into(),
-        format!("GITHUB_REPOSITORY={REPO}"),
-        "-s".into(),
-        format!("GITHUB_TOKEN={TOKEN}"),
-        "-s".into(),
-        "OPENAI_API_KEY=unused-on-loopback".into(),
-    ];
-    // The image tests/image/build.sh built from the committed tree is the one
-    // act would build for prompt-receipt@<ref>: name it so act runs it as it is.
-    let act_image = format!(
-        "act-{}-dockeraction:latest",
-        uses("prompt-receipt/prompt-receipt@").replace(|c: char| !c.is_ascii_alphanumeric(), "-")
-    );
-    let tagged = std::process::Command::new("podman")
-        .args(["tag", &image(), &act_image])
-        .status()
-        .unwrap();
-    assert!(tagged.success(), "podman tag {} {act_image}", image());
-    let ws = s.ws.clone();
-    let out = tokio::task::spawn_blocking(move || {
-        std::process::Command::new(act)
-            .args(&args)
-            .current_dir(&ws)
-            .env("DOCKER_HOST", socket)
-            .output()
-            .unwrap()
-    })
-    .await
-    .unwrap();
-    let log = format!(
-        "{}\n{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    assert!(out.status.success(), "act failed:\n{log}");
-    assert!(!log.contains(TOKEN), "the token leaked into act's log");
-    // The agent job's artifacts, and the receipt job's verified receipt.
-    for file in [
-        "agent-review/usage.json",
-        "agent-review/artifacts/review.json",
-        "receipt/usage.json",
+    let read = |p: std::path::PathBuf| std::fs::read_to_string(p).unwrap();
+    let workflows = [
+        read(s.ws.join(".github/workflows/agent-review.yml")),
+        read(s.ws.join(".github/workflows/agent-receipt.yml")),
+        read(action.path().join(".github/workflows/receipt.yml")),
+        read(action.path().join("collect/action.yml")),
+    ]
+    .join("\n");
+    for (prefix, dir) in [
+        ("prompt-receipt/prompt-receipt", action.path().to_path_buf()),
+        ("actions/checkout@", stand_in("checkout")),
+        ("openai/codex-action@", stand_in("codex-action")),
+        ("actions/upload-artifact@", stand_in("upload-artifact")),
+        ("actions/download-artifact@", stand_in("download-artifact")),
+        ("actions/attest@", stand_in("attest")),
     ] {
-        assert!(
-            artifacts.path().join(file).exists(),
-            "{file} missing:\n{log}"
-        );
+        act.map_all(&workflows, prefix, &dir);
     }
+    // The image tests/image/build.sh built from the committed tree is the one
+    // act would build for each prompt-receipt@<ref> step: name it so.
+    for l in act
+        .local
+        .iter()
+        .filter(|l| l.starts_with("prompt-receipt/"))
+    {
+        let uses = l.split('=').next().unwrap();
+        let act_image = format!(
+            "act-{}-dockeraction:latest",
+            uses.replace(|c: char| !c.is_ascii_alphanumeric(), "-")
+        );
+        let tagged = std::process::Command::new("podman")
+            .args(["tag", &image(), &act_image])
+            .status()
+            .unwrap();
+        assert!(tagged.success(), "podman tag {} {act_image}", image());
+    }
+    let common_args = |extra: &[&str]| -> Vec<String> {
+        let mut v: Vec<String> = vec![
+            "--container-options".into(),
+            format!(
+                "-v {}:/artifacts -v {}:/opt/codex:ro",
+                artifacts.path().display(),
+                common::codex::codex_binary_dir().display()
+            ),
+            "--env".into(),
+            format!("GITHUB_API_URL={}", gh.url()),
+            "--env".into(),
+            format!("GITHUB_REPOSITORY={REPO}"),
+            "-s".into(),
+            format!("GITHUB_TOKEN={TOKEN}"),
+        ];
+        v.extend(extra.iter().map(|e| e.to_string()));
+        v
+    };
+
+    // 1. The agent workflow, on the pull request.
+    let event = s.root.join("pull-request.json");
+    let mut pr = pull_request(&head);
+    pr["pull_request"]["base"]["sha"] = json!(base);
+    std::fs::write(&event, pr.to_string()).unwrap();
+    let (ok, log) = act
+        .run(
+            &s.ws,
+            "pull_request",
+            ".github/workflows/agent-review.yml",
+            &event,
+            &common_args(&[
+                "--env",
+                &format!("FAKE_RESPONSES_URL={}", responses.url),
+                "-s",
+                "OPENAI_API_KEY=unused-on-loopback",
+            ]),
+        )
+        .await;
+    assert!(ok, "act (agent workflow) failed:\n{log}");
+    assert!(!log.contains(TOKEN), "the token leaked into act's log");
+    let collected = artifacts.path().join("agent-run");
+    assert!(
+        collected.join("review.json").is_file(),
+        "collect uploaded no review:\n{log}"
+    );
+    assert_eq!(gh.runs().len(), 0, "the agent workflow posts no check");
+
+    // 2. The receipt workflow, on the workflow_run event of that run.
+    let event = s.root.join("workflow-run.json");
+    let run = json!({
+        "action": "completed",
+        "workflow_run": {
+            "id": 4242, "event": "pull_request", "status": "completed", "conclusion": "success",
+            "name": "Agent review", "path": ".github/workflows/agent-review.yml",
+            "head_sha": head, "head_branch": "feature",
+            "html_url": format!("https://github.com/{REPO}/actions/runs/4242"),
+            "head_repository": {"full_name": REPO, "owner": {"login": REPO.split('/').next().unwrap()}},
+            "repository": {"full_name": REPO},
+            "pull_requests": [{"number": 42, "head": {"sha": head}, "base": {"sha": base}}]
+        },
+        "repository": {"full_name": REPO, "default_branch": "main"}
+    });
+    std::fs::write(&event, run.to_string()).unwrap();
+    let (ok, log) = act
+        .run(
+            &s.ws,
+            "workflow_run",
+            ".github/workflows/agent-receipt.yml",
+            &event,
+            &common_args(&[]),
+        )
+        .await;
+    assert!(ok, "act (receipt workflow) failed:\n{log}");
+    assert!(!log.contains(TOKEN), "the token leaked into act's log");
     let usage: Value = serde_json::from_slice(
-        &std::fs::read(artifacts.path().join("receipt/usage.json")).unwrap(),
+        &std::fs::read(artifacts.path().join("receipt/usage.json"))
+            .unwrap_or_else(|e| panic!("no verified receipt uploaded ({e}):\n{log}")),
     )
     .unwrap();
     assert_eq!(usage["git_sha"], head.as_str());
-    assert_eq!(usage["verification"]["verified"], true);
+    assert_eq!(usage["verification"]["verified"], true, "{usage:#}");
     assert_eq!(usage["session"]["git_commit"], head.as_str());
     assert_eq!(
         usage["transcript"]["record"], "redacted",
-        "the agent job uploads the record cut by redact-session.jq"
+        "the collect action uploads the record cut by its filter"
     );
     assert_eq!(
         usage["codex_version"],
         common::codex::CODEX_VERSION,
-        "from the workflow's env, as both jobs have it"
+        "from the receipt workflow's own input"
     );
+    assert_eq!(usage["base"]["commit"], base.as_str(), "{usage:#}");
     let runs = gh.runs();
     assert_eq!(runs.len(), 1, "{runs:?}\n{log}");
     assert_eq!(runs[0]["head_sha"], head.as_str());
-    assert_eq!(runs[0]["conclusion"], "success");
+    assert_eq!(runs[0]["name"], "Agent review receipt");
+    assert_eq!(runs[0]["conclusion"], "success", "{:#}", runs[0]);
+
+    // 3. Signed, or said why not. The sign job gave actions/attest the
+    // statement's predicate and subjects (the stand-in checks them as the
+    // real one does, then fails as it does with no OIDC token, which act
+    // never gives), and the signature job ended the check's title with it.
+    let given = artifacts.path().join("attest-inputs");
+    assert_eq!(
+        std::fs::read_to_string(given.join("predicate-type")).unwrap_or_default(),
+        "https://prompt-receipt.dev/agent-run/v1",
+        "the sign job ran actions/attest:\n{log}"
+    );
+    let subjects = std::fs::read_to_string(given.join("subjects.sha256")).unwrap();
+    assert!(
+        subjects
+            .lines()
+            .any(|l| l.ends_with("  .github/codex/prompts/review.md")),
+        "the prompt is a subject: {subjects}"
+    );
+    let predicate: Value =
+        serde_json::from_slice(&std::fs::read(given.join("predicate.json")).unwrap()).unwrap();
+    assert_eq!(predicate["agent"]["name"], "codex", "{predicate:#}");
+    let title = runs[0]["output"]["title"].as_str().unwrap();
+    assert!(
+        title.ends_with(" · unsigned: actions/attest could not sign"),
+        "{title}\n{log}"
+    );
+    assert!(
+        runs[0]["output"]["summary"]
+            .as_str()
+            .unwrap()
+            .contains("**Unsigned**: actions/attest could not sign"),
+        "{:#}",
+        runs[0]
+    );
 }

@@ -38,10 +38,11 @@ fn expect_with(
 }
 
 /// The in-job layout, valid where Docker stays reachable after the agent
-/// (here `safety-strategy: unprivileged-user`).
+/// (here `safety-strategy: unprivileged-user`). On `push`: on `pull_request`
+/// the layout itself is advisory (`receipt-advisory-layout`, tested below).
 const CLEAN: &str = "\
 name: Agent review
-on: pull_request
+on: push
 jobs:
   review:
     runs-on: ubuntu-latest
@@ -77,41 +78,114 @@ fn clean_workflows_are_silent() {
         "name: reusable\non: push\njobs:\n  call:\n    uses: org/repo/.github/workflows/x.yml@main\n",
         &[],
     );
-    for example in [
-        "agent-review.yml",
-        "compare-prompts.yml",
-        "gemini-review.yml",
-        "report-forks.yml",
+    // The examples are clean but for their layout: the advisory one-workflow
+    // example on `pull_request` warns once, at the receipt step that reports;
+    // the binding layout's workflows are silent.
+    let examples = example_dir().join(".github/workflows");
+    let claude = repo_root().join("examples/claude-review/.github/workflows");
+    let advisory = repo_root().join("examples/advisory/.github/workflows");
+    for (dir, example, advisory) in [
+        (&examples, "agent-review.yml", 0),
+        (&examples, "agent-receipt.yml", 0),
+        (&examples, "compare-prompts.yml", 0),
+        (&examples, "gemini-review.yml", 0),
+        (&examples, "gemini-receipt.yml", 0),
+        (&claude, "claude-review.yml", 0),
+        (&claude, "claude-receipt.yml", 0),
+        (&advisory, "agent-review.yml", 1),
     ] {
-        let path = example_dir().join(".github/workflows").join(example);
+        let path = dir.join(example);
         let text = std::fs::read_to_string(&path).unwrap();
         let got = lint(example, &text, &|_| None);
-        assert_eq!(got, vec![], "{}", path.display());
+        let rules: Vec<&str> = got.iter().map(|l| l.rule).collect();
+        assert_eq!(
+            rules,
+            vec!["receipt-advisory-layout"; advisory],
+            "{}: {got:#?}",
+            path.display()
+        );
+        for l in &got {
+            let step = text
+                .lines()
+                .skip(l.line as usize - 1)
+                .take(4)
+                .collect::<String>();
+            assert!(
+                step.contains("prompt-receipt/prompt-receipt@"),
+                "{}:{}",
+                path.display(),
+                l.line
+            );
+        }
     }
-    let path = repo_root().join("examples/claude-review/.github/workflows/claude-review.yml");
-    let text = std::fs::read_to_string(&path).unwrap();
-    assert_eq!(
-        lint("claude-review.yml", &text, &|_| None),
-        vec![],
-        "{}",
-        path.display()
-    );
 }
 
+/// The README's first screen: the agent workflow and the receipt workflow,
+/// each clean under the lint, each within fifteen lines a user adds.
 #[test]
-fn the_readme_workflow_is_clean() {
+fn the_readme_workflows_are_clean_and_fifteen_lines() {
     let readme = std::fs::read_to_string(repo_root().join("README.md")).unwrap();
-    let start = readme
-        .find("```yaml\n# .github/workflows/agent-review.yml")
-        .unwrap()
-        + 8;
-    let end = start + readme[start..].find("```").unwrap();
-    let workflow = &readme[start..end];
+    let block = |first_line: &str| {
+        let start = readme.find(&format!("```yaml\n{first_line}")).unwrap() + 8;
+        let end = start + readme[start..].find("```").unwrap();
+        readme[start..end].to_string()
+    };
+    let agent = block("# .github/workflows/agent-review.yml");
     assert!(
-        workflow.contains("needs: agent"),
-        "the two-job layout leads"
+        agent.contains("prompt-receipt/prompt-receipt/collect@"),
+        "the agent workflow collects"
     );
-    expect(workflow, &[]);
+    expect(&agent, &[]);
+    let added = agent.lines().filter(|l| l.contains("# +")).count();
+    assert!(
+        (1..=15).contains(&added),
+        "{added} lines marked `# +` in the agent workflow"
+    );
+    let receipt = block("# .github/workflows/agent-receipt.yml");
+    assert!(
+        receipt.contains("workflow_run:") && receipt.contains("/.github/workflows/receipt.yml@")
+    );
+    expect(&receipt, &[]);
+    let lines = |text: &str| {
+        text.lines()
+            .filter(|l| !l.trim().is_empty() && !l.trim_start().starts_with('#'))
+            .count()
+    };
+    assert!(
+        lines(&receipt) <= 15,
+        "the receipt workflow is {} lines",
+        lines(&receipt)
+    );
+    // Claude Code's and Gemini CLI's: their receipt workflows, and the lines
+    // their agent jobs add (the collect steps).
+    for (receipt, agent) in [
+        (
+            "examples/claude-review/.github/workflows/claude-receipt.yml",
+            "examples/claude-review/.github/workflows/claude-review.yml",
+        ),
+        (
+            "examples/agent-review/.github/workflows/gemini-receipt.yml",
+            "examples/agent-review/.github/workflows/gemini-review.yml",
+        ),
+    ] {
+        let text = std::fs::read_to_string(repo_root().join(receipt)).unwrap();
+        assert!(lines(&text) <= 15, "{receipt}: {} lines", lines(&text));
+        let text = std::fs::read_to_string(repo_root().join(agent)).unwrap();
+        let mut collect = 0;
+        let mut inside = false;
+        for l in text.lines() {
+            if l.trim_start().starts_with("- ") {
+                inside = l.contains("prompt-receipt/collect@");
+            }
+            if inside && !l.trim().is_empty() && !l.trim_start().starts_with('#') {
+                collect += 1;
+            }
+        }
+        assert!(
+            (1..=15).contains(&collect),
+            "{agent}: collect takes {collect} lines"
+        );
+    }
 }
 
 #[test]
@@ -352,6 +426,13 @@ fn the_old_in_job_example_is_caught_at_its_receipt_step() {
                 Level::Warning,
                 "receipt-without-codex-home",
                 "same folder as `agent-home`",
+            ),
+            // On `pull_request`: the pull request's own copy runs.
+            (
+                receipt_line,
+                Level::Warning,
+                "receipt-advisory-layout",
+                "advisory",
             ),
         ],
     );
@@ -607,9 +688,13 @@ fn crlf_line_ends_read_as_lf() {
     assert_eq!(lint("w.yml", &crlf(&mismatch), &|_| None), lf);
 }
 
+/// Each rule has a row with its level in the README's lint table, or in
+/// docs/lint.md's (the rules about the layout, which the README's Trust
+/// section sends readers to).
 #[test]
 fn every_rule_is_in_the_readme_with_its_level() {
     let readme = std::fs::read_to_string(repo_root().join("README.md")).unwrap();
+    let docs = std::fs::read_to_string(repo_root().join("docs/lint.md")).unwrap();
     for rule in RULES {
         let level = match rule.level {
             Level::Failure => "error",
@@ -617,7 +702,10 @@ fn every_rule_is_in_the_readme_with_its_level() {
             Level::Notice => "notice",
         };
         let row = format!("| `{}` | {level} |", rule.name);
-        assert!(readme.contains(&row), "README's lint table lacks `{row}`");
+        assert!(
+            readme.contains(&row) || docs.contains(&row),
+            "neither the README's lint table nor docs/lint.md's has `{row}`"
+        );
     }
 }
 
@@ -684,11 +772,15 @@ jobs:
         &[
             (13, Level::Failure, "receipt-agent", "set `agent: claude`"),
             (13, Level::Warning, "receipt-beside-agent", "job of its own"),
+            (13, Level::Warning, "receipt-advisory-layout", "advisory"),
         ],
     );
     expect(
         &job(claude, "prompt: hi", "          agent: claude\n"),
-        &[(13, Level::Warning, "receipt-beside-agent", "line 10")],
+        &[
+            (13, Level::Warning, "receipt-beside-agent", "line 10"),
+            (13, Level::Warning, "receipt-advisory-layout", "advisory"),
+        ],
     );
     expect(
         &job(
@@ -698,13 +790,17 @@ jobs:
         ),
         &[
             (13, Level::Warning, "receipt-beside-agent", "run-gemini-cli"),
+            (13, Level::Warning, "receipt-advisory-layout", "advisory"),
             (16, Level::Failure, "receipt-agent", "set `agent: gemini`"),
         ],
     );
     // An expression decides at run time: said nothing of.
     expect(
         &job(claude, "prompt: hi", "          agent: ${{ vars.AGENT }}\n"),
-        &[(13, Level::Warning, "receipt-beside-agent", "job of its own")],
+        &[
+            (13, Level::Warning, "receipt-beside-agent", "job of its own"),
+            (13, Level::Warning, "receipt-advisory-layout", "advisory"),
+        ],
     );
 }
 
@@ -742,16 +838,21 @@ jobs:
 {receipt_agent}"
         )
     };
+    // Both jobs in one workflow on `pull_request`: the layout is advisory.
+    let advisory = (22, Level::Warning, "receipt-advisory-layout", "advisory");
     expect(
         &text(""),
-        &[(
-            22,
-            Level::Failure,
-            "receipt-agent",
-            "the job it needs runs `google-github-actions/run-gemini-cli` (line 10): set `agent: gemini`",
-        )],
+        &[
+            (
+                22,
+                Level::Failure,
+                "receipt-agent",
+                "the job it needs runs `google-github-actions/run-gemini-cli` (line 10): set `agent: gemini`",
+            ),
+            advisory,
+        ],
     );
-    expect(&text("          agent: gemini\n"), &[]);
+    expect(&text("          agent: gemini\n"), &[advisory]);
 }
 
 /// The older names of the neutral inputs: an agent's own read as the neutral
@@ -800,5 +901,121 @@ fn older_input_names_are_read_and_another_agents_is_said() {
     assert!(
         rules.contains(&("receipt-mismatch", 17)) && rules.contains(&("receipt-mismatch", 18)),
         "{rules:?}"
+    );
+}
+
+/// A receipt that reports, in a workflow the pull request's own copy of runs:
+/// its verdict is advisory. Said where the step is, for the events that run
+/// the pull request's copy and the modes that report; never for recording
+/// before the agent, for the other modes, or for the binding layouts.
+#[test]
+fn a_receipt_the_pull_request_can_edit_is_advisory() {
+    const WORDS: &str = "this workflow file can be changed by the pull request, so its receipt is advisory: run the receipt from a `workflow_run` workflow (README: The binding layout)";
+    let workflow = |on: &str, mode: &str| {
+        format!(
+            "on: {on}\njobs:\n  receipt:\n    runs-on: ubuntu-latest\n    steps:\n      - uses: prompt-receipt/prompt-receipt@0123456789abcdef0123456789abcdef01234567 # v1\n        with:\n          prompt-file: p.md\n{mode}"
+        )
+    };
+    // At the step: line 6, or 8 under the `on:` mapping of two lines.
+    let at = |line| [(line, Level::Warning, "receipt-advisory-layout", WORDS)];
+    let advisory = at(6);
+    for (on, line) in [
+        ("pull_request", 6),
+        ("[push, pull_request]", 6),
+        ("\n  pull_request_review:\n    types: [submitted]", 8),
+        ("pull_request_review_comment", 6),
+    ] {
+        for mode in ["", "          mode: run\n", "          mode: verify\n"] {
+            expect(&workflow(on, mode), &at(line));
+        }
+        for mode in [
+            "record",
+            "validate",
+            "lint",
+            "compare",
+            "${{ inputs.mode }}",
+        ] {
+            expect(&workflow(on, &format!("          mode: {mode}\n")), &[]);
+        }
+    }
+    for on in [
+        "pull_request_target",
+        "workflow_run",
+        "push",
+        "workflow_call",
+        "[workflow_dispatch, merge_group]",
+    ] {
+        expect(&workflow(on, ""), &[]);
+    }
+    // A local prompt-receipt action (this repository is prompt-receipt).
+    let local = workflow("pull_request", "").replace(
+        "prompt-receipt/prompt-receipt@0123456789abcdef0123456789abcdef01234567 # v1",
+        "./",
+    );
+    let receipt = |_: &str| {
+        Some(LocalAction {
+            container: true,
+            receipt: true,
+        })
+    };
+    expect_with(&local, &receipt, &advisory);
+    expect(&local, &[]);
+}
+
+/// prompt-receipt's reusable workflow called from a `pull_request` workflow
+/// is advisory too (the caller is the pull request's to edit); called from
+/// `workflow_run` it binds. An action in a folder of prompt-receipt's
+/// repository (a composite that collects the agent's record) is not the
+/// receipt: neither advisory nor a container after the agent.
+#[test]
+fn the_reusable_receipt_workflow_and_other_actions_of_the_repository() {
+    let call = |on: &str| {
+        format!(
+            "on: {on}\njobs:\n  receipt:\n    permissions: {{ contents: read, checks: write }}\n    uses: prompt-receipt/prompt-receipt/.github/workflows/receipt.yml@0123456789abcdef0123456789abcdef01234567 # v1\n"
+        )
+    };
+    expect(
+        &call("pull_request"),
+        &[(5, Level::Warning, "receipt-advisory-layout", "advisory")],
+    );
+    expect(&call("workflow_run"), &[]);
+    expect(
+        &call("pull_request").replace("prompt-receipt/prompt-receipt/", "org/other/"),
+        &[],
+    );
+    let collect = "on: pull_request\njobs:\n  agent:\n    runs-on: ubuntu-latest\n    steps:\n      - uses: actions/checkout@v5\n        with:\n          fetch-depth: 0\n          persist-credentials: false\n      - uses: openai/codex-action@v1\n        with:\n          prompt-file: p.md\n          codex-version: 0.169.0\n      - uses: prompt-receipt/prompt-receipt/collect@0123456789abcdef0123456789abcdef01234567 # v1\n        with:\n          agent: codex\n";
+    expect(collect, &[]);
+}
+
+/// `mode: lint` says it as a warning at the receipt step; `run` does not
+/// repeat it on every run (the run says its own layout in its title).
+#[test]
+fn lint_mode_says_the_layout_and_run_mode_leaves_it_to_the_title() {
+    let s = Scenario::example();
+    let text = std::fs::read_to_string(
+        repo_root().join("examples/advisory/.github/workflows/agent-review.yml"),
+    )
+    .unwrap();
+    s.write(".github/workflows/agent-review.yml", &text);
+    let line = text
+        .lines()
+        .position(|l| l.trim() == "- name: Receipt")
+        .unwrap()
+        + 1;
+    let out = s.action().input("mode", "lint").run();
+    out.code(0);
+    assert!(
+        out.stdout.contains(&format!(
+            "::warning file=.github/workflows/agent-review.yml,line={line},title=Workflow lint::this workflow file can be changed by the pull request, so its receipt is advisory"
+        )),
+        "{}",
+        out.stdout
+    );
+    let out = s.review_step().run();
+    out.code(0);
+    assert!(
+        !out.stdout.contains("receipt is advisory") && !out.summary.contains("receipt is advisory"),
+        "{}",
+        out.stdout
     );
 }

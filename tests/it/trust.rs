@@ -442,6 +442,41 @@ async fn what_the_record_cannot_show_is_not_verified() {
     out.error_says("2 session records have this checkout's commit and prompt");
 }
 
+/// 10,000 different strings built to backtrack: the document's pattern
+/// budget ends the matching, and the verdict counts every string it did not
+/// decide, naming the first by JSON Pointer (the time is `bench/patterns.py`'s).
+#[test]
+fn a_document_of_hostile_strings_spends_one_pattern_budget_and_counts_each_string() {
+    let s = Scenario::example();
+    s.write(
+        ".github/codex/review.schema.json",
+        r#"{"type": "object", "properties": {"findings": {"type": "array", "items": {"anyOf": [{"type": "string", "pattern": "^((a|a)*)\\2?b"}]}}}}"#,
+    );
+    let strings: Vec<String> = (0..10_000)
+        .map(|i| format!("{}x{i}", "a".repeat(40)))
+        .collect();
+    s.write(
+        "artifacts/review.json",
+        serde_json::json!({"ok": true, "findings": strings}).to_string(),
+    );
+    let out = s.review_step().run();
+    out.code(1);
+    out.error_says("10000 strings were not checked against the schema's `pattern` (");
+    out.error_says("first `/findings/0`, `/findings/1`, `/findings/2`");
+    assert!(
+        out.stdout
+            .contains("10000 strings not checked against pattern"),
+        "{}",
+        out.stdout
+    );
+    // Each string is one violation: none passes unchecked.
+    assert!(
+        out.summary.contains("10000 schema errors"),
+        "{}",
+        out.summary
+    );
+}
+
 /// Each limit, with the input built to walk past it: the step ends within
 /// seconds, with a verdict that is not a pass or a clear error.
 #[test]
@@ -550,17 +585,29 @@ fn a_zstd_bomb_is_refused_at_the_cap() {
     assert!(out.stdout.contains("more than 256 MiB"), "{}", out.stdout);
 }
 
-/// The workflow records a receipt before the agent; the receipt job finds none.
+/// The workflow records a receipt before the agent (the advisory example's
+/// layout); the receipt job finds none.
 #[test]
 fn a_receipt_the_workflow_records_before_the_agent_must_arrive() {
     let s = Scenario::example();
+    let advisory = std::fs::read_to_string(
+        repo_root().join("examples/advisory/.github/workflows/agent-review.yml"),
+    )
+    .unwrap();
+    let line = advisory
+        .lines()
+        .position(|l| l.trim() == "mode: record")
+        .expect("the advisory example records before the agent")
+        - 2; // 1-based, the step's `- name:` line: three above its `mode:`
+    s.write(".github/workflows/advisory.yml", &advisory);
+    let s = s.commit("the one-workflow layout");
     let head = s.git(&["rev-parse", "HEAD"]);
     let step = || {
         s.review_step()
             .event("pull_request", pull_request_event(&head, &head))
             .env(
                 "GITHUB_WORKFLOW_REF",
-                "o/r/.github/workflows/agent-review.yml@refs/pull/42/merge",
+                "o/r/.github/workflows/advisory.yml@refs/pull/42/merge",
             )
     };
     let out = step().run();
@@ -570,9 +617,9 @@ fn a_receipt_the_workflow_records_before_the_agent_must_arrive() {
         "the receipt recorded before the agent"
     );
     assert!(
-        out.stdout.contains(
-            "`.github/workflows/agent-review.yml` records a receipt before the agent runs (line 39)"
-        ),
+        out.stdout.contains(&format!(
+            "`.github/workflows/advisory.yml` records a receipt before the agent runs (line {line})"
+        )),
         "{}",
         out.stdout
     );

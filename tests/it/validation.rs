@@ -471,3 +471,68 @@ fn a_reader_that_goes_away_ends_the_output_not_the_verdict() {
     assert_eq!(help.status.code(), Some(0));
     assert_eq!(String::from_utf8_lossy(&help.stderr), "");
 }
+
+/// A review of 10,000 findings: standard output shows the verdict and a
+/// screenful of findings, and says where the rest are; the job summary keeps
+/// them. In Actions and on a terminal, valid and invalid.
+#[test]
+fn ten_thousand_findings_write_a_screenful_to_standard_output() {
+    let s = Scenario::example();
+    for broken in [false, true] {
+        let findings: Vec<serde_json::Value> = (0..10_000)
+            .map(|i| {
+                serde_json::json!({
+                    "severity": if broken { "urgent" } else { ["info", "low", "medium", "high", "critical"][i % 5] },
+                    "path": format!("src/module_{}/file_{i}.rs", i % 97),
+                    "line": i % 500 + 1,
+                    "title": format!("Finding number {i} about something worth a look"),
+                    "message": "A description of the problem and what to do about it, long enough to be realistic.",
+                })
+            })
+            .collect();
+        s.write(
+            OUTPUT,
+            serde_json::json!({"ok": false, "findings": findings}).to_string(),
+        );
+        for in_actions in [true, false] {
+            let out = if in_actions {
+                s.action()
+                    .input("mode", "validate")
+                    .input("fail-on", "never")
+                    .run()
+            } else {
+                s.cli()
+                    .arg("--mode")
+                    .arg("validate")
+                    .arg("--fail-on")
+                    .arg("never")
+                    .run()
+            };
+            let what = format!("broken {broken}, in Actions {in_actions}");
+            assert!(
+                out.stdout.len() < 20 * 1024,
+                "{what}: {} bytes on standard output",
+                out.stdout.len()
+            );
+            let rest = if in_actions {
+                "see the job summary"
+            } else {
+                "see the summary below"
+            };
+            assert!(
+                out.stdout.contains(rest),
+                "{what}: the rest is not said: {}",
+                out.stdout
+            );
+            if in_actions {
+                assert!(out.stdout.contains("prompt-receipt: "), "{what}");
+                assert!(
+                    out.summary.len() > 100 * 1024,
+                    "{what}: the summary keeps them"
+                );
+            } else {
+                assert!(out.stdout.contains("Output "), "{what}: {}", out.stdout);
+            }
+        }
+    }
+}

@@ -146,6 +146,8 @@ pub(crate) struct Session {
     pub(crate) git_head: Option<String>,
     /// Summed over the record's responses (each message id once).
     pub(crate) tokens: Option<Tokens>,
+    /// The calls of the shell and the file tools that write, each once,
+    /// with only the fields the edit check reads.
     pub(crate) tool_uses: Vec<ToolUse>,
     /// Every hook run the record shows, in order.
     pub(crate) hook_runs: Vec<HookRun>,
@@ -295,28 +297,33 @@ fn harness_text(line: &Value, text: &str) -> bool {
         || text.starts_with("<command-message>")
 }
 
-/// Reads a project record.
+/// Reads a project record as a stream: one line held at a time, each parsed
+/// and reduced to what the checks need, the whole file hashed as it passes.
 pub(crate) fn read_session(path: &Path, home: &Path) -> Result<Session, String> {
-    let bytes = read(path, home, MAX_RECORD_BYTES)?;
-    let mut r = SessionReader {
-        s: Session {
-            path: path.to_path_buf(),
-            sha256: sha256_hex(&bytes),
-            ..Session::default()
-        },
-        ..SessionReader::default()
-    };
-    let text = String::from_utf8_lossy(&bytes);
-    for (n, line) in text.lines().enumerate() {
+    let mut record = crate::agent::stream::Record::open(path, home, MAX_RECORD_BYTES)?;
+    let mut r = SessionReader::default();
+    let mut line = Vec::new();
+    let mut n = 0;
+    loop {
+        let kind = match record.line(&mut line, MAX_LINE_BYTES) {
+            Ok(Some(kind)) => kind,
+            Ok(None) => break,
+            Err(e) => return Err(record.why(path, &e)),
+        };
         if n >= MAX_LINES {
             return Err(format!(
                 "the project record has more than {MAX_LINES} lines, more than a review's; the receipt reads none of it: upload only this run's record"
             ));
         }
-        if let Some(v) = r.parse(n, line) {
+        if kind == crate::agent::stream::Line::Long {
+            r.long(n);
+        } else if let Some(v) = r.parse(n, &String::from_utf8_lossy(&line)) {
             r.line(n, &v);
         }
+        n += 1;
     }
+    r.s.path = path.to_path_buf();
+    r.s.sha256 = record.sha256();
     Ok(r.finish())
 }
 
@@ -340,22 +347,26 @@ struct SessionReader {
     /// the request may hold it with a line end added (see `name_sent_forms`).
     item_texts: std::collections::HashMap<String, String>,
     /// The tool calls whose result was an error.
-    failed_ids: Vec<String>,
+    failed_ids: std::collections::HashSet<String>,
+    /// Where each kept tool call is, by its id: a call written again is
+    /// kept once.
+    tool_at: std::collections::HashMap<String, usize>,
 }
 
 impl SessionReader {
+    /// A line longer than the bound: skipped, said.
+    fn long(&mut self, n: usize) {
+        self.s.warnings.push(format!(
+            "line {} of the project record holds more than {} MiB and was skipped",
+            n + 1,
+            MAX_LINE_BYTES >> 20
+        ));
+    }
+
     /// A line as JSON, or `None` (and a warning) for one that is blank, too
     /// long or not JSON.
     fn parse(&mut self, n: usize, line: &str) -> Option<Value> {
         if line.trim().is_empty() {
-            return None;
-        }
-        if line.len() > MAX_LINE_BYTES {
-            self.s.warnings.push(format!(
-                "line {} of the project record holds more than {} MiB and was skipped",
-                n + 1,
-                MAX_LINE_BYTES >> 20
-            ));
             return None;
         }
         let Ok(v) = serde_json::from_str::<Value>(line) else {
@@ -393,7 +404,12 @@ impl SessionReader {
             "system" if v["subtype"] == "compact_boundary" => self.compact_boundary(),
             "attachment" => self.attachment(&v["attachment"]),
             "assistant" => self.assistant(n, &v["message"]),
-            "api-request-blob" => self.blobs.push(v["message"].clone()),
+            "api-request-blob" => {
+                // A part with no text (tool results) names nothing sent.
+                if let Some(blob) = slim_blob(&v["message"]) {
+                    self.blobs.push(blob);
+                }
+            }
             crate::agent::redaction::MARKER => {
                 self.s.redaction = Some(crate::agent::redaction::Redaction::from_payload(
                     &v["payload"],
@@ -411,7 +427,7 @@ impl SessionReader {
         for b in content.as_array().into_iter().flatten() {
             if b["type"] == "tool_result" && b["is_error"] == true {
                 if let Some(id) = b["tool_use_id"].as_str() {
-                    self.failed_ids.push(id.to_string());
+                    self.failed_ids.insert(id.to_string());
                 }
             }
         }
@@ -589,12 +605,15 @@ impl SessionReader {
                         input: block["input"].clone(),
                     });
                 }
-                self.s.tool_uses.push(ToolUse {
-                    id: str_of(&block["id"]),
-                    name,
-                    input: block["input"].clone(),
-                    failed: false,
-                });
+                if EDIT_TOOLS.contains(&name.as_str()) {
+                    let call = ToolUse {
+                        id: str_of(&block["id"]),
+                        name,
+                        input: slim_input(&block["input"]),
+                        failed: false,
+                    };
+                    keep_tool_use(&mut self.s.tool_uses, &mut self.tool_at, call);
+                }
             }
         }
         let id = str_of(&m["id"]).unwrap_or_else(|| format!("line {n}"));
@@ -682,6 +701,57 @@ impl SessionReader {
             }
         }
     }
+}
+
+/// The tools the edit check looks at (`check::check_edits`): the shell and
+/// the file tools that write.
+const EDIT_TOOLS: [&str; 5] = ["Bash", "Write", "Edit", "MultiEdit", "NotebookEdit"];
+
+/// Keeps a tool call, once: the same call (id, name and input) written
+/// again is not kept again, so a record that repeats its lines does not
+/// grow the receipt's memory.
+fn keep_tool_use(
+    kept: &mut Vec<ToolUse>,
+    at: &mut std::collections::HashMap<String, usize>,
+    call: ToolUse,
+) {
+    if let Some(id) = &call.id {
+        if let Some(&i) = at.get(id) {
+            if kept[i].name == call.name && kept[i].input == call.input {
+                return;
+            }
+        }
+        at.insert(id.clone(), kept.len());
+    }
+    kept.push(call);
+}
+
+/// What the edit check reads of a tool call's input (the command, the path
+/// written): a `Write`'s content and any other field are not kept, so memory
+/// does not grow with what the agent wrote.
+fn slim_input(input: &Value) -> Value {
+    let mut out = serde_json::Map::new();
+    for key in ["command", "file_path", "notebook_path"] {
+        if let Some(v) = input.get(key) {
+            out.insert(key.to_string(), v.clone());
+        }
+    }
+    Value::Object(out)
+}
+
+/// What the request parts are read for (the text blocks sent, and each
+/// block's `type` and `text` before the prompt): a tool result's output and
+/// any other field are not kept.
+fn slim_blob(message: &Value) -> Option<Value> {
+    let blocks = message["content"].as_array()?;
+    if !blocks.iter().any(|b| b["text"].is_string()) {
+        return None;
+    }
+    let content: Vec<Value> = blocks
+        .iter()
+        .map(|b| serde_json::json!({"text": b["text"], "type": b["type"]}))
+        .collect();
+    Some(serde_json::json!({"role": message["role"], "content": content}))
 }
 
 /// The hash of a user message's blocks before `prompt`, when its last text
@@ -797,6 +867,37 @@ mod tests {
         assert_eq!(s.tokens.as_ref().unwrap().total, 6);
         assert_eq!(s.version.as_deref(), Some("2.1.300"));
         assert!(s.warnings[0].contains("line 9"));
+    }
+
+    /// A record that writes a tool call again (or repeats its lines) keeps
+    /// it once, with only what the edit check reads; a request part without
+    /// text is not kept; the whole file is hashed.
+    #[test]
+    fn tool_calls_are_kept_once_with_only_what_the_checks_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let write = r#"{"type":"assistant","message":{"id":"m1","content":[{"type":"tool_use","id":"t1","name":"Write","input":{"file_path":"/w/CLAUDE.md","content":"BIG"}},{"type":"tool_use","id":"t2","name":"Read","input":{"file_path":"/w/a"}}]}}"#;
+        let blob = r#"{"type":"api-request-blob","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":"BIG"}]}}"#;
+        let mut lines = vec![r#"{"type":"user","message":{"role":"user","content":"Review"}}"#];
+        lines.extend([write, blob, write, blob]);
+        lines.push(r#"{"type":"assistant","message":{"id":"m2","content":[{"type":"tool_use","id":"t3","name":"Bash","input":{"command":"echo x >> a","description":"d"}}]}}"#);
+        let path = dir.path().join("s.jsonl");
+        let text = lines.join("\n");
+        fs::write(&path, &text).unwrap();
+        let s = read_session(&path, dir.path()).unwrap();
+        let kept: Vec<(&str, &Value)> = s
+            .tool_uses
+            .iter()
+            .map(|t| (t.name.as_str(), &t.input))
+            .collect();
+        assert_eq!(
+            kept,
+            [
+                ("Write", &serde_json::json!({"file_path": "/w/CLAUDE.md"})),
+                ("Bash", &serde_json::json!({"command": "echo x >> a"})),
+            ]
+        );
+        assert!(!s.request_kept, "a part with no text names nothing sent");
+        assert_eq!(s.sha256, sha256_hex(text.as_bytes()));
     }
 
     /// Measured with 2.1.300 and 2.1.332: a PreToolUse hook that returns

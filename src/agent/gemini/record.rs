@@ -60,8 +60,10 @@ pub(crate) struct RecordTurn {
 #[derive(Clone, Debug, Default)]
 pub(crate) struct ToolCall {
     pub(crate) name: String,
+    /// Only `file_path` and `command`, what the edit check reads.
     pub(crate) args: Value,
-    /// The text of its result, as the model received it.
+    /// The text of its result, as the model received it, when it holds an
+    /// instruction file loaded just in time; else empty.
     pub(crate) result: String,
 }
 
@@ -191,11 +193,28 @@ struct Reader {
 
 impl Reader {
     fn line(&mut self, v: &Value) {
+        if self.control(v) {
+            return;
+        }
+        if is_header(v) {
+            self.header(v);
+            if let Some(messages) = v["messages"].as_array() {
+                // The older `.json` form: the whole history in one object.
+                for m in messages {
+                    self.message(m);
+                }
+            }
+        }
+    }
+
+    /// A line that is not the session's header: the redaction marker, a
+    /// rewind, a `$set`, a message. Returns whether it was one.
+    fn control(&mut self, v: &Value) -> bool {
         if v["type"] == crate::agent::redaction::MARKER {
             self.r.redaction = Some(crate::agent::redaction::Redaction::from_payload(
                 &v["payload"],
             ));
-            return;
+            return true;
         }
         if let Some(id) = v["$rewindTo"].as_str() {
             self.r.rewinds += 1;
@@ -204,7 +223,7 @@ impl Reader {
             } else {
                 self.history.clear();
             }
-            return;
+            return true;
         }
         if let Some(set) = v.get("$set").filter(|s| s.is_object()) {
             if let Some(messages) = set["messages"].as_array() {
@@ -213,27 +232,25 @@ impl Reader {
             if let Some(t) = set["lastUpdated"].as_str() {
                 self.r.last_updated = Some(t.to_string());
             }
-            return;
+            return true;
         }
         if v["id"].is_string() {
             self.message(v);
-            return;
+            return true;
         }
-        if v["sessionId"].is_string() && v["projectHash"].is_string() {
-            let r = &mut self.r;
-            let s = |k: &str| v[k].as_str().map(str::to_string);
-            r.session_id = r.session_id.take().or(s("sessionId"));
-            r.project_hash = r.project_hash.take().or(s("projectHash"));
-            r.start_time = r.start_time.take().or(s("startTime"));
-            r.kind = r.kind.take().or(s("kind"));
-            r.last_updated = s("lastUpdated").or(r.last_updated.take());
-            if let Some(messages) = v["messages"].as_array() {
-                // The older `.json` form: the whole history in one object.
-                for m in messages {
-                    self.message(m);
-                }
-            }
-        }
+        false
+    }
+
+    /// The session's header (`sessionId`, `projectHash`, ...): its facts, not
+    /// its messages.
+    fn header(&mut self, v: &Value) {
+        let r = &mut self.r;
+        let s = |k: &str| v[k].as_str().map(str::to_string);
+        r.session_id = r.session_id.take().or(s("sessionId"));
+        r.project_hash = r.project_hash.take().or(s("projectHash"));
+        r.start_time = r.start_time.take().or(s("startTime"));
+        r.kind = r.kind.take().or(s("kind"));
+        r.last_updated = s("lastUpdated").or(r.last_updated.take());
     }
 
     /// A `$set.messages`: the history the model gets from now on. A message
@@ -429,8 +446,8 @@ impl Reader {
                     .iter()
                     .map(|c| ToolCall {
                         name: c["name"].as_str().unwrap_or_default().to_string(),
-                        args: c["args"].clone(),
-                        result: result_text(&c["result"]),
+                        args: slim_args(&c["args"]),
+                        result: jit_text(result_text(&c["result"])),
                     })
                     .collect()
             })
@@ -531,6 +548,29 @@ impl Reader {
     }
 }
 
+/// What the checks read of a tool call's arguments (the path written, the
+/// command): a `write_file`'s content is not kept.
+fn slim_args(args: &Value) -> Value {
+    let mut out = serde_json::Map::new();
+    for key in ["file_path", "command"] {
+        if let Some(v) = args.get(key) {
+            out.insert(key.to_string(), v.clone());
+        }
+    }
+    Value::Object(out)
+}
+
+/// A tool result is kept only when it holds an instruction file loaded just
+/// in time (`chain::parse_blocks`): the rest, often large, is read for
+/// nothing.
+fn jit_text(text: String) -> String {
+    if text.contains("--- Context from: ") {
+        text
+    } else {
+        String::new()
+    }
+}
+
 fn result_text(result: &Value) -> String {
     let mut out = String::new();
     let mut stack = vec![result];
@@ -549,57 +589,212 @@ fn result_text(result: &Value) -> String {
     out
 }
 
-/// Reads one record, which must resolve inside `home` (the agent home). A
-/// line that is not JSON is said, not fatal (the CLI may have been stopped
-/// mid-write).
-pub(crate) fn read(path: &Path, home: &Path) -> Result<Record, String> {
-    let real = std::fs::canonicalize(home).unwrap_or_else(|_| home.to_path_buf());
-    let bytes = crate::workspace::read_contained(path, &[&real], MAX_RECORD_BYTES)
-        .map_err(|why| why.why(&path.display().to_string()))?;
-    Ok(parse(path, &bytes))
+fn is_header(v: &Value) -> bool {
+    v["sessionId"].is_string() && v["projectHash"].is_string()
 }
 
-pub(crate) fn parse(path: &Path, bytes: &[u8]) -> Record {
-    let mut reader = Reader::default();
-    reader.r.path = path.to_path_buf();
-    reader.r.sha256 = sha256_hex(bytes);
-    let text = String::from_utf8_lossy(bytes);
-    let whole: Option<Value> = if path.extension().is_some_and(|e| e == "json") {
-        serde_json::from_str(&text).ok()
-    } else {
-        None
-    };
-    match whole {
-        Some(v) => reader.line(&v),
-        None => {
-            for (n, line) in text.lines().enumerate() {
-                if n >= MAX_LINES {
-                    // What the rest held is not known: not verified, said.
-                    reader.r.unread_lines += 1;
-                    reader.r.warnings.push(format!(
-                        "the session record has more than {MAX_LINES} lines, more than a review's; the rest was not read"
-                    ));
-                    break;
-                }
-                if line.trim().is_empty() {
-                    continue;
-                }
-                match serde_json::from_str::<Value>(line) {
-                    Ok(v) => reader.line(&v),
-                    Err(_) => {
-                        reader.r.unread_lines += 1;
-                        reader.r.warnings.push(format!(
-                            "line {} of the session record is not JSON, and was skipped",
-                            n + 1
-                        ))
-                    }
-                }
-            }
+/// A longer line is not parsed (a parsed line takes several times its size):
+/// what it held is not known, and the record is not verified.
+const MAX_LINE_BYTES: usize = 32 * 1024 * 1024;
+
+/// Reads one record, which must resolve inside `home` (the agent home), as a
+/// stream: the whole file hashed as it passes, one line (or, in the older
+/// `.json` form, one message) held at a time. A line that is not JSON is
+/// said, not fatal (the CLI may have been stopped mid-write).
+pub(crate) fn read(path: &Path, home: &Path) -> Result<Record, String> {
+    use crate::agent::stream::Record as Stream;
+    if path.extension().is_some_and(|e| e == "json") {
+        let mut stream = Stream::open(path, home, MAX_RECORD_BYTES)?;
+        if let Some(reader) = whole(&mut stream) {
+            return Ok(done(reader, path, stream));
         }
+        // Not one JSON document: read again, as lines.
     }
+    let mut stream = Stream::open(path, home, MAX_RECORD_BYTES)?;
+    let reader = lines(&mut stream).map_err(|e| stream.why(path, &e))?;
+    Ok(done(reader, path, stream))
+}
+
+/// [`read`] on bytes, for tests: written to a file named as `path` is.
+#[cfg(test)]
+pub(crate) fn parse(path: &Path, bytes: &[u8]) -> Record {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join(path.file_name().unwrap());
+    std::fs::write(&file, bytes).unwrap();
+    let mut r = read(&file, dir.path()).unwrap();
+    r.path = path.to_path_buf();
+    r
+}
+
+fn done(mut reader: Reader, path: &Path, stream: crate::agent::stream::Record) -> Record {
+    reader.r.path = path.to_path_buf();
+    reader.r.sha256 = stream.sha256();
     reader.finish()
 }
 
+/// The record's lines, each parsed and absorbed; the rest of a record past
+/// [`MAX_LINES`] is only hashed.
+fn lines(stream: &mut crate::agent::stream::Record) -> std::io::Result<Reader> {
+    let mut reader = Reader::default();
+    let mut line = Vec::new();
+    let mut n = 0;
+    while let Some(kind) = stream.line(&mut line, MAX_LINE_BYTES)? {
+        if n >= MAX_LINES {
+            // What the rest held is not known: not verified, said.
+            reader.r.unread_lines += 1;
+            reader.r.warnings.push(format!(
+                "the session record has more than {MAX_LINES} lines, more than a review's; the rest was not read"
+            ));
+            stream.drain()?;
+            break;
+        }
+        n += 1;
+        if kind == crate::agent::stream::Line::Long {
+            reader.r.unread_lines += 1;
+            reader.r.warnings.push(format!(
+                "line {n} of the session record holds more than {} MiB, and was skipped",
+                MAX_LINE_BYTES >> 20
+            ));
+            continue;
+        }
+        let text = String::from_utf8_lossy(&line);
+        if text.trim().is_empty() {
+            continue;
+        }
+        match serde_json::from_str::<Value>(&text) {
+            Ok(v) => reader.line(&v),
+            Err(_) => {
+                reader.r.unread_lines += 1;
+                reader.r.warnings.push(format!(
+                    "line {n} of the session record is not JSON, and was skipped"
+                ))
+            }
+        }
+    }
+    Ok(reader)
+}
+
+/// The older `.json` form, one document, parsed as a stream: each of its
+/// `messages` absorbed as it is read and then dropped. `None` when the file
+/// is not one JSON document (then it is read as lines).
+fn whole(stream: &mut crate::agent::stream::Record) -> Option<Reader> {
+    use serde::de::DeserializeSeed;
+    let mut messages = Reader::default();
+    let mut de = serde_json::Deserializer::from_reader(stream.reader());
+    let top = Top(&mut messages).deserialize(&mut de).ok()?;
+    de.end().ok()?;
+    // As `Reader::line` reads a parsed document: `messages` count only in a
+    // header, whose facts no message changes.
+    let mut other = Reader::default();
+    if other.control(&top) || !is_header(&top) {
+        return Some(other);
+    }
+    messages.header(&top);
+    Some(messages)
+}
+
+/// The top-level document: every field but `messages` kept as parsed;
+/// `messages`, when an array, read one message at a time into the reader.
+struct Top<'a>(&'a mut Reader);
+
+impl<'de> serde::de::DeserializeSeed<'de> for Top<'_> {
+    type Value = Value;
+    fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<Value, D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> serde::de::Visitor<'de> for Top<'_> {
+    type Value = Value;
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("a JSON document")
+    }
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
+        let mut top = serde_json::Map::new();
+        while let Some(key) = map.next_key::<String>()? {
+            if key == "messages" {
+                // A repeated key: the last one wins, as in a parsed object.
+                *self.0 = Reader::default();
+                map.next_value_seed(Messages(self.0))?;
+            } else {
+                let v = map.next_value::<Value>()?;
+                top.insert(key, v);
+            }
+        }
+        Ok(Value::Object(top))
+    }
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
+        while seq.next_element::<serde::de::IgnoredAny>()?.is_some() {}
+        Ok(Value::Null)
+    }
+    fn visit_bool<E>(self, _: bool) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+    fn visit_i64<E>(self, _: i64) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+    fn visit_u64<E>(self, _: u64) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+    fn visit_f64<E>(self, _: f64) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+    fn visit_str<E>(self, _: &str) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+    fn visit_unit<E>(self) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+}
+
+/// A header's `messages`: each absorbed as it is parsed; anything but an
+/// array is no messages.
+struct Messages<'a>(&'a mut Reader);
+
+impl<'de> serde::de::DeserializeSeed<'de> for Messages<'_> {
+    type Value = ();
+    fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> serde::de::Visitor<'de> for Messages<'_> {
+    type Value = ();
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("any JSON value")
+    }
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+        while let Some(m) = seq.next_element::<Value>()? {
+            self.0.message(&m);
+        }
+        Ok(())
+    }
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        while map
+            .next_entry::<serde::de::IgnoredAny, serde::de::IgnoredAny>()?
+            .is_some()
+        {}
+        Ok(())
+    }
+    fn visit_bool<E>(self, _: bool) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_i64<E>(self, _: i64) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_u64<E>(self, _: u64) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_f64<E>(self, _: f64) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_str<E>(self, _: &str) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_unit<E>(self) -> Result<(), E> {
+        Ok(())
+    }
+}
 /// `--output-format json`'s stdout (run-gemini-cli's `gemini-artifacts/stdout.log`).
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Stdout {
@@ -713,6 +908,46 @@ mod tests {
                 .as_bytes(),
         );
         assert!(raw.redaction.is_none() && !raw.is_cut(cut));
+    }
+
+    /// The older form, one `.json` document, is read as a stream of its
+    /// messages, pretty-printed or not, and gives what a parsed document
+    /// gives; the last of a repeated `messages` wins, as in a parsed object.
+    #[test]
+    fn the_older_whole_document_is_read_message_by_message() {
+        let doc = json!({
+            "sessionId": "s1", "projectHash": "h", "kind": "main",
+            "messages": [
+                {"id": "u0", "type": "user", "content": [{"text": "Dropped"}]},
+            ],
+            "startTime": "t0",
+        });
+        let later = json!([
+            {"id": "u1", "type": "user", "content": [{"text": "Review"}]},
+            {"id": "g1", "type": "gemini", "content": "{}", "model": "m1", "toolCalls": [{"name": "read_file", "args": {"file_path": "a"}, "result": "x"}]},
+        ]);
+        let text = serde_json::to_string_pretty(&doc).unwrap();
+        let text = format!(
+            "{},\n  \"messages\": {later}\n}}",
+            text.trim_end().trim_end_matches('}').trim_end()
+        );
+        let r = parse(Path::new("session-x.json"), text.as_bytes());
+        assert_eq!(r.session_id.as_deref(), Some("s1"));
+        assert_eq!(r.start_time.as_deref(), Some("t0"));
+        assert_eq!(r.turns.len(), 1, "{text}");
+        assert_eq!(r.turns[0].prompt, "Review");
+        assert_eq!(r.turns[0].answer.as_deref(), Some("{}"));
+        assert_eq!(r.tool_calls.len(), 1);
+        assert_eq!(r.sha256, sha256_hex(text.as_bytes()));
+        assert!(r.warnings.is_empty(), "{:?}", r.warnings);
+        // A `.json` file that holds lines is read as lines.
+        let lines = format!(
+            "{}\n{}\n",
+            json!({"sessionId": "s2", "projectHash": "h"}),
+            later[0]
+        );
+        let r = parse(Path::new("session-y.json"), lines.as_bytes());
+        assert_eq!((r.session_id.as_deref(), r.turns.len()), (Some("s2"), 1));
     }
 
     #[test]

@@ -148,6 +148,15 @@ fn run_table(md: &mut String, result: &Outcome) {
     ));
     md.push_str(&format!("| Model | {} |\n", given("model")));
     md.push_str(&format!("| {name} args | {} |\n", given("codex_args")));
+    match result.layout {
+        Some(crate::event::Layout::Advisory) => md.push_str(
+            "| Layout | advisory: the pull request's own copy of the workflow file ran this step |\n",
+        ),
+        Some(crate::event::Layout::Binding(why)) => {
+            md.push_str(&format!("| Layout | binding: {} |\n", prose(why)));
+        }
+        None => {}
+    }
     md.push_str(&format!("| Receipt | {} |\n\n", code(&result.usage_file)));
 }
 

@@ -116,6 +116,7 @@ pub(crate) fn render(result: &Outcome, page: &Page) -> String {
         top.push_str(&format!("## {}\n\n", verdict::of(result).markdown()));
     }
     status(&mut top, result);
+    advisory(&mut top, result);
     if let Some(CheckRunOutcome::NotPublished { reason }) = &result.check_run {
         top.push_str(&format!(
             "> **No check run**: {}. The annotations in the log and this summary carry the result.\n\n",
@@ -202,6 +203,20 @@ fn imitations(md: &mut String, result: &Outcome) {
          is what this check names. Until receipts are signed, a check posted after this one is not \
          seen here.\n\n",
         name = code(&first.name)
+    ));
+}
+
+/// Under the step's sentence, in the advisory layout: what the title's
+/// `advisory` means, and where the layout that binds is. All our own words.
+fn advisory(md: &mut String, result: &Outcome) {
+    if result.layout != Some(crate::event::Layout::Advisory) {
+        return;
+    }
+    md.push_str(&format!(
+        "> **Advisory**: the pull request can change the workflow file that ran this step, so it \
+         could have changed this step's inputs or posted this check itself. For a receipt it \
+         cannot edit: [the binding layout]({}).\n\n",
+        crate::outcome::BINDING_LAYOUT_URL
     ));
 }
 
@@ -373,6 +388,9 @@ fn output_section(md: &mut String, review: &Review, room: &mut usize) {
             code(&review.path),
             draft(review)
         ));
+    }
+    if let Some(said) = review.patterns_said() {
+        md.push_str(&format!("- {}\n", prose(&said)));
     }
     if let Some(problem) = &review.findings.problem {
         md.push_str(&format!("- Findings: {}\n", prose(problem)));

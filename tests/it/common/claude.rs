@@ -260,6 +260,7 @@ pub fn run(version: &str, url: &str, home: &Path, cwd: &Path, prompt: &str, args
         "claude {version} printed no result: {}",
         String::from_utf8_lossy(&out.stdout)
     );
+    super::keep_records(home, "claude", version);
     std::fs::write(
         home.join("claude-execution-output.json"),
         serde_json::to_string_pretty(&messages).unwrap(),

@@ -244,6 +244,7 @@ pub fn run(
         String::from_utf8_lossy(&out.stderr),
         String::from_utf8_lossy(&out.stdout)
     );
+    super::keep_records(home, "gemini", version);
     let artifacts = home.join(".gemini/gemini-artifacts");
     std::fs::create_dir_all(&artifacts).unwrap();
     std::fs::write(artifacts.join("stdout.log"), &out.stdout).unwrap();

@@ -546,6 +546,17 @@ impl Respond for Update {
             .cloned()
             .unwrap_or_default();
         run["annotations"].as_array_mut().unwrap().extend(added);
+        // What an update sets, as GitHub applies it.
+        for key in ["title", "summary", "text"] {
+            if let Some(v) = body["output"].get(key) {
+                run["output"][key] = v.clone();
+            }
+        }
+        for key in ["status", "conclusion", "details_url"] {
+            if let Some(v) = body.get(key) {
+                run[key] = v.clone();
+            }
+        }
         run["output"]["annotations_count"] = json!(run["annotations"].as_array().unwrap().len());
         let mut updated = run.clone();
         updated.as_object_mut().unwrap().remove("annotations");

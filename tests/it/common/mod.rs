@@ -10,6 +10,7 @@
 pub mod attestation;
 pub mod claude;
 pub mod codex;
+pub mod collect;
 pub mod corpora;
 pub mod gemini;
 pub mod github;
@@ -632,6 +633,41 @@ fn keep_summary(summary: &Path) {
         .find(|n| !dir.join(format!("{test}.{n}.md")).exists())
         .unwrap_or(0);
     let _ = fs::copy(summary, dir.join(format!("{test}.{n}.md")));
+}
+
+/// With `PROMPT_RECEIPT_KEEP_RECORDS=DIR`, the session records a real CLI
+/// wrote under `home` (every `.jsonl` and `chats/*.json`) are kept as
+/// `DIR/<agent>-<version>-<test>.<n>.<ext>`: real records for
+/// `bench/records.py` to inflate.
+pub fn keep_records(home: &Path, agent: &str, version: &str) {
+    let Some(dir) = std::env::var_os("PROMPT_RECEIPT_KEEP_RECORDS") else {
+        return;
+    };
+    let dir = PathBuf::from(dir);
+    let _ = fs::create_dir_all(&dir);
+    let test = std::thread::current()
+        .name()
+        .unwrap_or("test")
+        .replace("::", "-");
+    let mut stack = vec![home.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in fs::read_dir(&d).into_iter().flatten().flatten() {
+            let p = e.path();
+            let ext = p.extension().and_then(|x| x.to_str()).unwrap_or("");
+            let in_chats = d.ends_with("chats");
+            if e.file_type().is_ok_and(|t| t.is_dir()) {
+                stack.push(p);
+            } else if ext == "jsonl" || (in_chats && ext == "json") {
+                let n = (0..)
+                    .find(|n| {
+                        !dir.join(format!("{agent}-{version}-{test}.{n}.{ext}"))
+                            .exists()
+                    })
+                    .unwrap_or(0);
+                let _ = fs::copy(&p, dir.join(format!("{agent}-{version}-{test}.{n}.{ext}")));
+            }
+        }
+    }
 }
 
 impl Outcome {

@@ -858,56 +858,33 @@ async fn an_appended_system_prompt_is_held_to_claude_args() {
     }
 }
 
-/// The example's upload, cut down: each project record through
+/// The agent job's upload, cut down by the collect action as it runs there
+/// (collect/collect.sh, the real jq): each project record through
 /// `redact-record.jq`, the execution file down to its `system` and `result`
-/// messages (as the example's workflow does).
+/// messages. The staged home is what the receipt workflow downloads.
 fn upload_redacted(from_home: &std::path::Path, to: &std::path::Path) {
-    let filter = repo_root().join("examples/claude-review/.github/claude/redact-record.jq");
-    let jq = |args: &[&str], input: &std::path::Path, output: &std::path::Path| {
-        let out = std::process::Command::new("jq")
-            .args(args)
-            .stdin(std::fs::File::open(input).unwrap())
-            .output()
-            .expect("jq (apt-get install jq)");
-        assert!(
-            out.status.success(),
-            "jq: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        std::fs::create_dir_all(output.parent().unwrap()).unwrap();
-        std::fs::write(output, out.stdout).unwrap();
-    };
-    let projects = from_home.join(".claude/projects");
-    for dir in std::fs::read_dir(&projects).unwrap() {
-        let dir = dir.unwrap().path();
-        for f in std::fs::read_dir(&dir).unwrap() {
-            let f = f.unwrap().path();
-            if f.extension().is_some_and(|x| x == "jsonl") {
-                let to = to
-                    .join(".claude/projects")
-                    .join(dir.file_name().unwrap())
-                    .join(f.file_name().unwrap());
-                jq(&["-nRc", "-f", filter.to_str().unwrap()], &f, &to);
-            }
-        }
-    }
-    let workflow = std::fs::read_to_string(
-        repo_root().join("examples/claude-review/.github/workflows/claude-review.yml"),
-    )
-    .unwrap();
+    let temp = tempfile::tempdir().unwrap();
+    let execution = from_home.join("claude-execution-output.json");
+    let collected = common::collect::run(
+        "claude",
+        temp.path(),
+        &common::collect::Given {
+            agent_home: Some(from_home),
+            execution_file: Some(&execution),
+            output: Some("{}"),
+            ..Default::default()
+        },
+    );
+    assert!(collected.ok, "collect.sh failed:\n{}", collected.log);
     assert!(
-        workflow.contains(&format!("jq '{EXECUTION_FILTER}'")),
-        "the example cuts the execution file as this test does"
+        collected
+            .log
+            .contains("session record(s) of claude cut down"),
+        "{}",
+        collected.log
     );
-    jq(
-        &[EXECUTION_FILTER],
-        &from_home.join("claude-execution-output.json"),
-        &to.join("claude-execution-output.json"),
-    );
+    common::collect::copy_tree(&collected.dir.join("home"), to);
 }
-
-/// The example's cut of the execution file.
-const EXECUTION_FILTER: &str = r#"map(select(.type == "system" or .type == "result") | if .type == "result" then del(.result) else . end)"#;
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_redacted_record_verifies_as_fully_and_holds_no_tool_output() {

@@ -241,11 +241,11 @@ async fn the_receipt_hashes_what_the_api_received() {
     }
 }
 
-/// The example's filter, as the agent job runs it: `jq -nRc -f
+/// The collect action's filter, as the agent job runs it: `jq -nRc -f
 /// redact-record.jq`.
 const FILTER: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
-    "/examples/agent-review/.github/gemini/redact-record.jq"
+    "/collect/gemini/redact-record.jq"
 );
 
 /// Every session record under the agent home, redacted in place by the real

@@ -22,8 +22,11 @@ use common::jobs::{CODEX_HOME, PROMPT};
 use common::*;
 use serde_json::{Value, json};
 
-/// The filter as the example ships it (the path the workflow names).
-const FILTER: &str = ".github/codex/redact-session.jq";
+/// The filter as the collect action ships it (collect/codex/).
+const FILTER: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/collect/codex/redact-session.jq"
+);
 /// A file of the checkout the agent reads, with a token in it.
 const SECRET_FILE: &str = "config/service.env";
 const SECRET: &str = "prk_live_7f3c9a1e5b2d4f60a8c7e9b1d3f5a7c9";
@@ -200,7 +203,7 @@ async fn a_redacted_record_verifies_as_the_raw_one_and_holds_no_output() {
         ];
         let (agent, raw, relative) = agent_job(version, script, "read-only").await;
         let filtered = agent.root.join("redacted").join(&relative);
-        redact(&agent.ws.join(FILTER), &raw, &filtered);
+        redact(&std::path::Path::new(FILTER), &raw, &filtered);
 
         // The raw record holds the token, in the command's output and in
         // what the model said; the filtered one nowhere.
@@ -338,7 +341,7 @@ async fn an_agent_that_edits_its_prompt_is_caught_from_the_redacted_record() {
             "{version}: the patch and the command both ran: {changed}"
         );
         let filtered = agent.root.join("redacted").join(&relative);
-        redact(&agent.ws.join(FILTER), &raw, &filtered);
+        redact(&std::path::Path::new(FILTER), &raw, &filtered);
         let (_p, plain) = receipt_job(&agent, version, &raw, &relative);
         let (_c, cut) = receipt_job(&agent, version, &filtered, &relative);
         for out in [&plain, &cut] {
@@ -375,7 +378,7 @@ async fn a_review_that_is_not_the_agents_last_message_fails_from_the_redacted_re
             "{version}: Codex wrote the model's answer"
         );
         let filtered = agent.root.join("redacted").join(&relative);
-        redact(&agent.ws.join(FILTER), &raw, &filtered);
+        redact(&std::path::Path::new(FILTER), &raw, &filtered);
         let problem = format!(
             "`artifacts/review.json` is not the agent's last message (sha256 {} vs {})",
             short(approval),

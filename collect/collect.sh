@@ -1,0 +1,139 @@
+#!/usr/bin/env bash
+# The collect action's one step (collect/action.yml): stage the agent's output
+# and its session record, cut down by the filter shipped beside this script,
+# in $RUNNER_TEMP/prompt-receipt-collect/<name>, laid out as the receipt reads
+# it:
+#
+#   review.json   the agent's output
+#   home/...      the agent home: Codex's sessions/, Claude Code's
+#                 .claude/projects/ and execution file, Gemini CLI's tmp/
+#                 chats, telemetry and settings
+#
+# Only regular files are read (never a symbolic link the agent left: it could
+# point at any file of the runner). Environment: AGENT, AGENT_HOME,
+# OUTPUT_FILE, OUTPUT_TEXT, EXECUTION_FILE, WHEN, NAME, and the runner's
+# RUNNER_TEMP, GITHUB_ACTION_PATH, GITHUB_OUTPUT.
+set -euo pipefail
+
+here="${GITHUB_ACTION_PATH:-$(dirname "$0")}"
+fail() { printf '::error title=prompt-receipt collect::%s\n' "$*"; exit 1; }
+note() { printf '::notice title=prompt-receipt collect::%s\n' "$*"; }
+warn() { printf '::warning title=prompt-receipt collect::%s\n' "$*"; }
+
+case "${AGENT:-}" in
+  codex | claude | gemini) ;;
+  *) fail "input agent is '${AGENT:-}': give codex, claude or gemini" ;;
+esac
+case "${WHEN:-after-agent}" in
+  before-agent | after-agent) ;;
+  *) fail "input when is '${WHEN}': give before-agent or after-agent" ;;
+esac
+case "${NAME:-agent-run}" in
+  *[!A-Za-z0-9._-]* | '' | .*) fail "input name is '${NAME}': give letters, digits, '.', '_' or '-'" ;;
+esac
+[ -n "${RUNNER_TEMP:-}" ] || fail "RUNNER_TEMP is not set: run this as a step of a GitHub Actions job"
+command -v jq > /dev/null || fail "jq is not installed: GitHub's Ubuntu runners have it; on another runner install jq before this step"
+
+# A regular file, not a link to one.
+plain() { [ -f "$1" ] && [ ! -L "$1" ]; }
+
+# Every regular file named like $2 under $1, cut by the filter $3 into $4,
+# keeping its path below $1. Prints how many.
+redact_tree() {
+  local from=$1 pattern=$2 filter=$3 to=$4 count=0 file
+  [ -d "$from" ] && [ ! -L "$from" ] || { echo 0; return; }
+  while IFS= read -r -d '' file; do
+    mkdir -p "$to/$(dirname "$file")"
+    jq -nRc -f "$filter" < "$from/$file" > "$to/$file"
+    count=$((count + 1))
+  done < <(cd "$from" && find . -type f -path "$pattern" -print0)
+  echo "$count"
+}
+
+gemini_home="${AGENT_HOME:-$HOME/.gemini}"
+
+# Before the agent: Gemini CLI's session record does not keep the system
+# instruction; its local telemetry does (prompts not logged). User settings,
+# so the repository's .gemini/settings.json stays the one the receipt reads.
+if [ "${WHEN:-after-agent}" = before-agent ]; then
+  if [ "$AGENT" != gemini ]; then
+    note "$AGENT needs nothing before the agent runs: this step did nothing"
+    exit 0
+  fi
+  mkdir -p "$gemini_home"
+  settings="$gemini_home/settings.json"
+  current='{}'
+  if plain "$settings"; then current=$(cat "$settings"); fi
+  printf '%s' "$current" | jq --arg out "$gemini_home/telemetry.log" \
+    '. + {telemetry: ((.telemetry // {}) + {enabled: true, target: "local", outfile: $out, logPrompts: false})}' \
+    > "$settings.new" || fail "$settings is not JSON: fix it, or remove it before this step"
+  mv "$settings.new" "$settings"
+  note "Gemini CLI's local telemetry is on ($gemini_home/telemetry.log): the receipt reads the system instruction from it"
+  exit 0
+fi
+
+out="$RUNNER_TEMP/prompt-receipt-collect/${NAME:-agent-run}"
+rm -rf "$out"
+mkdir -p "$out/home"
+
+# The output.
+review="$out/review.json"
+if [ -n "${OUTPUT_FILE:-}" ]; then
+  if plain "$OUTPUT_FILE"; then cp -- "$OUTPUT_FILE" "$review"
+  else warn "output-file $OUTPUT_FILE is not there (or not a regular file): the receipt will say the review is missing"; fi
+elif [ -n "${OUTPUT_TEXT:-}" ]; then
+  printf '%s' "$OUTPUT_TEXT" > "$review"
+elif [ "$AGENT" = gemini ] && plain gemini-artifacts/stdout.log; then
+  jq -r '.response // empty' gemini-artifacts/stdout.log > "$review" \
+    || warn "gemini-artifacts/stdout.log is not run-gemini-cli's JSON output: no review"
+else
+  warn "no output-file or output given: the receipt will say the review is missing"
+fi
+
+records=0
+case "$AGENT" in
+  codex)
+    home="${AGENT_HOME:-$HOME/.codex}"
+    records=$(redact_tree "$home/sessions" '*/rollout-*.jsonl' "$here/codex/redact-session.jq" "$out/home/sessions")
+    where="$home/sessions"
+    ;;
+  claude)
+    home="${AGENT_HOME:-$HOME}"
+    records=$(redact_tree "$home/.claude/projects" '*.jsonl' "$here/claude/redact-record.jq" "$out/home/.claude/projects")
+    where="$home/.claude/projects"
+    execution="${EXECUTION_FILE:-$RUNNER_TEMP/claude-execution-output.json}"
+    # The execution file without the answer's text: its system and result
+    # messages (the model, the tools, the session id, the cost).
+    if plain "$execution"; then
+      jq 'map(select(.type == "system" or .type == "result") | if .type == "result" then del(.result) else . end)' \
+        "$execution" > "$out/home/claude-execution-output.json" \
+        || warn "the execution file $execution is not a JSON list: left out"
+    fi
+    if plain "$RUNNER_TEMP/claude-prompts/claude-prompt.txt"; then
+      cp -- "$RUNNER_TEMP/claude-prompts/claude-prompt.txt" "$out/home/claude-prompt.txt"
+    fi
+    ;;
+  gemini)
+    home="$gemini_home"
+    records=$(redact_tree "$home/tmp" '*/chats/session-*.jsonl' "$here/gemini/redact-record.jq" "$out/home/tmp")
+    where="$home/tmp"
+    mkdir -p "$out/home/gemini-artifacts"
+    if plain gemini-artifacts/stdout.log; then cp -- gemini-artifacts/stdout.log "$out/home/gemini-artifacts/stdout.log"; fi
+    # A checkout's .env can point GEMINI_SYSTEM_MD at any file
+    # (/proc/self/environ), and the telemetry would carry it: then it stays
+    # here, and the receipt names the .env and the system instruction.
+    if plain "$home/telemetry.log" &&
+       ! grep -qsE '^[[:space:]]*(export[[:space:]]+)?GEMINI_SYSTEM_MD' .env .gemini/.env; then
+      cp -- "$home/telemetry.log" "$out/home/gemini-artifacts/telemetry.log"
+    fi
+    for file in settings.json GEMINI.md; do
+      if plain "$home/$file"; then cp -- "$home/$file" "$out/home/$file"; fi
+    done
+    ;;
+esac
+if [ "$records" = 0 ]; then
+  warn "no session record of $AGENT under $where: the receipt will say what it could not check"
+else
+  note "$records session record(s) of $AGENT cut down and staged from $where"
+fi
+echo "collected=$out" >> "$GITHUB_OUTPUT"
