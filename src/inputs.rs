@@ -41,6 +41,18 @@ pub(crate) enum Mode {
     /// Check the agent's output against the output schema, and nothing else:
     /// no receipt is read or written, no git.
     Validate,
+    /// Read a folder of receipts, statements or bundles and tell, run by run,
+    /// what the agent was given and where it changed.
+    Audit,
+}
+
+/// How `audit` prints its table.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
+pub(crate) enum Format {
+    /// A Markdown table (the job summary's).
+    Markdown,
+    /// One JSON document, for scripts.
+    Json,
 }
 
 /// Record, verify and report which exact bytes reached a coding agent.
@@ -55,7 +67,9 @@ the variable. Relative paths resolve against the workspace.\n\nExit codes: 0 eve
 1 a check failed, 2 bad input or configuration."
 )]
 pub struct Cli {
-    /// What to do: `run` (after the agent step), `record`, `verify`, `validate`, `compare` or `lint`.
+    /// What to do: `run` (after the agent step), `record`, `verify`, `validate`, `compare`,
+    /// `lint` or `audit`. Also the first word: `prompt-receipt verify --statement F`,
+    /// `prompt-receipt audit DIR`.
     #[arg(long, value_enum, default_value = "run")]
     pub(crate) mode: Mode,
 
@@ -234,6 +248,20 @@ pub struct Cli {
     #[arg(long, value_name = "BOOL", default_value = "true", action = clap::ArgAction::Set, value_parser = clap::builder::BoolishValueParser::new())]
     pub(crate) lint_workflows: bool,
 
+    /// (verify) An in-toto statement a run wrote (usage.intoto.json), or the Sigstore
+    /// bundles `gh attestation download` wrote (.jsonl): every subject is hashed again
+    /// in the checkout, and the command that checks the signature is printed.
+    #[arg(long, value_name = "PATH")]
+    pub(crate) statement: Option<String>,
+
+    /// (audit) The folder of receipts (usage.json), statements or bundles, read recursively.
+    #[arg(long, value_name = "PATH")]
+    pub(crate) audit_dir: Option<String>,
+
+    /// (audit) How the table is printed: markdown or json.
+    #[arg(long, value_enum, value_name = "FORMAT", default_value = "markdown")]
+    pub(crate) format: Format,
+
     /// The check run's name on the pull request.
     #[arg(long, value_name = "NAME", default_value = "Agent review receipt")]
     pub(crate) check_name: String,
@@ -320,6 +348,11 @@ pub struct Inputs {
     pub(crate) gate_schema: Option<GateSchema>,
     pub(crate) single_turn: crate::agent::turns::SingleTurn,
     pub(crate) lint_workflows: bool,
+    /// (verify) The statement or bundle file to re-check.
+    pub(crate) statement: Option<String>,
+    /// (audit) The folder to read.
+    pub(crate) audit_dir: Option<String>,
+    pub(crate) format: Format,
 }
 
 /// What the command line asked for.
@@ -345,6 +378,7 @@ pub(crate) fn input_from_env<'a>(env: &'a Env, name: &str) -> Option<&'a str> {
 /// Parses flags, then fills every flag not given on the command line from its
 /// `INPUT_*` variable, then validates.
 pub fn parse(args: Vec<OsString>, env: &Env) -> Result<Invocation, Error> {
+    let args = mode_word(args);
     let first = match Cli::command().try_get_matches_from(&args) {
         Ok(m) => m,
         Err(e) => return clap_outcome(e),
@@ -368,6 +402,58 @@ pub fn parse(args: Vec<OsString>, env: &Env) -> Result<Invocation, Error> {
     let cli =
         Cli::from_arg_matches(&matches).map_err(|e| Error::new(first_line(&e.to_string())))?;
     Inputs::validate(cli, &matches).map(|i| Invocation::Run(Box::new(i)))
+}
+
+/// The mode as the first word (`prompt-receipt verify ...`), and audit's
+/// folder as the word after it (`prompt-receipt audit DIR`), as flags.
+fn mode_word(mut args: Vec<OsString>) -> Vec<OsString> {
+    let word = |i: usize, args: &[OsString]| args.get(i).and_then(|a| a.to_str()).map(String::from);
+    let Some(mode) = word(1, &args).filter(|w| Mode::from_str(w, false).is_ok()) else {
+        return args;
+    };
+    args[1] = format!("--mode={mode}").into();
+    if mode == "audit"
+        && let Some(dir) = word(2, &args).filter(|w| !w.starts_with('-'))
+    {
+        args[2] = format!("--audit-dir={dir}").into();
+    }
+    args
+}
+
+/// An input one mode reads, given to another: a mistake worth stopping on
+/// (a `run` step given `statement` would not check it).
+fn only_in(
+    mode: Mode,
+    own: Mode,
+    name: &str,
+    value: Option<String>,
+) -> Result<Option<String>, Error> {
+    match value {
+        Some(_) if mode != own => Err(Error::new(format!(
+            "input `{name}` is read by mode `{}` only, and this step's mode is `{}`; set `mode: {}` or leave `{name}` out",
+            mode_word_of(own),
+            mode_word_of(mode),
+            mode_word_of(own)
+        ))),
+        v => Ok(v),
+    }
+}
+
+fn mode_word_of(m: Mode) -> String {
+    m.to_possible_value()
+        .map(|v| v.get_name().to_string())
+        .unwrap_or_default()
+}
+
+/// `audit` needs its folder, and only `audit` reads one.
+fn audit_dir(mode: Mode, dir: Option<String>) -> Result<Option<String>, Error> {
+    let dir = only_in(mode, Mode::Audit, "audit-dir", dir)?;
+    match (mode, dir) {
+        (Mode::Audit, None) => Err(Error::new(
+            "mode `audit` needs a folder: `prompt-receipt audit DIR`, or the input `audit-dir` (downloaded receipts, statements or bundles)",
+        )),
+        (_, dir) => Ok(dir),
+    }
 }
 
 fn clap_outcome(e: clap::Error) -> Result<Invocation, Error> {
@@ -459,6 +545,9 @@ impl Inputs {
             gate_schema: cli.gate_schema,
             single_turn: cli.single_turn,
             lint_workflows: cli.lint_workflows,
+            statement: only_in(cli.mode, Mode::Verify, "statement", given(cli.statement))?,
+            audit_dir: audit_dir(cli.mode, given(cli.audit_dir))?,
+            format: cli.format,
         })
     }
 }
@@ -479,7 +568,7 @@ fn prompt_source(
         (None, None)
             if matches!(
                 mode,
-                Mode::Verify | Mode::Compare | Mode::Lint | Mode::Validate
+                Mode::Verify | Mode::Compare | Mode::Lint | Mode::Validate | Mode::Audit
             ) =>
         {
             Ok(None)
@@ -759,6 +848,30 @@ mod tests {
         assert_eq!(
             schemas.message(),
             "Only one of `output-schema` or `output-schema-file` may be specified."
+        );
+    }
+
+    #[test]
+    fn the_mode_as_the_first_word() {
+        let v = inputs(&["verify", "--statement", "s.json"], &[]).unwrap();
+        assert_eq!(
+            (v.mode, v.statement.as_deref()),
+            (Mode::Verify, Some("s.json"))
+        );
+        let a = inputs(&["audit", "runs", "--format", "json"], &[]).unwrap();
+        assert_eq!(
+            (a.mode, a.audit_dir.as_deref(), a.format),
+            (Mode::Audit, Some("runs"), Format::Json)
+        );
+        // A prompt that reads like a mode is a prompt.
+        let p = inputs(&["--prompt", "audit"], &[]).unwrap();
+        assert_eq!(p.mode, Mode::Run);
+        let e = inputs(&["audit"], &[]).unwrap_err();
+        assert!(e.message().contains("needs a folder"), "{e}");
+        let e = inputs(&["--prompt", "x", "--statement", "s.json"], &[]).unwrap_err();
+        assert_eq!(
+            e.message(),
+            "input `statement` is read by mode `verify` only, and this step's mode is `run`; set `mode: verify` or leave `statement` out"
         );
     }
 

@@ -15,6 +15,7 @@
 //! Escaping, Markdown, errors, levels and logging are shared by all.
 
 pub mod agent;
+mod audit;
 mod base;
 mod compare;
 pub mod context;

@@ -50,6 +50,13 @@ pub struct Outcome {
     /// several turns, a model switch), each a sentence for the title: the
     /// conclusion is at most neutral.
     pub(crate) timeline: Vec<String>,
+    /// (`run`) Where the in-toto statement, its predicate and its subjects
+    /// (`sha256sum` form) are written, once the verdict is known.
+    pub(crate) attestation: Option<[crate::workspace::Location; 3]>,
+    /// (`audit`) The table of runs, and how to print it.
+    pub(crate) audit: Option<(crate::audit::Audit, crate::inputs::Format)>,
+    /// (`verify --statement`) What was verified is a statement's subjects.
+    pub(crate) statement: bool,
     /// Whether the pull request could change the workflow file that ran this
     /// step (`run`, `verify`, `validate`, `compare` in Actions; `None` when
     /// the run cannot tell). It never changes the conclusion: a green check
@@ -107,6 +114,9 @@ impl Outcome {
             instructions: None,
             unverified: Vec::new(),
             timeline: Vec::new(),
+            attestation: None,
+            audit: None,
+            statement: false,
             layout: None,
         }
     }

@@ -3,6 +3,7 @@
 //! record this run beside the review, verify the record), `record`, `verify`,
 //! `validate` (the schema gate alone), `compare` and `lint`.
 
+mod attested;
 mod compare;
 mod lint;
 mod record;
@@ -36,11 +37,25 @@ pub(crate) fn execute(
     match inputs.mode {
         Mode::Run => run::run(inputs, ws, home, origin),
         Mode::Record => record::record(inputs, ws, home),
-        Mode::Verify => verify::verify(inputs, ws, home, origin),
+        Mode::Verify => match &inputs.statement {
+            Some(statement) => attested::verify_statement(statement, ws),
+            None => verify::verify(inputs, ws, home, origin),
+        },
+        Mode::Audit => audit(inputs, ws),
         Mode::Validate => validate::validate(inputs, ws, origin),
         Mode::Compare => compare::compare(inputs, ws),
         Mode::Lint => lint::lint(ws),
     }
+}
+
+/// `audit`: the folder's runs, as a table.
+fn audit(inputs: &Inputs, ws: &Workspace) -> Result<Outcome, Error> {
+    let given = inputs.audit_dir.as_deref().unwrap_or(".");
+    let dir = ws.resolve_artifact("audit-dir", given)?;
+    let table = crate::audit::audit(&dir.path, &dir.shown)?;
+    let mut outcome = Outcome::empty(Mode::Audit, String::new(), serde_json::Map::new());
+    outcome.audit = Some((table, inputs.format));
+    Ok(outcome)
 }
 
 /// What a receipt covers, as `run`, `record` and `verify` read it (after the

@@ -22,7 +22,6 @@ pub(crate) fn record(
         &usage,
         existing,
         &collected.receipt,
-        ws,
         usage_file::Foreign::Keep,
     )?;
     let mut outcome = Outcome::empty(Mode::Record, usage.shown, receipt);

@@ -79,7 +79,8 @@ pub(crate) fn run(
     .ok();
     receipt.verification = Some(VerificationRecord::of(before.as_ref()));
     let written =
-        usage_file::write_receipt(&usage, existing, &receipt, ws, usage_file::Foreign::Claimed)?;
+        usage_file::write_receipt(&usage, existing, &receipt, usage_file::Foreign::Claimed)?;
+    let attestation = attestation_files(ws, &usage.shown)?;
     clock.lap("write done");
     let verification = verify_written(before, recomputed?, &usage, &written)?;
     clock.lap("verification done");
@@ -92,6 +93,7 @@ pub(crate) fn run(
     outcome.unverified.extend(hooks_unread);
     outcome.take_agent(check);
     outcome.instructions = instructions;
+    outcome.attestation = Some(attestation);
     if inputs.lint_workflows {
         outcome.lints = advice(lint::lint_workflows(ws));
     }
@@ -233,6 +235,17 @@ fn verify_written(
     all.mismatches.extend(after.mismatches);
     all.skipped.extend(after.skipped);
     Ok(all)
+}
+
+/// Where the statement, its predicate and its subjects go: beside the
+/// receipt, resolved as it is (the workspace, or the runner's temp folder).
+fn attestation_files(ws: &Workspace, usage: &str) -> Result<[Location; 3], Error> {
+    let [statement, predicate, subjects] = crate::receipt::attest::paths_for(usage);
+    Ok([
+        ws.resolve_artifact("usage-file", &statement)?,
+        ws.resolve_artifact("usage-file", &predicate)?,
+        ws.resolve_artifact("usage-file", &subjects)?,
+    ])
 }
 
 /// In `run`, lint findings are advice: warnings at most. The layout is not

@@ -13,6 +13,7 @@
 pub(crate) mod attest;
 pub(crate) mod identities;
 pub mod pyjson;
+pub(crate) mod statement;
 pub mod usage_file;
 pub(crate) mod verify;
 

@@ -12,8 +12,8 @@ use std::path::Path;
 use serde_json::{Map, Value};
 
 use crate::error::Error;
-use crate::receipt::{OWNED_KEYS, Receipt, attest};
-use crate::workspace::{self, Location, Presence, Workspace};
+use crate::receipt::{OWNED_KEYS, Receipt};
+use crate::workspace::{self, Location, Presence};
 
 /// Reads the receipt file: `None` when it does not exist yet.
 pub(crate) fn load(loc: &Location) -> Result<Option<Map<String, Value>>, Error> {
@@ -103,14 +103,13 @@ pub(crate) enum Foreign {
 /// Where `run` keeps the keys an uploaded usage file brought.
 pub(crate) const CLAIMED: &str = "claimed_by_upload";
 
-/// Writes the receipt into the usage file and the in-toto statement beside
-/// it (whose predicate holds only what this tool wrote). Returns the receipt
-/// as written.
+/// Writes the receipt into the usage file. Returns the receipt as written.
+/// (`run` writes the in-toto statement beside it once the verdict is known:
+/// [`crate::report::Attestation`].)
 pub(crate) fn write_receipt(
     usage: &Location,
     existing: Option<Map<String, Value>>,
     receipt: &Receipt,
-    ws: &Workspace,
     foreign: Foreign,
 ) -> Result<Map<String, Value>, Error> {
     let existing = match foreign {
@@ -134,11 +133,6 @@ pub(crate) fn write_receipt(
     };
     let merged = merge(existing, OWNED_KEYS, receipt.to_map());
     write(usage, &merged)?;
-    let statement = ws.resolve_artifact("usage-file", &attest::path_for(&usage.shown))?;
-    write_derived(
-        &statement,
-        crate::receipt::pyjson::to_string(&attest::statement(&merged)).as_bytes(),
-    )?;
     Ok(merged)
 }
 

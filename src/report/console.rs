@@ -29,6 +29,9 @@ pub(crate) struct Console {
 
 impl Report for Console {
     fn report(&mut self, result: &mut Outcome) -> Result<(), Error> {
+        if let Some((audit, format)) = &result.audit {
+            return print(&[audit_text(audit, *format, self.in_actions)]);
+        }
         let per_level = if self.in_actions {
             ANNOTATIONS_PER_LEVEL
         } else {
@@ -49,18 +52,38 @@ impl Report for Console {
             };
             lines.push(super::render_summary(result, &page));
         }
-        let mut out = std::io::stdout().lock();
-        for line in lines {
-            match writeln!(out, "{line}") {
-                Ok(()) => {}
-                // The reader has gone (`| head`): it wanted no more, and the
-                // result still decides the exit code.
-                Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => break,
-                Err(e) => return Err(Error::new(format!("cannot write to stdout: {e}"))),
-            }
-        }
-        Ok(())
+        print(&lines)
     }
+}
+
+/// The audit's table for stdout: Markdown, or JSON (on one line in Actions,
+/// so no line of it can read as a workflow command).
+fn audit_text(
+    audit: &crate::audit::Audit,
+    format: crate::inputs::Format,
+    in_actions: bool,
+) -> String {
+    match format {
+        crate::inputs::Format::Markdown => crate::audit::markdown(audit),
+        crate::inputs::Format::Json if in_actions => {
+            serde_json::to_string(audit).unwrap_or_default()
+        }
+        crate::inputs::Format::Json => serde_json::to_string_pretty(audit).unwrap_or_default(),
+    }
+}
+
+/// Lines to stdout; a reader that has gone (`| head`) wanted no more.
+fn print(lines: &[String]) -> Result<(), Error> {
+    let mut out = std::io::stdout().lock();
+    for line in lines {
+        match writeln!(out, "{line}") {
+            Ok(()) => {}
+            // The result still decides the exit code.
+            Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => break,
+            Err(e) => return Err(Error::new(format!("cannot write to stdout: {e}"))),
+        }
+    }
+    Ok(())
 }
 
 impl Console {

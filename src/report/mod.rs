@@ -3,12 +3,14 @@
 //! commands). [`annotations`] is the one list of problems they share.
 
 pub(crate) mod annotations;
+mod attestation;
 mod check_run;
 mod console;
 mod outputs;
 mod summary;
 pub(crate) mod verdict;
 
+pub(crate) use attestation::Attestation;
 pub(crate) use check_run::CheckRun;
 pub(crate) use console::Console;
 pub(crate) use outputs::StepOutputs;
@@ -45,6 +47,9 @@ pub(crate) fn destinations(ctx: &Context, options: Options, mode: Mode) -> Vec<B
             max_annotations: options.max_annotations,
             budget: options.api_timeout,
         }));
+    }
+    if mode == Mode::Run {
+        reports.push(Box::new(Attestation { ctx: ctx.clone() }));
     }
     reports.push(Box::new(Console {
         in_actions: ctx.in_actions,

@@ -39,6 +39,9 @@ pub const OTHER_OUTPUTS: &[&str] = &[
     "findings-removed",
     "instructions-changed",
     "not-verified",
+    "statement-file",
+    "predicate-file",
+    "subjects-file",
     "layout",
 ];
 
@@ -53,6 +56,7 @@ impl Report for StepOutputs {
             .map(|(name, field)| (*name, result.field(field)))
             .collect();
         values.push(("usage-file", result.usage_file.clone()));
+        values.extend(attestation_files(result));
         // A check that could not run is not a pass: `verified` says both.
         let missing: Vec<String> = result.not_verified().map(|u| u.what).collect();
         if let Some(v) = &result.verification {
@@ -123,6 +127,18 @@ impl Report for StepOutputs {
             text.push_str(&entry(name, &value, &delimiter()?)?);
         }
         super::append_to_step_file("GITHUB_OUTPUT", &self.file, text.as_bytes())
+    }
+}
+
+/// Where `run` wrote the statement, its predicate and its subjects.
+fn attestation_files(result: &Outcome) -> Vec<(&'static str, String)> {
+    match &result.attestation {
+        Some([statement, predicate, subjects]) => vec![
+            ("statement-file", statement.shown.clone()),
+            ("predicate-file", predicate.shown.clone()),
+            ("subjects-file", subjects.shown.clone()),
+        ],
+        None => Vec::new(),
     }
 }
 

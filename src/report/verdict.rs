@@ -111,6 +111,10 @@ fn words(result: &Outcome) -> String {
     match (result.mode, &result.verification) {
         (Mode::Record, _) => parts.push("Receipt recorded".to_string()),
         (_, Some(_)) if !missing.is_empty() || !result.timeline.is_empty() => {}
+        (Mode::Verify, Some(v)) if result.statement => parts.push(format!(
+            "Statement verified: {} subjects match the files; its signature is checked by gh attestation verify",
+            distinct(&v.checked)
+        )),
         (Mode::Verify, Some(v)) => parts.push(format!(
             "Receipt verified: {} identities match the files{}",
             distinct(&v.checked),

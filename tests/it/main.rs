@@ -13,6 +13,7 @@
 mod common;
 
 mod action_metadata;
+mod attestation;
 mod bad_inputs;
 mod collect;
 mod compare;

@@ -115,8 +115,18 @@ fn a_receipt_from_the_seed_script_is_merged_without_churn() {
     assert_eq!(claimed["note"], "café ☕");
     assert_eq!(usage.get("budget"), None);
     let statement: Value = serde_json::from_slice(&s.read("usage.intoto.json")).unwrap();
-    assert_eq!(statement["predicate"].get("claimed_by_upload"), None);
-    assert_eq!(statement["predicate"]["prompt_sha"], usage["prompt_sha"]);
+    let predicate = &statement["predicate"];
+    assert_eq!(predicate["receipt"].get("claimed_by_upload"), None);
+    assert!(
+        !serde_json::to_string(predicate)
+            .unwrap()
+            .contains("max_tokens"),
+        "{predicate}"
+    );
+    assert_eq!(predicate["receipt"]["prompt_sha"], usage["prompt_sha"]);
+    // The predicate file is what actions/attest signs: it claims nothing either.
+    let alone: Value = serde_json::from_slice(&s.read("usage.predicate.json")).unwrap();
+    assert_eq!(&alone, predicate);
     let seed: Value = serde_json::from_slice(&seed).unwrap();
     for key in [
         "prompt_path",

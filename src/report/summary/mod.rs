@@ -39,6 +39,11 @@ pub(crate) struct JobSummary {
 
 impl Report for JobSummary {
     fn report(&mut self, result: &mut Outcome) -> Result<(), Error> {
+        if let Some((audit, _)) = &result.audit {
+            let table = crate::audit::markdown(audit);
+            let table = within(&table, MAX_SUMMARY_BYTES);
+            return super::append_to_step_file("GITHUB_STEP_SUMMARY", &self.file, table.as_bytes());
+        }
         let page = Page {
             blob_base: self.blob_base.clone(),
             budget: MAX_SUMMARY_BYTES,
@@ -50,6 +55,28 @@ impl Report for JobSummary {
             render(result, &page).as_bytes(),
         )
     }
+}
+
+/// The audit's table cut at a row to fit the summary, saying how many rows
+/// were left out (the console and `--format json` have them all).
+fn within(table: &str, budget: usize) -> String {
+    if table.len() <= budget {
+        return table.to_string();
+    }
+    let mut out = String::new();
+    let mut rows = table.lines();
+    for line in rows.by_ref() {
+        if out.len() + line.len() + 200 > budget {
+            let left = 1 + rows.filter(|l| l.starts_with("| ")).count();
+            out.push_str(&format!(
+                "\n{left} more rows did not fit the job summary; the step's log and `format: json` have them all.\n"
+            ));
+            break;
+        }
+        out.push_str(line);
+        out.push('\n');
+    }
+    out
 }
 
 /// Where the Markdown goes, and what it may take there.
@@ -225,7 +252,7 @@ fn status(md: &mut String, result: &Outcome) {
                 compare::sentence(md, c);
             }
         }
-        Mode::Lint => {}
+        Mode::Lint | Mode::Audit => {}
     }
 }
 
@@ -669,6 +696,29 @@ pub(crate) fn fit(md: &str, max: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_audit_too_long_for_the_summary_is_cut_at_a_row_and_says_how_many_left() {
+        let rows: String = (1..=100)
+            .map(|i| format!("| {i} | {} |\n", "x".repeat(50)))
+            .collect();
+        let table = format!("## Agent runs\n\n| # | v |\n| --- | --- |\n{rows}");
+        assert_eq!(within(&table, 1 << 20), table);
+        let cut = within(&table, 2000);
+        assert!(cut.len() <= 2000, "{}", cut.len());
+        let kept = cut
+            .lines()
+            .filter(|l| l.starts_with("| ") && !l.starts_with("| #") && !l.starts_with("| -"))
+            .count();
+        assert!(
+            cut.contains(&format!("{} more rows did not fit", 100 - kept)),
+            "{cut}"
+        );
+        assert!(
+            cut.lines().all(|l| !l.starts_with('|') || l.ends_with('|')),
+            "a row cut in half"
+        );
+    }
 
     #[test]
     fn fit_cuts_at_a_line_and_says_so() {

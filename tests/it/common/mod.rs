@@ -7,6 +7,7 @@
 //! as the user, and a workspace owned by the runner's user (uid 1001).
 #![allow(dead_code)]
 
+pub mod attestation;
 pub mod claude;
 pub mod codex;
 pub mod collect;
@@ -674,11 +675,18 @@ impl Outcome {
     /// What a finished step left: its exit code, its log, and the step files.
     fn read(out: std::process::Output, output: &Path, summary: &Path, ws: PathBuf) -> Outcome {
         keep_summary(summary);
+        let outputs = parse_outputs(&fs::read_to_string(output).unwrap());
+        // Every statement a step writes is valid, whatever the test checks.
+        let temp = output
+            .parent()
+            .and_then(Path::parent)
+            .map(|g| g.join("runner_temp"));
+        attestation::check_written(&ws, &temp.unwrap_or_default(), &outputs);
         Outcome {
             code: out.status.code().unwrap_or(-1),
             stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
             stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-            outputs: parse_outputs(&fs::read_to_string(output).unwrap()),
+            outputs,
             summary: fs::read_to_string(summary).unwrap(),
             ws,
         }
