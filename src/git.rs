@@ -35,6 +35,9 @@ pub(crate) struct Checkout {
 /// Process starts dominate this tool's run time, so they overlap with hashing.
 pub(crate) struct Pending {
     dir: PathBuf,
+    /// Shallow, and `HEAD`'s commit, when read from the git folder; else
+    /// git's answer is the first of `queries`.
+    head: Option<(bool, String)>,
     queries: Vec<(&'static [&'static str], Child)>,
 }
 
@@ -43,36 +46,52 @@ const DESCRIBE: &[&str] = &["describe", "--tags", "--always", "--dirty"];
 
 /// Starts asking for the checkout's identity.
 pub(crate) fn start_identify(dir: &Path) -> Result<Pending, Error> {
-    Ok(Pending {
-        dir: dir.to_path_buf(),
-        queries: vec![(HEAD, spawn(dir, HEAD)?), (DESCRIBE, spawn(dir, DESCRIBE)?)],
-    })
+    let mut pending = start_head(dir)?;
+    pending.queries.push((DESCRIBE, spawn(dir, DESCRIBE)?));
+    Ok(pending)
 }
 
-/// Starts asking for `HEAD` alone, for verification.
+/// Starts asking for `HEAD` alone, for verification: read from the git
+/// folder when that is plain, else asked of git. Either way the folder is
+/// checked first, as before any git call.
 pub(crate) fn start_head(dir: &Path) -> Result<Pending, Error> {
+    preflight_once(dir)?;
+    let head = head_from_files(dir);
+    let queries = match head {
+        Some(_) => Vec::new(),
+        None => vec![(HEAD, spawn(dir, HEAD)?)],
+    };
     Ok(Pending {
         dir: dir.to_path_buf(),
-        queries: vec![(HEAD, spawn(dir, HEAD)?)],
+        head,
+        queries,
     })
 }
 
 impl Pending {
-    fn answers(self) -> Result<Vec<String>, Error> {
+    fn answers(self) -> Result<(Option<(bool, String)>, Vec<String>), Error> {
         let dir = self.dir;
-        self.queries
+        let answers = self
+            .queries
             .into_iter()
             .map(|(args, child)| finish(&dir, args, child))
-            .collect()
+            .collect::<Result<_, _>>()?;
+        Ok((self.head, answers))
     }
 
     pub(crate) fn checkout(self) -> Result<Checkout, Error> {
-        let mut answers = self.answers()?.into_iter();
-        let head = answers.next().unwrap_or_default();
+        let (head, answers) = self.answers()?;
+        let mut answers = answers.into_iter();
+        let (shallow, sha) = match head {
+            Some(known) => known,
+            None => {
+                let head = answers.next().unwrap_or_default();
+                let mut lines = head.lines();
+                let shallow = lines.next() == Some("true");
+                (shallow, lines.next().unwrap_or_default().trim().to_string())
+            }
+        };
         let describe = answers.next().unwrap_or_default();
-        let mut lines = head.lines();
-        let shallow = lines.next() == Some("true");
-        let sha = lines.next().unwrap_or_default().trim().to_string();
         Ok(Checkout {
             describe,
             sha,
@@ -83,6 +102,110 @@ impl Pending {
     pub(crate) fn head(self) -> Result<String, Error> {
         Ok(self.checkout()?.sha)
     }
+}
+
+/// `HEAD`'s commit and whether the checkout is shallow, read from the git
+/// folder in the plain case (a detached `HEAD`, or a branch as a loose or
+/// packed ref), as `git rev-parse --is-shallow-repository --verify HEAD`
+/// says them: one git start fewer on every identity. `None` for anything
+/// else (a folder git would pass over or refuse, a repository extension, a
+/// ref that is not a branch, a symbolic ref to a symbolic ref, an unborn
+/// branch): git is asked then, and says what is wrong.
+fn head_from_files(dir: &Path) -> Option<(bool, String)> {
+    let (git_dir, common) = plain_git_dir(dir)?;
+    let config = bounded(&common.join("config"), 1 << 20).ok()?;
+    if String::from_utf8_lossy(&config)
+        .to_ascii_lowercase()
+        .contains("extensions")
+    {
+        return None;
+    }
+    let head = small_text(&git_dir.join("HEAD"))?;
+    let sha = match head.strip_prefix("ref:") {
+        Some(name) => branch_tip(&common, name.trim())?,
+        None => head.trim_end().to_string(),
+    };
+    if !is_object_id(&sha) {
+        return None;
+    }
+    let shallow = match std::fs::symlink_metadata(common.join("shallow")) {
+        Ok(m) if m.is_file() && m.len() > 0 => true,
+        Ok(_) => return None,
+        Err(_) => false,
+    };
+    Some((shallow, sha))
+}
+
+/// The git folder and its common folder that git itself would use for
+/// `dir`, when finding them is plain: the nearest `.git` above `dir` on
+/// the same file system is a valid git folder, and no folder on the way is
+/// a bare repository (which git would refuse, `safe.bareRepository`).
+fn plain_git_dir(dir: &Path) -> Option<(PathBuf, PathBuf)> {
+    use std::os::unix::fs::MetadataExt;
+    let device = std::fs::metadata(dir).ok()?.dev();
+    for d in dir.ancestors() {
+        if std::fs::metadata(d).ok()?.dev() != device {
+            return None;
+        }
+        if std::fs::symlink_metadata(d.join(".git")).is_ok() {
+            let git_dir = git_dir_of(d).ok()??;
+            let common = match std::fs::symlink_metadata(git_dir.join("commondir")) {
+                Ok(_) => git_dir.join(small_text(&git_dir.join("commondir"))?.trim()),
+                Err(_) => git_dir.clone(),
+            };
+            let valid = git_dir.join("HEAD").is_file()
+                && common.join("objects").is_dir()
+                && common.join("refs").is_dir();
+            return valid.then_some((git_dir, common));
+        }
+        if d.join("HEAD").exists() && d.join("objects").exists() {
+            return None;
+        }
+    }
+    None
+}
+
+/// A file git reads whole and small (`HEAD`, a ref, `commondir`): a
+/// regular file, at most 4 KiB, UTF-8.
+fn small_text(path: &Path) -> Option<String> {
+    if !std::fs::symlink_metadata(path).ok()?.is_file() {
+        return None;
+    }
+    String::from_utf8(bounded(path, 4 << 10).ok()?).ok()
+}
+
+/// The commit a branch (`refs/heads/...`) names: its loose ref, else its
+/// line in `packed-refs`. `None` for another kind of ref, a name git would
+/// refuse, a symbolic ref, or a branch with no commit.
+fn branch_tip(common: &Path, name: &str) -> Option<String> {
+    let branch = name.strip_prefix("refs/heads/")?;
+    let plain = |c: &str| {
+        !c.is_empty()
+            && !c.starts_with('.')
+            && !c.ends_with(".lock")
+            && !c.contains("..")
+            && !c.contains("@{")
+            && !c
+                .chars()
+                .any(|ch| ch.is_ascii_control() || " ~^:?*[\\".contains(ch))
+    };
+    if !branch.split('/').all(plain) {
+        return None;
+    }
+    let loose = common.join(name);
+    if std::fs::symlink_metadata(&loose).is_ok() {
+        return Some(small_text(&loose)?.trim_end().to_string());
+    }
+    let packed = bounded(&common.join("packed-refs"), 256 << 20).ok()?;
+    String::from_utf8_lossy(&packed).lines().find_map(|line| {
+        let (sha, rest) = line.split_once(' ')?;
+        (rest == name && !line.starts_with(['#', '^'])).then(|| sha.to_string())
+    })
+}
+
+/// A full object id as git prints it: 40 (SHA-1) or 64 (SHA-256) lowercase hex digits.
+fn is_object_id(s: &str) -> bool {
+    matches!(s.len(), 40 | 64) && s.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
 }
 
 /// The files matching `pathspecs` that differ in `range` (`A..B` or `A...B`),
@@ -325,7 +448,7 @@ fn repository_overrides(dir: &Path) -> Result<std::sync::Arc<Settings>, Error> {
     if let Some(known) = seen.lock().ok().and_then(|m| m.get(dir).cloned()) {
         return Ok(known);
     }
-    preflight(dir)?;
+    preflight_once(dir)?;
     let mut cmd = bare_command();
     cmd.arg("-C")
         .arg(dir)
@@ -339,6 +462,23 @@ fn repository_overrides(dir: &Path) -> Result<std::sync::Arc<Settings>, Error> {
         m.insert(dir.to_path_buf(), overrides.clone());
     }
     Ok(overrides)
+}
+
+/// [`preflight`], once per folder: the identities and their second
+/// computation read the same git folder.
+fn preflight_once(dir: &Path) -> Result<(), Error> {
+    use std::collections::HashSet;
+    use std::sync::{Mutex, OnceLock};
+    static CHECKED: OnceLock<Mutex<HashSet<PathBuf>>> = OnceLock::new();
+    let checked = CHECKED.get_or_init(Default::default);
+    if checked.lock().is_ok_and(|c| c.contains(dir)) {
+        return Ok(());
+    }
+    preflight(dir)?;
+    if let Ok(mut c) = checked.lock() {
+        c.insert(dir.to_path_buf());
+    }
+    Ok(())
 }
 
 /// Files of a git folder that git reads whole, and the most each may hold.
@@ -575,15 +715,22 @@ fn neutralized(names: &str) -> Settings {
 /// descriptor) ends the call, not the job.
 const GIT_DEADLINE: std::time::Duration = std::time::Duration::from_secs(60);
 
-/// Waits for `child` with a deadline, reading its output as it comes.
+/// Waits for `child` with a deadline, reading its output as it comes. git
+/// closes its pipes when it exits, so the wait is on them (no polling: a
+/// sleep between looks would add a millisecond or two to every call); a git
+/// that closed them and still runs is then waited for until the deadline.
 fn bounded_output(mut child: Child) -> std::io::Result<std::process::Output> {
     use std::io::Read;
+    use std::sync::mpsc::{RecvTimeoutError, channel};
+    let (done, drained) = channel();
     let drain = |pipe: Option<Box<dyn Read + Send>>| {
+        let done = done.clone();
         std::thread::spawn(move || {
             let mut bytes = Vec::new();
             if let Some(mut p) = pipe {
                 let _ = p.read_to_end(&mut bytes);
             }
+            let _ = done.send(());
             bytes
         })
     };
@@ -599,26 +746,44 @@ fn bounded_output(mut child: Child) -> std::io::Result<std::process::Output> {
             .take()
             .map(|p| Box::new(p) as Box<dyn Read + Send>),
     );
-    let started = std::time::Instant::now();
+    drop(done);
+    let deadline = std::time::Instant::now() + GIT_DEADLINE;
+    let left = || deadline.saturating_duration_since(std::time::Instant::now());
+    let mut closed = 0;
+    while closed < 2 {
+        match drained.recv_timeout(left()) {
+            Ok(()) => closed += 1,
+            Err(RecvTimeoutError::Disconnected) => break,
+            Err(RecvTimeoutError::Timeout) => return Err(too_long(&mut child)),
+        }
+    }
+    // It exits microseconds after closing them: look again soon, then less often.
+    let mut pause = std::time::Duration::from_micros(20);
     let status = loop {
         if let Some(status) = child.try_wait()? {
             break status;
         }
-        if started.elapsed() > GIT_DEADLINE {
-            let _ = child.kill();
-            let _ = child.wait();
-            return Err(std::io::Error::other(format!(
-                "git did not finish within {} s (something in the git folder blocks it); check the repository out afresh",
-                GIT_DEADLINE.as_secs()
-            )));
+        if left().is_zero() {
+            return Err(too_long(&mut child));
         }
-        std::thread::sleep(std::time::Duration::from_millis(2));
+        std::thread::sleep(pause);
+        pause = (pause * 2).min(std::time::Duration::from_millis(2));
     };
     Ok(std::process::Output {
         status,
         stdout: out.join().unwrap_or_default(),
         stderr: err.join().unwrap_or_default(),
     })
+}
+
+/// Ends a git call past its deadline.
+fn too_long(child: &mut Child) -> std::io::Error {
+    let _ = child.kill();
+    let _ = child.wait();
+    std::io::Error::other(format!(
+        "git did not finish within {} s (something in the git folder blocks it); check the repository out afresh",
+        GIT_DEADLINE.as_secs()
+    ))
 }
 
 fn spawn(dir: &Path, args: &[&str]) -> Result<Child, Error> {
