@@ -439,15 +439,31 @@ type Settings = Vec<(String, String)>;
 
 /// The repository's filter and diff drivers, each set to nothing: a command-scope setting outranks
 /// `.git/config`, its includes and `config.worktree`. Asked once per folder: listing config
-/// names runs nothing.
+/// names runs nothing. A second caller while the first asks waits for its answer.
 fn repository_overrides(dir: &Path) -> Result<std::sync::Arc<Settings>, Error> {
     use std::collections::HashMap;
     use std::sync::{Arc, Mutex, OnceLock};
-    static SEEN: OnceLock<Mutex<HashMap<PathBuf, Arc<Settings>>>> = OnceLock::new();
+    type Answer = Arc<OnceLock<Result<Arc<Settings>, Error>>>;
+    static SEEN: OnceLock<Mutex<HashMap<PathBuf, Answer>>> = OnceLock::new();
     let seen = SEEN.get_or_init(Default::default);
-    if let Some(known) = seen.lock().ok().and_then(|m| m.get(dir).cloned()) {
-        return Ok(known);
-    }
+    let answer: Answer = match seen.lock() {
+        Ok(mut m) => m.entry(dir.to_path_buf()).or_default().clone(),
+        Err(_) => Answer::default(),
+    };
+    answer.get_or_init(|| list_overrides(dir)).clone()
+}
+
+/// Starts asking for the overrides of `dir` now, on a thread of its own: the
+/// first git query of a run then finds them ready, instead of waiting for a
+/// `git config` started just before it.
+pub(crate) fn prepare(dir: &Path) {
+    let dir = dir.to_path_buf();
+    std::thread::spawn(move || {
+        let _ = repository_overrides(&dir);
+    });
+}
+
+fn list_overrides(dir: &Path) -> Result<std::sync::Arc<Settings>, Error> {
     preflight_once(dir)?;
     let mut cmd = bare_command();
     cmd.arg("-C")
@@ -457,11 +473,7 @@ fn repository_overrides(dir: &Path) -> Result<std::sync::Arc<Settings>, Error> {
         .map_err(|e| Error::new(format!("`git config --list` in `{}`: {e}", dir.display())))?;
     // Outside a repository there is no config to override; the query itself says so.
     let names = String::from_utf8_lossy(&out.stdout);
-    let overrides = Arc::new(neutralized(&names));
-    if let Ok(mut m) = seen.lock() {
-        m.insert(dir.to_path_buf(), overrides.clone());
-    }
-    Ok(overrides)
+    Ok(std::sync::Arc::new(neutralized(&names)))
 }
 
 /// [`preflight`], once per folder: the identities and their second
