@@ -839,6 +839,71 @@ fn finish(dir: &Path, args: &[&str], child: Child) -> Result<String, Error> {
 mod tests {
     use super::*;
 
+    /// git in `dir`, with no user or system config.
+    fn git_in(dir: &Path, args: &[&str]) -> String {
+        let out = Command::new("git")
+            .args(["-c", "user.name=t", "-c", "user.email=t@example.com"])
+            .args(["-c", "init.defaultBranch=main"])
+            .args(args)
+            .current_dir(dir)
+            .env("GIT_CONFIG_GLOBAL", "/dev/null")
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "git {args:?}: {out:?}");
+        String::from_utf8(out.stdout).unwrap().trim().to_string()
+    }
+
+    #[test]
+    fn head_read_from_the_git_folder_is_what_git_says() {
+        let tmp = tempfile::tempdir().unwrap();
+        let d = &tmp.path().canonicalize().unwrap().join("repo");
+        std::fs::create_dir_all(d.join("sub")).unwrap();
+        git_in(d, &["init", "-q"]);
+        // An unborn branch: git is asked, and says so.
+        assert_eq!(head_from_files(d), None);
+        git_in(d, &["commit", "-q", "--allow-empty", "-m", "one"]);
+        let sha = git_in(d, &["rev-parse", "HEAD"]);
+        // A loose branch, from the root and from a folder below it.
+        assert_eq!(head_from_files(d), Some((false, sha.clone())));
+        assert_eq!(head_from_files(&d.join("sub")), Some((false, sha.clone())));
+        // A packed one.
+        git_in(d, &["pack-refs", "--all"]);
+        assert!(!d.join(".git/refs/heads/main").exists());
+        assert_eq!(head_from_files(d), Some((false, sha.clone())));
+        // A linked worktree on a branch of its own: its HEAD, the common refs.
+        let linked = tmp.path().canonicalize().unwrap().join("linked");
+        git_in(
+            d,
+            &[
+                "worktree",
+                "add",
+                "-q",
+                "-b",
+                "other",
+                linked.to_str().unwrap(),
+            ],
+        );
+        git_in(&linked, &["commit", "-q", "--allow-empty", "-m", "two"]);
+        let other = git_in(&linked, &["rev-parse", "HEAD"]);
+        assert_ne!(other, sha);
+        assert_eq!(head_from_files(&linked), Some((false, other)));
+        // Detached, and shallow.
+        git_in(d, &["checkout", "-q", "--detach"]);
+        std::fs::write(d.join(".git/shallow"), format!("{sha}\n")).unwrap();
+        assert_eq!(head_from_files(d), Some((true, sha.clone())));
+        let checkout = start_identify(d).unwrap().checkout().unwrap();
+        assert_eq!(
+            (checkout.sha.as_str(), checkout.shallow),
+            (sha.as_str(), true)
+        );
+        std::fs::remove_file(d.join(".git/shallow")).unwrap();
+        // A repository extension: git is asked, and answers the same.
+        git_in(d, &["config", "extensions.worktreeConfig", "true"]);
+        assert_eq!(head_from_files(d), None);
+        assert_eq!(start_head(d).unwrap().head().unwrap(), sha);
+    }
+
     #[test]
     fn every_driver_the_config_names_is_emptied() {
         let names =
