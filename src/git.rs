@@ -37,9 +37,12 @@ pub(crate) struct Pending {
     dir: PathBuf,
     /// Shallow, and `HEAD`'s commit, when read from the git folder; else
     /// git's answer is the first of `queries`.
-    head: Option<(bool, String)>,
+    head: Option<Head>,
     queries: Vec<(&'static [&'static str], Child)>,
 }
+
+/// Shallow, and `HEAD`'s full commit id.
+type Head = (bool, String);
 
 const HEAD: &[&str] = &["rev-parse", "--is-shallow-repository", "--verify", "HEAD"];
 const DESCRIBE: &[&str] = &["describe", "--tags", "--always", "--dirty"];
@@ -69,7 +72,7 @@ pub(crate) fn start_head(dir: &Path) -> Result<Pending, Error> {
 }
 
 impl Pending {
-    fn answers(self) -> Result<(Option<(bool, String)>, Vec<String>), Error> {
+    fn answers(self) -> Result<(Option<Head>, Vec<String>), Error> {
         let dir = self.dir;
         let answers = self
             .queries
@@ -111,7 +114,7 @@ impl Pending {
 /// else (a folder git would pass over or refuse, a repository extension, a
 /// ref that is not a branch, a symbolic ref to a symbolic ref, an unborn
 /// branch): git is asked then, and says what is wrong.
-fn head_from_files(dir: &Path) -> Option<(bool, String)> {
+fn head_from_files(dir: &Path) -> Option<Head> {
     let (git_dir, common) = plain_git_dir(dir)?;
     let config = bounded(&common.join("config"), 1 << 20).ok()?;
     if String::from_utf8_lossy(&config)
