@@ -203,7 +203,7 @@ async fn a_redacted_record_verifies_as_the_raw_one_and_holds_no_output() {
         ];
         let (agent, raw, relative) = agent_job(version, script, "read-only").await;
         let filtered = agent.root.join("redacted").join(&relative);
-        redact(&std::path::Path::new(FILTER), &raw, &filtered);
+        redact(std::path::Path::new(FILTER), &raw, &filtered);
 
         // The raw record holds the token, in the command's output and in
         // what the model said; the filtered one nowhere.
@@ -341,7 +341,7 @@ async fn an_agent_that_edits_its_prompt_is_caught_from_the_redacted_record() {
             "{version}: the patch and the command both ran: {changed}"
         );
         let filtered = agent.root.join("redacted").join(&relative);
-        redact(&std::path::Path::new(FILTER), &raw, &filtered);
+        redact(std::path::Path::new(FILTER), &raw, &filtered);
         let (_p, plain) = receipt_job(&agent, version, &raw, &relative);
         let (_c, cut) = receipt_job(&agent, version, &filtered, &relative);
         for out in [&plain, &cut] {
@@ -378,7 +378,7 @@ async fn a_review_that_is_not_the_agents_last_message_fails_from_the_redacted_re
             "{version}: Codex wrote the model's answer"
         );
         let filtered = agent.root.join("redacted").join(&relative);
-        redact(&std::path::Path::new(FILTER), &raw, &filtered);
+        redact(std::path::Path::new(FILTER), &raw, &filtered);
         let problem = format!(
             "`artifacts/review.json` is not the agent's last message (sha256 {} vs {})",
             short(approval),
