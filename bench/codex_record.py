@@ -3,8 +3,9 @@
 The record comes from the Codex CLI the real-CLI tests run (`target/codex`,
 which `.ci/run` installs), run with `codex exec` on the example against a
 Responses API on loopback (as tests/it/common/codex.rs does): the model asks
-for one shell command whose output is about 46 KB, then answers with the
-example's review. Every line kind that run writes is kept; the record is
+for one shell command with a long output (200 KB, which Codex cuts: its
+`item_completed` line holds about 68 KB, the output sent back about 41 KB),
+then answers with the example's review. Every line kind that run writes is kept; the record is
 grown to the size asked by repeating its own tool-call lines (the call, its
 output, the command's `item_completed` and every other line written between
 the call and the next message) before the final lines.
@@ -19,7 +20,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 CODEX = ROOT / "target/codex/node_modules/.bin/codex"
-# About 46 KB of output, as the real records' command executions hold.
+# A long output, cut by Codex as it cuts any command's.
 COMMAND = "seq 100000 105399 | sed 's/$/ a line of a long tool output/'"
 
 

@@ -35,7 +35,7 @@ def bench_size(exe, work, env, home, record, size, runs):
             "--model", "gpt-5.5", "--codex-home", str(home), "--fail-on", "never"]
     # The record must be read whole and pass: a benchmark of a refused record says nothing.
     proc = subprocess.run(ours, cwd=work, env=env, capture_output=True, text=True)
-    if proc.returncode != 0 or "session record" not in proc.stdout + proc.stderr:
+    if proc.returncode != 0 or "| Session record |" not in proc.stdout:
         raise SystemExit(f"prompt-receipt did not read the record ({proc.returncode}):\n{proc.stdout[-3000:]}{proc.stderr[-2000:]}")
     jq, sha = ["jq", "-c", ".", str(record)], ["sha256sum", str(record)]
     wall(sha, work, env)  # warm the page cache

@@ -42,7 +42,8 @@ def compiled_crates():
     """The packages a release build of this package compiles for the host."""
     out = subprocess.run(["cargo", "tree", "--locked", "-e", "normal,build", "--prefix", "none", "-f", "{p}"],
                          cwd=ROOT, check=True, capture_output=True, text=True).stdout
-    return len({re.sub(r" \((\*|proc-macro)\)$", "", line) for line in out.splitlines() if line.strip()})
+    # `name vX.Y.Z`, then ` (proc-macro)` and ` (*)` (seen before) as they apply.
+    return len({re.sub(r"( \((\*|proc-macro)\))+$", "", line) for line in out.splitlines() if line.strip()})
 
 
 def locked_crates():
