@@ -1,13 +1,17 @@
 #!/usr/bin/env python3
-"""Record + verify on the bundled example: prompt-receipt beside the seed's Python recipe.
+"""Record + verify, and `run`, on the bundled example: prompt-receipt beside the seed's Python recipe.
 
-Both run on the same git repository, in the same run, alternating, so machine
-noise hits both. Reports the ratio of median wall times and each side's peak
+All run on the same git repository, in the same run, alternating, so machine
+noise hits each side alike. prompt-receipt runs twice: `record` then `verify`
+(two processes, as the seed's two steps), and `run` alone (one process that
+records, verifies, checks the review and writes the receipt). Reports the
+ratio of median (and best) wall times to the seed's and each side's peak
 memory (the process and the git it runs).
 
-    python3 bench/record_verify.py [--runs N] [--bin target/release/prompt-receipt]
+    python3 bench/record_verify.py [--runs N] [--bin target/release/prompt-receipt] [--before OTHER-BUILD]
 
-Goal (issue 2): wall-time ratio at most 0.1, peak memory at most 10 MiB.
+Goals: wall-time ratio at most 0.1 (issue 2), `run` at most 0.05 (issue 31);
+peak memory at most 10 MiB.
 """
 import argparse
 import shutil
@@ -20,6 +24,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--runs", type=int, default=30)
     ap.add_argument("--bin")
+    ap.add_argument("--before", help="another build (e.g. the previous commit's), timed beside in the same run")
     args = ap.parse_args()
     exe = binary(args.bin)
     work, env = example_repo()
@@ -29,13 +34,18 @@ def main():
                 [exe, "--mode", "record", "--prompt-file", ".github/codex/prompts/review.md", "--codex-version", "0.169.0"],
                 [exe, "--mode", "verify"],
             ],
+            "prompt-receipt run": [
+                [exe, "--prompt-file", ".github/codex/prompts/review.md", "--codex-version", "0.169.0"],
+            ],
+            **({"run, --before build": [[args.before, "--prompt-file", ".github/codex/prompts/review.md",
+                                          "--codex-version", "0.169.0"]]} if args.before else {}),
             "seed recipe (Python)": [
                 [sys.executable, "scripts/record_agent_usage.py"],
                 [sys.executable, "scripts/verify_recorded_sha.py"],
             ],
         }
         rows = measure(sides, args.runs, work, env, before=lambda: (work / "usage.json").unlink(missing_ok=True))
-        table(f"record + verify on examples/agent-review, {args.runs} runs each, alternating", rows, "seed recipe (Python)")
+        table(f"record + verify, and run, on examples/agent-review, {args.runs} runs each, alternating", rows, "seed recipe (Python)")
     finally:
         shutil.rmtree(work, ignore_errors=True)
 

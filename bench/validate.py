@@ -12,7 +12,7 @@ report), and the whole `run` mode (the same, plus hashing, git, the receipt
 written, read back and verified). Python runs `list(validator.iter_errors(doc))`
 on the same files. Same run, alternating.
 
-    python3 bench/validate.py [--runs N] [--pretty] [--bin target/release/prompt-receipt]
+    python3 bench/validate.py [--runs N] [--pretty] [--bin target/release/prompt-receipt] [--before OTHER-BUILD]
 
 Goal (issue 3): at most 0.05 of Python's wall time.
 """
@@ -65,6 +65,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--bin")
+    ap.add_argument("--before", help="another build (e.g. the previous commit's), timed beside in the same run")
     ap.add_argument("--pretty", action="store_true",
                     help="indented, with longer messages (3.6 MB instead of 2.3 MB)")
     args = ap.parse_args()
@@ -79,8 +80,10 @@ def main():
             validate = [exe, "--mode", "validate", "--fail-on", "never"]
             run = [exe, "--prompt-file", ".github/codex/prompts/review.md", "--codex-version", "0.169.0", "--fail-on", "never"]
             theirs = [sys.executable, "bench_py.py", ".github/codex/review.schema.json", "artifacts/review.json"]
-            sides = {"prompt-receipt validate": [validate], "prompt-receipt run": [run],
-                     "Python jsonschema iter_errors": [theirs]}
+            sides = {"prompt-receipt validate": [validate], "prompt-receipt run": [run]}
+            if args.before:
+                sides["validate, --before build"] = [[args.before, *validate[1:]]]
+            sides["Python jsonschema iter_errors"] = [theirs]
             rows = measure(sides, args.runs, work, env, before=lambda: (work / "usage.json").unlink(missing_ok=True), peak_runs=1)
             table(f"{label}: review.json of {size / 1e6:.1f} MB, {args.runs} runs each", rows, "Python jsonschema iter_errors")
             print(f"standard output of `validate`: {stdout_bytes(validate, work, env)}")

@@ -35,44 +35,66 @@ pub(crate) struct Checkout {
 /// Process starts dominate this tool's run time, so they overlap with hashing.
 pub(crate) struct Pending {
     dir: PathBuf,
+    /// Shallow, and `HEAD`'s commit, when read from the git folder; else
+    /// git's answer is the first of `queries`.
+    head: Option<Head>,
     queries: Vec<(&'static [&'static str], Child)>,
 }
+
+/// Shallow, and `HEAD`'s full commit id.
+type Head = (bool, String);
 
 const HEAD: &[&str] = &["rev-parse", "--is-shallow-repository", "--verify", "HEAD"];
 const DESCRIBE: &[&str] = &["describe", "--tags", "--always", "--dirty"];
 
 /// Starts asking for the checkout's identity.
 pub(crate) fn start_identify(dir: &Path) -> Result<Pending, Error> {
-    Ok(Pending {
-        dir: dir.to_path_buf(),
-        queries: vec![(HEAD, spawn(dir, HEAD)?), (DESCRIBE, spawn(dir, DESCRIBE)?)],
-    })
+    let mut pending = start_head(dir)?;
+    pending.queries.push((DESCRIBE, spawn(dir, DESCRIBE)?));
+    Ok(pending)
 }
 
-/// Starts asking for `HEAD` alone, for verification.
+/// Starts asking for `HEAD` alone, for verification: read from the git
+/// folder when that is plain, else asked of git. Either way the folder is
+/// checked first, as before any git call.
 pub(crate) fn start_head(dir: &Path) -> Result<Pending, Error> {
+    preflight_once(dir)?;
+    let head = head_from_files(dir);
+    let queries = match head {
+        Some(_) => Vec::new(),
+        None => vec![(HEAD, spawn(dir, HEAD)?)],
+    };
     Ok(Pending {
         dir: dir.to_path_buf(),
-        queries: vec![(HEAD, spawn(dir, HEAD)?)],
+        head,
+        queries,
     })
 }
 
 impl Pending {
-    fn answers(self) -> Result<Vec<String>, Error> {
+    fn answers(self) -> Result<(Option<Head>, Vec<String>), Error> {
         let dir = self.dir;
-        self.queries
+        let answers = self
+            .queries
             .into_iter()
             .map(|(args, child)| finish(&dir, args, child))
-            .collect()
+            .collect::<Result<_, _>>()?;
+        Ok((self.head, answers))
     }
 
     pub(crate) fn checkout(self) -> Result<Checkout, Error> {
-        let mut answers = self.answers()?.into_iter();
-        let head = answers.next().unwrap_or_default();
+        let (head, answers) = self.answers()?;
+        let mut answers = answers.into_iter();
+        let (shallow, sha) = match head {
+            Some(known) => known,
+            None => {
+                let head = answers.next().unwrap_or_default();
+                let mut lines = head.lines();
+                let shallow = lines.next() == Some("true");
+                (shallow, lines.next().unwrap_or_default().trim().to_string())
+            }
+        };
         let describe = answers.next().unwrap_or_default();
-        let mut lines = head.lines();
-        let shallow = lines.next() == Some("true");
-        let sha = lines.next().unwrap_or_default().trim().to_string();
         Ok(Checkout {
             describe,
             sha,
@@ -83,6 +105,110 @@ impl Pending {
     pub(crate) fn head(self) -> Result<String, Error> {
         Ok(self.checkout()?.sha)
     }
+}
+
+/// `HEAD`'s commit and whether the checkout is shallow, read from the git
+/// folder in the plain case (a detached `HEAD`, or a branch as a loose or
+/// packed ref), as `git rev-parse --is-shallow-repository --verify HEAD`
+/// says them: one git start fewer on every identity. `None` for anything
+/// else (a folder git would pass over or refuse, a repository extension, a
+/// ref that is not a branch, a symbolic ref to a symbolic ref, an unborn
+/// branch): git is asked then, and says what is wrong.
+fn head_from_files(dir: &Path) -> Option<Head> {
+    let (git_dir, common) = plain_git_dir(dir)?;
+    let config = bounded(&common.join("config"), 1 << 20).ok()?;
+    if String::from_utf8_lossy(&config)
+        .to_ascii_lowercase()
+        .contains("extensions")
+    {
+        return None;
+    }
+    let head = small_text(&git_dir.join("HEAD"))?;
+    let sha = match head.strip_prefix("ref:") {
+        Some(name) => branch_tip(&common, name.trim())?,
+        None => head.trim_end().to_string(),
+    };
+    if !is_object_id(&sha) {
+        return None;
+    }
+    let shallow = match std::fs::symlink_metadata(common.join("shallow")) {
+        Ok(m) if m.is_file() && m.len() > 0 => true,
+        Ok(_) => return None,
+        Err(_) => false,
+    };
+    Some((shallow, sha))
+}
+
+/// The git folder and its common folder that git itself would use for
+/// `dir`, when finding them is plain: the nearest `.git` above `dir` on
+/// the same file system is a valid git folder, and no folder on the way is
+/// a bare repository (which git would refuse, `safe.bareRepository`).
+fn plain_git_dir(dir: &Path) -> Option<(PathBuf, PathBuf)> {
+    use std::os::unix::fs::MetadataExt;
+    let device = std::fs::metadata(dir).ok()?.dev();
+    for d in dir.ancestors() {
+        if std::fs::metadata(d).ok()?.dev() != device {
+            return None;
+        }
+        if std::fs::symlink_metadata(d.join(".git")).is_ok() {
+            let git_dir = git_dir_of(d).ok()??;
+            let common = match std::fs::symlink_metadata(git_dir.join("commondir")) {
+                Ok(_) => git_dir.join(small_text(&git_dir.join("commondir"))?.trim()),
+                Err(_) => git_dir.clone(),
+            };
+            let valid = git_dir.join("HEAD").is_file()
+                && common.join("objects").is_dir()
+                && common.join("refs").is_dir();
+            return valid.then_some((git_dir, common));
+        }
+        if d.join("HEAD").exists() && d.join("objects").exists() {
+            return None;
+        }
+    }
+    None
+}
+
+/// A file git reads whole and small (`HEAD`, a ref, `commondir`): a
+/// regular file, at most 4 KiB, UTF-8.
+fn small_text(path: &Path) -> Option<String> {
+    if !std::fs::symlink_metadata(path).ok()?.is_file() {
+        return None;
+    }
+    String::from_utf8(bounded(path, 4 << 10).ok()?).ok()
+}
+
+/// The commit a branch (`refs/heads/...`) names: its loose ref, else its
+/// line in `packed-refs`. `None` for another kind of ref, a name git would
+/// refuse, a symbolic ref, or a branch with no commit.
+fn branch_tip(common: &Path, name: &str) -> Option<String> {
+    let branch = name.strip_prefix("refs/heads/")?;
+    let plain = |c: &str| {
+        !c.is_empty()
+            && !c.starts_with('.')
+            && !c.ends_with(".lock")
+            && !c.contains("..")
+            && !c.contains("@{")
+            && !c
+                .chars()
+                .any(|ch| ch.is_ascii_control() || " ~^:?*[\\".contains(ch))
+    };
+    if !branch.split('/').all(plain) {
+        return None;
+    }
+    let loose = common.join(name);
+    if std::fs::symlink_metadata(&loose).is_ok() {
+        return Some(small_text(&loose)?.trim_end().to_string());
+    }
+    let packed = bounded(&common.join("packed-refs"), 256 << 20).ok()?;
+    String::from_utf8_lossy(&packed).lines().find_map(|line| {
+        let (sha, rest) = line.split_once(' ')?;
+        (rest == name && !line.starts_with(['#', '^'])).then(|| sha.to_string())
+    })
+}
+
+/// A full object id as git prints it: 40 (SHA-1) or 64 (SHA-256) lowercase hex digits.
+fn is_object_id(s: &str) -> bool {
+    matches!(s.len(), 40 | 64) && s.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
 }
 
 /// The files matching `pathspecs` that differ in `range` (`A..B` or `A...B`),
@@ -316,16 +442,32 @@ type Settings = Vec<(String, String)>;
 
 /// The repository's filter and diff drivers, each set to nothing: a command-scope setting outranks
 /// `.git/config`, its includes and `config.worktree`. Asked once per folder: listing config
-/// names runs nothing.
+/// names runs nothing. A second caller while the first asks waits for its answer.
 fn repository_overrides(dir: &Path) -> Result<std::sync::Arc<Settings>, Error> {
     use std::collections::HashMap;
     use std::sync::{Arc, Mutex, OnceLock};
-    static SEEN: OnceLock<Mutex<HashMap<PathBuf, Arc<Settings>>>> = OnceLock::new();
+    type Answer = Arc<OnceLock<Result<Arc<Settings>, Error>>>;
+    static SEEN: OnceLock<Mutex<HashMap<PathBuf, Answer>>> = OnceLock::new();
     let seen = SEEN.get_or_init(Default::default);
-    if let Some(known) = seen.lock().ok().and_then(|m| m.get(dir).cloned()) {
-        return Ok(known);
-    }
-    preflight(dir)?;
+    let answer: Answer = match seen.lock() {
+        Ok(mut m) => m.entry(dir.to_path_buf()).or_default().clone(),
+        Err(_) => Answer::default(),
+    };
+    answer.get_or_init(|| list_overrides(dir)).clone()
+}
+
+/// Starts asking for the overrides of `dir` now, on a thread of its own: the
+/// first git query of a run then finds them ready, instead of waiting for a
+/// `git config` started just before it.
+pub(crate) fn prepare(dir: &Path) {
+    let dir = dir.to_path_buf();
+    std::thread::spawn(move || {
+        let _ = repository_overrides(&dir);
+    });
+}
+
+fn list_overrides(dir: &Path) -> Result<std::sync::Arc<Settings>, Error> {
+    preflight_once(dir)?;
     let mut cmd = bare_command();
     cmd.arg("-C")
         .arg(dir)
@@ -334,11 +476,24 @@ fn repository_overrides(dir: &Path) -> Result<std::sync::Arc<Settings>, Error> {
         .map_err(|e| Error::new(format!("`git config --list` in `{}`: {e}", dir.display())))?;
     // Outside a repository there is no config to override; the query itself says so.
     let names = String::from_utf8_lossy(&out.stdout);
-    let overrides = Arc::new(neutralized(&names));
-    if let Ok(mut m) = seen.lock() {
-        m.insert(dir.to_path_buf(), overrides.clone());
+    Ok(std::sync::Arc::new(neutralized(&names)))
+}
+
+/// [`preflight`], once per folder: the identities and their second
+/// computation read the same git folder.
+fn preflight_once(dir: &Path) -> Result<(), Error> {
+    use std::collections::HashSet;
+    use std::sync::{Mutex, OnceLock};
+    static CHECKED: OnceLock<Mutex<HashSet<PathBuf>>> = OnceLock::new();
+    let checked = CHECKED.get_or_init(Default::default);
+    if checked.lock().is_ok_and(|c| c.contains(dir)) {
+        return Ok(());
     }
-    Ok(overrides)
+    preflight(dir)?;
+    if let Ok(mut c) = checked.lock() {
+        c.insert(dir.to_path_buf());
+    }
+    Ok(())
 }
 
 /// Files of a git folder that git reads whole, and the most each may hold.
@@ -575,15 +730,22 @@ fn neutralized(names: &str) -> Settings {
 /// descriptor) ends the call, not the job.
 const GIT_DEADLINE: std::time::Duration = std::time::Duration::from_secs(60);
 
-/// Waits for `child` with a deadline, reading its output as it comes.
+/// Waits for `child` with a deadline, reading its output as it comes. git
+/// closes its pipes when it exits, so the wait is on them (no polling: a
+/// sleep between looks would add a millisecond or two to every call); a git
+/// that closed them and still runs is then waited for until the deadline.
 fn bounded_output(mut child: Child) -> std::io::Result<std::process::Output> {
     use std::io::Read;
+    use std::sync::mpsc::{RecvTimeoutError, channel};
+    let (done, drained) = channel();
     let drain = |pipe: Option<Box<dyn Read + Send>>| {
+        let done = done.clone();
         std::thread::spawn(move || {
             let mut bytes = Vec::new();
             if let Some(mut p) = pipe {
                 let _ = p.read_to_end(&mut bytes);
             }
+            let _ = done.send(());
             bytes
         })
     };
@@ -599,26 +761,44 @@ fn bounded_output(mut child: Child) -> std::io::Result<std::process::Output> {
             .take()
             .map(|p| Box::new(p) as Box<dyn Read + Send>),
     );
-    let started = std::time::Instant::now();
+    drop(done);
+    let deadline = std::time::Instant::now() + GIT_DEADLINE;
+    let left = || deadline.saturating_duration_since(std::time::Instant::now());
+    let mut closed = 0;
+    while closed < 2 {
+        match drained.recv_timeout(left()) {
+            Ok(()) => closed += 1,
+            Err(RecvTimeoutError::Disconnected) => break,
+            Err(RecvTimeoutError::Timeout) => return Err(too_long(&mut child)),
+        }
+    }
+    // It exits microseconds after closing them: look again soon, then less often.
+    let mut pause = std::time::Duration::from_micros(20);
     let status = loop {
         if let Some(status) = child.try_wait()? {
             break status;
         }
-        if started.elapsed() > GIT_DEADLINE {
-            let _ = child.kill();
-            let _ = child.wait();
-            return Err(std::io::Error::other(format!(
-                "git did not finish within {} s (something in the git folder blocks it); check the repository out afresh",
-                GIT_DEADLINE.as_secs()
-            )));
+        if left().is_zero() {
+            return Err(too_long(&mut child));
         }
-        std::thread::sleep(std::time::Duration::from_millis(2));
+        std::thread::sleep(pause);
+        pause = (pause * 2).min(std::time::Duration::from_millis(2));
     };
     Ok(std::process::Output {
         status,
         stdout: out.join().unwrap_or_default(),
         stderr: err.join().unwrap_or_default(),
     })
+}
+
+/// Ends a git call past its deadline.
+fn too_long(child: &mut Child) -> std::io::Error {
+    let _ = child.kill();
+    let _ = child.wait();
+    std::io::Error::other(format!(
+        "git did not finish within {} s (something in the git folder blocks it); check the repository out afresh",
+        GIT_DEADLINE.as_secs()
+    ))
 }
 
 fn spawn(dir: &Path, args: &[&str]) -> Result<Child, Error> {
@@ -661,6 +841,71 @@ fn finish(dir: &Path, args: &[&str], child: Child) -> Result<String, Error> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// git in `dir`, with no user or system config.
+    fn git_in(dir: &Path, args: &[&str]) -> String {
+        let out = Command::new("git")
+            .args(["-c", "user.name=t", "-c", "user.email=t@example.com"])
+            .args(["-c", "init.defaultBranch=main"])
+            .args(args)
+            .current_dir(dir)
+            .env("GIT_CONFIG_GLOBAL", "/dev/null")
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "git {args:?}: {out:?}");
+        String::from_utf8(out.stdout).unwrap().trim().to_string()
+    }
+
+    #[test]
+    fn head_read_from_the_git_folder_is_what_git_says() {
+        let tmp = tempfile::tempdir().unwrap();
+        let d = &tmp.path().canonicalize().unwrap().join("repo");
+        std::fs::create_dir_all(d.join("sub")).unwrap();
+        git_in(d, &["init", "-q"]);
+        // An unborn branch: git is asked, and says so.
+        assert_eq!(head_from_files(d), None);
+        git_in(d, &["commit", "-q", "--allow-empty", "-m", "one"]);
+        let sha = git_in(d, &["rev-parse", "HEAD"]);
+        // A loose branch, from the root and from a folder below it.
+        assert_eq!(head_from_files(d), Some((false, sha.clone())));
+        assert_eq!(head_from_files(&d.join("sub")), Some((false, sha.clone())));
+        // A packed one.
+        git_in(d, &["pack-refs", "--all"]);
+        assert!(!d.join(".git/refs/heads/main").exists());
+        assert_eq!(head_from_files(d), Some((false, sha.clone())));
+        // A linked worktree on a branch of its own: its HEAD, the common refs.
+        let linked = tmp.path().canonicalize().unwrap().join("linked");
+        git_in(
+            d,
+            &[
+                "worktree",
+                "add",
+                "-q",
+                "-b",
+                "other",
+                linked.to_str().unwrap(),
+            ],
+        );
+        git_in(&linked, &["commit", "-q", "--allow-empty", "-m", "two"]);
+        let other = git_in(&linked, &["rev-parse", "HEAD"]);
+        assert_ne!(other, sha);
+        assert_eq!(head_from_files(&linked), Some((false, other)));
+        // Detached, and shallow.
+        git_in(d, &["checkout", "-q", "--detach"]);
+        std::fs::write(d.join(".git/shallow"), format!("{sha}\n")).unwrap();
+        assert_eq!(head_from_files(d), Some((true, sha.clone())));
+        let checkout = start_identify(d).unwrap().checkout().unwrap();
+        assert_eq!(
+            (checkout.sha.as_str(), checkout.shallow),
+            (sha.as_str(), true)
+        );
+        std::fs::remove_file(d.join(".git/shallow")).unwrap();
+        // A repository extension: git is asked, and answers the same.
+        git_in(d, &["config", "extensions.worktreeConfig", "true"]);
+        assert_eq!(head_from_files(d), None);
+        assert_eq!(start_head(d).unwrap().head().unwrap(), sha);
+    }
 
     #[test]
     fn every_driver_the_config_names_is_emptied() {

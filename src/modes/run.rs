@@ -29,6 +29,10 @@ pub(crate) fn run(
     home: Option<&Path>,
     origin: &Origin,
 ) -> Result<Outcome, Error> {
+    // git's first answer is ready by the time the identities need it.
+    if let Ok(workdir) = inputs.working_directory(ws) {
+        crate::git::prepare(&workdir);
+    }
     let usage = inputs.usage_location(ws)?;
     let existing = usage_file::load(&usage)?;
     let covered = Covered::read(inputs, ws, home)?;
@@ -279,10 +283,12 @@ fn beside_review(
     gate: &Judge,
     schema: Sender<Result<schema::Schema, Error>>,
 ) -> Result<Beside, Error> {
-    let collected = identities::collect(sources, agent, ws, true)?;
-    // The review waits for this; a send fails only if the review gave up.
-    let _ = schema.send(gate.compile(&sources.schema, ws));
-    drop(schema);
+    // The review waits for the schema, compiled while git runs; a send fails
+    // only if the review gave up.
+    let compile = move || {
+        let _ = schema.send(gate.compile(&sources.schema, ws));
+    };
+    let collected = identities::collect_beside(sources, agent, ws, true, compile)?;
     let recorded = collected.receipt.to_map();
     let recomputed = verify::verify(&recorded, usage_shown, sources, agent, ws, Scope::All);
     Ok(Beside {

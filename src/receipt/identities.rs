@@ -88,8 +88,21 @@ pub(crate) fn collect(
     ws: &Workspace,
     record_output_missing: bool,
 ) -> Result<Collected, Error> {
+    collect_beside(sources, agent, ws, record_output_missing, || ())
+}
+
+/// [`collect`], with `beside` done first while git runs (`run` compiles the
+/// schema there: a few milliseconds that would otherwise wait for git).
+pub(crate) fn collect_beside(
+    sources: &Sources,
+    agent: &Setup,
+    ws: &Workspace,
+    record_output_missing: bool,
+    beside: impl FnOnce(),
+) -> Result<Collected, Error> {
     let mut caveats = Vec::new();
     let git = git::start_identify(&sources.workdir)?;
+    beside();
     let mut files = hash_files(sources, record_output_missing, &mut caveats)?;
 
     // An agent whose check names its version does not need it said here.

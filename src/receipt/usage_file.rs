@@ -143,17 +143,21 @@ pub(crate) fn write(loc: &Location, map: &Map<String, Value>) -> Result<(), Erro
     write_atomically(loc, text.as_bytes())
 }
 
+///
+/// Not synced to the disk: the readers are the job's later steps, on the same
+/// machine, which see the renamed file whole; a machine that crashes ends the
+/// job, and the file with it. A sync cost 3 to 11 ms of a 30 ms `run`.
 pub(crate) fn write_atomically(loc: &Location, bytes: &[u8]) -> Result<(), Error> {
-    write_replacing(loc, bytes, true)
+    write_replacing(loc, bytes)
 }
 
-/// Atomic, without waiting for the disk: for files derived from the receipt
-/// (the in-toto statement), which can always be written again from it.
+/// Atomic, as [`write_atomically`]: for files derived from the receipt (the
+/// in-toto statement), which can always be written again from it.
 pub(crate) fn write_derived(loc: &Location, bytes: &[u8]) -> Result<(), Error> {
-    write_replacing(loc, bytes, false)
+    write_replacing(loc, bytes)
 }
 
-fn write_replacing(loc: &Location, bytes: &[u8], durable: bool) -> Result<(), Error> {
+fn write_replacing(loc: &Location, bytes: &[u8]) -> Result<(), Error> {
     let dir = loc.path.parent().unwrap_or(Path::new("/"));
     let fail = |e: io::Error| Error::io("cannot write the usage file", &loc.shown, &loc.path, &e);
     fs::create_dir_all(dir).map_err(fail)?;
@@ -163,9 +167,6 @@ fn write_replacing(loc: &Location, bytes: &[u8], durable: bool) -> Result<(), Er
         .tempfile_in(dir)
         .map_err(fail)?;
     tmp.write_all(bytes).map_err(fail)?;
-    if durable {
-        tmp.as_file().sync_all().map_err(fail)?;
-    }
     fit_in(tmp.path(), dir, &loc.path).map_err(fail)?;
     tmp.persist(&loc.path).map_err(|e| fail(e.error))?;
     Ok(())

@@ -167,22 +167,26 @@ impl Review {
     /// is the line within it? Files over 16 MiB are not counted.
     pub(crate) fn place_findings(&mut self, workspace: &std::path::Path) {
         use findings::Place;
+        use std::collections::HashMap;
+        // Many findings name one file, and many missing files one missing
+        // folder: each file is read (and its lines counted) once, and a
+        // folder found missing answers for every file in it.
+        let mut lines_of: HashMap<String, Result<Option<u64>, ()>> = HashMap::new();
+        let mut missing_folders: std::collections::HashSet<std::path::PathBuf> = Default::default();
         for f in &mut self.findings.list {
             let Place::Path(path) = &f.place else {
                 continue;
             };
-            let file = workspace.join(path);
-            // The agent names the file: it may be a link to `/proc/self/pagemap`.
-            let placed = match crate::workspace::read_contained(&file, &[workspace], 16 << 20) {
-                Ok(bytes) => match f.line {
-                    Some(line) if line > count_lines(&bytes) => Place::PastEnd {
-                        path: path.clone(),
-                        lines: count_lines(&bytes),
-                    },
-                    _ => Place::InCheckout(path.clone()),
+            let lines = lines_of
+                .entry(path.clone())
+                .or_insert_with(|| file_lines(workspace, path, &mut missing_folders));
+            let placed = match *lines {
+                Ok(Some(lines)) if f.line.is_some_and(|line| line > lines) => Place::PastEnd {
+                    path: path.clone(),
+                    lines,
                 },
-                Err(crate::workspace::Unread::TooLarge(_)) => Place::InCheckout(path.clone()),
-                Err(_) => Place::Missing(path.clone()),
+                Ok(_) => Place::InCheckout(path.clone()),
+                Err(()) => Place::Missing(path.clone()),
             };
             f.place = placed;
         }
@@ -195,6 +199,36 @@ impl Review {
             .iter()
             .map(|h| crate::level::Caveat::notice(h.clone()).on(&self.path))
             .collect()
+    }
+}
+
+/// The lines of a file a finding names: `Ok(None)` when it is there but over
+/// the size read, `Err` when it is not in the checkout. The agent names the
+/// file: it may be a link to `/proc/self/pagemap`, so it is read contained.
+fn file_lines(
+    workspace: &std::path::Path,
+    path: &str,
+    missing_folders: &mut std::collections::HashSet<std::path::PathBuf>,
+) -> Result<Option<u64>, ()> {
+    let file = workspace.join(path);
+    let folder = file.parent().map(std::path::Path::to_path_buf);
+    if folder.as_ref().is_some_and(|f| missing_folders.contains(f)) {
+        return Err(());
+    }
+    match crate::workspace::read_contained(&file, &[workspace], 16 << 20) {
+        Ok(bytes) => Ok(Some(count_lines(&bytes))),
+        Err(crate::workspace::Unread::TooLarge(_)) => Ok(None),
+        Err(crate::workspace::Unread::Missing) => {
+            // A path under a folder that is not there: so is every file in it.
+            if let Some(f) = folder.filter(|f| {
+                std::fs::symlink_metadata(f)
+                    .is_err_and(|e| e.kind() == std::io::ErrorKind::NotFound)
+            }) {
+                missing_folders.insert(f);
+            }
+            Err(())
+        }
+        Err(_) => Err(()),
     }
 }
 
