@@ -36,6 +36,10 @@ pub struct Context {
     /// `GITHUB_WORKFLOW_REF`: `owner/repo/.github/workflows/file.yml@ref`, the
     /// workflow file that runs this step.
     pub(crate) workflow_ref: Option<String>,
+    /// `PROMPT_RECEIPT_SIGNER_WORKFLOW`: the workflow file that will sign the
+    /// statement when it is not `GITHUB_WORKFLOW_REF`'s (a reusable workflow,
+    /// receipt.yml, signs as itself: `owner/repo/.github/workflows/x.yml`).
+    pub(crate) signer_workflow: Option<String>,
 }
 
 impl Context {
@@ -77,6 +81,45 @@ impl Context {
             sha: var("GITHUB_SHA").map(str::to_string),
             runner_temp: path("RUNNER_TEMP"),
             workflow_ref: var("GITHUB_WORKFLOW_REF").map(str::to_string),
+            signer_workflow: var("PROMPT_RECEIPT_SIGNER_WORKFLOW")
+                .filter(|w| signer_workflow_shape(w))
+                .map(str::to_string),
+        }
+    }
+}
+
+/// `owner/repo/.github/workflows/file.yml`, plainly: the only shape a signer
+/// workflow is taken in (it goes into a command the summary prints).
+fn signer_workflow_shape(w: &str) -> bool {
+    let plain = |p: &str| {
+        !p.is_empty()
+            && !p.starts_with('.')
+            && p.bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b"._-".contains(&b))
+    };
+    let parts: Vec<&str> = w.split('/').collect();
+    matches!(parts.as_slice(), [owner, repo, ".github", "workflows", file]
+        if plain(owner) && plain(repo) && plain(file)
+            && (file.ends_with(".yml") || file.ends_with(".yaml")))
+}
+
+#[cfg(test)]
+mod signer_tests {
+    #[test]
+    fn only_a_plain_workflow_path_is_a_signer() {
+        use super::signer_workflow_shape as ok;
+        assert!(ok(
+            "prompt-receipt/prompt-receipt/.github/workflows/receipt.yml"
+        ));
+        for bad in [
+            "o/r/.github/workflows/../x.yml",
+            "o/r/.github/workflows/x.yml@refs/heads/main",
+            "o/r/x.yml",
+            "o/r/.github/workflows/x.sh",
+            "o/r/.github/workflows/a b.yml",
+            "o/r/.github/workflows/x.yml; rm -rf ~",
+        ] {
+            assert!(!ok(bad), "{bad}");
         }
     }
 }

@@ -140,7 +140,9 @@ fn signature_command(predicate: &Value, bundle: Option<&str>) -> String {
             quote(file)
         );
     };
-    let (workflow, source_ref) = wf.split_once('@').unwrap_or((wf, "refs/heads/main"));
+    let (caller, source_ref) = wf.split_once('@').unwrap_or((wf, "refs/heads/main"));
+    // A reusable workflow (receipt.yml) signs as itself, not as its caller.
+    let workflow = text("/workflow/signer_workflow").unwrap_or(caller);
     let mut cmd = format!(
         "gh attestation verify {} -R {} --predicate-type {PREDICATE_TYPE} --signer-workflow {} --source-ref {}",
         quote(file),
@@ -171,6 +173,14 @@ mod tests {
             "`gh attestation verify artifacts/review.json -R o/r --predicate-type https://prompt-receipt.dev/agent-run/v1 \
              --signer-workflow o/r/.github/workflows/receipt.yml --source-ref refs/heads/main --bundle sha256:ab.jsonl`"
         ), "{said}");
+        // Signed by the reusable receipt workflow: that is the signer, the
+        // caller's ref the source ref.
+        let p = json!({"output": {"path": "review.json"},
+                       "workflow": {"repository": "o/r", "ref": "o/r/.github/workflows/agent-receipt.yml@refs/heads/main",
+                                    "signer_workflow": "prompt-receipt/prompt-receipt/.github/workflows/receipt.yml"}});
+        assert!(signature_command(&p, None).contains(
+            "--signer-workflow prompt-receipt/prompt-receipt/.github/workflows/receipt.yml --source-ref refs/heads/main`"
+        ));
         let hostile = json!({"output": {"path": "a; rm -rf ~"}, "workflow": {"repository": "o/r", "ref": "x@y"}});
         assert!(signature_command(&hostile, None).contains("verify 'a; rm -rf ~' -R"));
         assert!(signature_command(&json!({}), None).contains("names no workflow"));

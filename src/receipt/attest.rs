@@ -43,6 +43,9 @@ pub(crate) struct Workflow {
     pub(crate) head_sha: Option<String>,
     /// `GITHUB_SHA` (on pull requests, the merge commit).
     pub(crate) sha: Option<String>,
+    /// The workflow that signs it, when another than `workflow_ref`'s file
+    /// (receipt.yml, called from the repository's workflow, signs as itself).
+    pub(crate) signer_workflow: Option<String>,
 }
 
 /// What the step concluded, as its outputs say it.
@@ -121,6 +124,7 @@ fn workflow_of(w: &Workflow) -> Value {
         "event": w.event,
         "head_sha": w.head_sha,
         "sha": w.sha,
+        "signer_workflow": w.signer_workflow,
     })
 }
 

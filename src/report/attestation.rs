@@ -54,5 +54,6 @@ fn workflow(ctx: &Context) -> Workflow {
         event: ctx.event_name.clone(),
         head_sha: (!head.is_empty()).then_some(head),
         sha: ctx.sha.clone(),
+        signer_workflow: ctx.signer_workflow.clone(),
     }
 }

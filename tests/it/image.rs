@@ -442,6 +442,11 @@ async fn act_runs_the_binding_layout_end_to_end() {
     let predicate: Value =
         serde_json::from_slice(&std::fs::read(given.join("predicate.json")).unwrap()).unwrap();
     assert_eq!(predicate["agent"]["name"], "codex", "{predicate:#}");
+    assert_eq!(
+        predicate["workflow"]["signer_workflow"],
+        "prompt-receipt/prompt-receipt/.github/workflows/receipt.yml",
+        "receipt.yml signs as itself: {predicate:#}"
+    );
     let title = runs[0]["output"]["title"].as_str().unwrap();
     assert!(
         title.ends_with(" · unsigned: actions/attest could not sign"),
