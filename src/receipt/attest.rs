@@ -317,6 +317,17 @@ mod tests {
         keys.sort();
         documented.sort_unstable();
         assert_eq!(keys, documented);
+        // Every agent of the registry is a name the schema allows (the
+        // fourth agent's statements failed it until this line existed).
+        let agents: Vec<String> = crate::agent::registry::all()
+            .into_iter()
+            .map(|k| k.as_str().to_string())
+            .filter(|k| k != "skeleton") // the test-only agent
+            .collect();
+        assert_eq!(
+            schema["properties"]["agent"]["properties"]["name"]["enum"],
+            json!(agents)
+        );
     }
 
     #[test]
