@@ -203,6 +203,18 @@ pub(crate) const SHELL_WRITES: &[&str] = &[
     "git rm",
 ];
 
+/// The prompt as a CLI that takes it as an argument got it: `Some(true)` byte
+/// for byte, `Some(false)` with only the trailing line breaks a shell's
+/// `$(cat file)` drops (said, not failed), `None` another text.
+pub(crate) fn same_prompt(sent: &str, expected: &[u8]) -> Option<bool> {
+    if sent.as_bytes() == expected {
+        return Some(true);
+    }
+    let text = String::from_utf8_lossy(expected);
+    let trimmed = text.trim_end_matches(['\n', '\r']);
+    (sent == trimmed && !sent.is_empty()).then_some(false)
+}
+
 /// A path as a path walker reads it: empty and `.` parts dropped (`a//b`,
 /// `./a`), each `..` taking out the part before it. An absolute path stays
 /// absolute (`/..` is `/`); a relative one whose `..` climbs above where it

@@ -208,15 +208,7 @@ fn audit_names_the_prompt_change_and_the_model_change_at_their_runs() {
     keep_receipt(&s, "runs/b", t0 + 2 * hour);
     s.write("runs/b/review.json", "{\"findings\": []}");
 
-    let out = s
-        .cli()
-        .arg("audit")
-        .arg("runs")
-        .arg("--format")
-        .arg("json")
-        .run();
-    out.code(0);
-    let table: Value = serde_json::from_str(&out.stdout).unwrap();
+    let table = audit_json(&s, "runs");
     let runs = table["runs"].as_array().unwrap();
     let column = |k: &str| runs.iter().map(|r| r[k].clone()).collect::<Vec<_>>();
     assert_eq!(
@@ -283,15 +275,7 @@ fn audit_reads_statements_and_bundles_and_counts_a_run_once() {
     );
     // The same receipt in another artifact is another run, later (its file's time).
     s.write("runs/3/usage.json", &first);
-    let out = s
-        .cli()
-        .arg("audit")
-        .arg("runs")
-        .arg("--format")
-        .arg("json")
-        .run();
-    out.code(0);
-    let table: Value = serde_json::from_str(&out.stdout).unwrap();
+    let table = audit_json(&s, "runs");
     let runs = table["runs"].as_array().unwrap();
     assert_eq!(runs.len(), 3, "{table:#}");
     assert_eq!(
@@ -306,4 +290,17 @@ fn audit_reads_statements_and_bundles_and_counts_a_run_once() {
     assert_eq!(runs[1]["source"], "2/sha256:x.jsonl");
     assert_eq!(runs[1]["changed"], json!(["prompt_sha256"]));
     assert_eq!(runs[1]["run_id"], "4242");
+}
+
+/// `prompt-receipt audit DIR --format json`, which must pass: its table.
+fn audit_json(s: &Scenario, dir: &str) -> Value {
+    let out = s
+        .cli()
+        .arg("audit")
+        .arg(dir)
+        .arg("--format")
+        .arg("json")
+        .run();
+    out.code(0);
+    serde_json::from_str(&out.stdout).unwrap()
 }

@@ -59,15 +59,7 @@ fn a_link_the_agent_left_is_not_followed() {
     std::os::unix::fs::symlink(&secret, sessions.join("rollout-linked.jsonl")).unwrap();
     let review = t.path().join("review.json");
     std::os::unix::fs::symlink(&secret, &review).unwrap();
-    let out = run(
-        "codex",
-        &t.path().join("runner-temp"),
-        &Given {
-            agent_home: Some(&home),
-            output_file: Some(&review),
-            ..Default::default()
-        },
-    );
+    let out = collect_codex(t.path(), &home, &review);
     assert!(out.ok, "{}", out.log);
     assert!(
         !out.dir.join("review.json").exists(),
@@ -103,15 +95,7 @@ fn a_codex_record_is_cut_by_the_shipped_filter_and_staged_where_the_receipt_read
     .unwrap();
     let review = t.path().join("review.json");
     std::fs::write(&review, "{\"ok\": true, \"findings\": []}\n").unwrap();
-    let out = run(
-        "codex",
-        &t.path().join("runner-temp"),
-        &Given {
-            agent_home: Some(&home),
-            output_file: Some(&review),
-            ..Default::default()
-        },
-    );
+    let out = collect_codex(t.path(), &home, &review);
     assert!(out.ok, "{}", out.log);
     assert_eq!(
         std::fs::read(out.dir.join("review.json")).unwrap(),
@@ -158,4 +142,22 @@ fn gemini_before_the_agent_turns_on_local_telemetry_and_keeps_the_users_settings
         home.join("telemetry.log").display().to_string()
     );
     assert!(!out.dir.exists(), "before the agent, nothing is staged");
+}
+
+/// collect.sh for Codex as the agent job runs it: the home given to
+/// codex-action, the review file; the runner's temp folder beside them.
+fn collect_codex(
+    dir: &std::path::Path,
+    home: &std::path::Path,
+    review: &std::path::Path,
+) -> common::collect::Collected {
+    run(
+        "codex",
+        &dir.join("runner-temp"),
+        &Given {
+            agent_home: Some(home),
+            output_file: Some(review),
+            ..Default::default()
+        },
+    )
 }

@@ -121,17 +121,6 @@ pub fn records(home: &Path) -> Vec<PathBuf> {
     out
 }
 
-/// The prompt as Gemini CLI got it: byte for byte, or with the trailing
-/// line breaks a shell's `$(cat file)` drops.
-fn same_prompt(sent: &str, expected: &[u8]) -> Option<bool> {
-    if sent.as_bytes() == expected {
-        return Some(true);
-    }
-    let trimmed = String::from_utf8_lossy(expected);
-    let trimmed = trimmed.trim_end_matches(['\n', '\r']);
-    (sent == trimmed && !sent.is_empty()).then_some(false)
-}
-
 /// Finds this run's record: the only one with turns, or among several the
 /// one whose last prompt is this checkout's; else a problem naming them.
 pub(crate) fn load(
@@ -213,7 +202,9 @@ fn the_one_with_our_prompt(
         .into_iter()
         .filter(|r| {
             r.output_turn()
-                .and_then(|t| same_prompt(&r.turns[t].prompt, expected.prompt_bytes))
+                .and_then(|t| {
+                    crate::agent::check::same_prompt(&r.turns[t].prompt, expected.prompt_bytes)
+                })
                 .is_some()
         })
         .collect();
@@ -464,7 +455,7 @@ fn check_prompt(c: &mut AgentCheck, r: &Record, out_turn: Option<usize>, expecte
             .push("the session record holds no user prompt: the agent may not have run".into()),
         Some(t) => {
             let sent_sha = sha256_hex(t.prompt.as_bytes());
-            match same_prompt(&t.prompt, expected.prompt_bytes) {
+            match crate::agent::check::same_prompt(&t.prompt, expected.prompt_bytes) {
                 Some(true) => {}
                 Some(false) => c.notes.push(format!(
                     "{prompt_name} ends with line breaks the agent did not receive (a shell's `$(cat …)` drops them): the agent received the rest, byte for byte"
