@@ -123,8 +123,19 @@ case "$AGENT" in
     # A checkout's .env can point GEMINI_SYSTEM_MD at any file
     # (/proc/self/environ), and the telemetry would carry it: then it stays
     # here, and the receipt names the .env and the system instruction.
-    if plain "$home/telemetry.log" &&
-       ! grep -qsE '^[[:space:]]*(export[[:space:]]+)?GEMINI_SYSTEM_MD' .env .gemini/.env; then
+    # Read as a dotenv parser reads it: a carriage return ends a line too,
+    # and a byte order mark is space.
+    sets_system_md() {
+      local f
+      for f in .env .gemini/.env; do
+        [ -e "$f" ] || [ -L "$f" ] || continue
+        plain "$f" || return 0  # not a file to read: assume the worst
+        tr '\r' '\n' < "$f" | sed 's/^\xef\xbb\xbf//' |
+          grep -qE '^[[:space:]]*(export[[:space:]]+)?GEMINI_SYSTEM_MD' && return 0
+      done
+      return 1
+    }
+    if plain "$home/telemetry.log" && ! sets_system_md; then
       cp -- "$home/telemetry.log" "$out/home/gemini-artifacts/telemetry.log"
     fi
     for file in settings.json GEMINI.md; do

@@ -153,7 +153,8 @@ fn plain_git_dir(dir: &Path) -> Option<(PathBuf, PathBuf)> {
         if std::fs::symlink_metadata(d.join(".git")).is_ok() {
             let git_dir = git_dir_of(d).ok()??;
             let common = match std::fs::symlink_metadata(git_dir.join("commondir")) {
-                Ok(_) => git_dir.join(small_text(&git_dir.join("commondir"))?.trim()),
+                Ok(_) => git_dir
+                    .join(small_text(&git_dir.join("commondir"))?.trim_end_matches(['\n', '\r'])),
                 Err(_) => git_dir.clone(),
             };
             let valid = git_dir.join("HEAD").is_file()
@@ -200,10 +201,15 @@ fn branch_tip(common: &Path, name: &str) -> Option<String> {
         return Some(small_text(&loose)?.trim_end().to_string());
     }
     let packed = bounded(&common.join("packed-refs"), 256 << 20).ok()?;
-    String::from_utf8_lossy(&packed).lines().find_map(|line| {
-        let (sha, rest) = line.split_once(' ')?;
-        (rest == name && !line.starts_with(['#', '^'])).then(|| sha.to_string())
-    })
+    let mut tips = String::from_utf8_lossy(&packed)
+        .lines()
+        .filter_map(|line| {
+            let (sha, rest) = line.split_once(' ')?;
+            (rest == name && !line.starts_with(['#', '^'])).then(|| sha.to_string())
+        })
+        .collect::<Vec<_>>();
+    // A name packed twice is a file git itself did not write: git decides.
+    (tips.len() == 1).then(|| tips.remove(0))
 }
 
 /// A full object id as git prints it: 40 (SHA-1) or 64 (SHA-256) lowercase hex digits.
@@ -522,7 +528,7 @@ fn preflight(dir: &Path) -> Result<(), Error> {
     let mut folders = vec![git_dir.clone()];
     if let Ok(text) = std::fs::read_to_string(git_dir.join("commondir")) {
         bounded(&git_dir.join("commondir"), 4 << 10)?;
-        folders.push(git_dir.join(text.trim()));
+        folders.push(git_dir.join(text.trim_end_matches(['\n', '\r'])));
     }
     for folder in &folders {
         for (name, max) in GIT_FILES {
@@ -874,6 +880,12 @@ mod tests {
         git_in(d, &["pack-refs", "--all"]);
         assert!(!d.join(".git/refs/heads/main").exists());
         assert_eq!(head_from_files(d), Some((false, sha.clone())));
+        // The branch packed twice (not git's own writing): git decides.
+        let packed = std::fs::read_to_string(d.join(".git/packed-refs")).unwrap();
+        let twice = format!("{packed}{} refs/heads/main\n", "e".repeat(sha.len()));
+        std::fs::write(d.join(".git/packed-refs"), &twice).unwrap();
+        assert_eq!(head_from_files(d), None);
+        std::fs::write(d.join(".git/packed-refs"), packed).unwrap();
         // A linked worktree on a branch of its own: its HEAD, the common refs.
         let linked = tmp.path().canonicalize().unwrap().join("linked");
         git_in(

@@ -18,6 +18,8 @@ use crate::receipt::verify::Verification;
 use crate::workspace::{Unread, Workspace};
 
 /// The largest subject hashed: a runtime file is hashed up to 64 MiB too.
+/// The most subjects checked: as many as `actions/attest` signs.
+const MAX_SUBJECTS: usize = 1024;
 const MAX_SUBJECT_BYTES: u64 = 64 << 20;
 
 pub(crate) fn verify_statement(given: &str, ws: &Workspace) -> Result<Outcome, Error> {
@@ -68,7 +70,23 @@ fn check_subjects(
     unverified: &mut Vec<Unverified>,
 ) {
     let root = std::fs::canonicalize(ws.root()).unwrap_or_else(|_| ws.root().to_path_buf());
-    for subject in s["subject"].as_array().into_iter().flatten() {
+    let subjects = s["subject"]
+        .as_array()
+        .map(Vec::as_slice)
+        .unwrap_or_default();
+    if subjects.len() > MAX_SUBJECTS {
+        unverified.push(Unverified::new(
+            "every subject",
+            format!(
+                "the statement names {} subjects; the first {MAX_SUBJECTS} (as many as actions/attest signs) were checked, the rest were not",
+                subjects.len()
+            ),
+        ));
+    }
+    // A file named twice is hashed once.
+    let mut hashed: std::collections::HashMap<std::path::PathBuf, Option<String>> =
+        std::collections::HashMap::new();
+    for subject in subjects.iter().take(MAX_SUBJECTS) {
         let (Some(name), Some(recorded)) = (
             subject["name"].as_str(),
             subject["digest"]["sha256"].as_str(),
@@ -83,8 +101,13 @@ fn check_subjects(
                 ));
                 continue;
             }
+            Ok(loc) if hashed.contains_key(&loc.path) => hashed[&loc.path].clone(),
             Ok(loc) => {
-                match crate::workspace::read_contained(&loc.path, &[&root], MAX_SUBJECT_BYTES) {
+                let now = match crate::workspace::read_contained(
+                    &loc.path,
+                    &[&root],
+                    MAX_SUBJECT_BYTES,
+                ) {
                     Ok(bytes) => Some(crate::digest::sha256_hex(&bytes)),
                     Err(Unread::Missing) => None,
                     Err(why) => {
@@ -94,7 +117,9 @@ fn check_subjects(
                         ));
                         continue;
                     }
-                }
+                };
+                hashed.insert(loc.path, now.clone());
+                now
             }
         };
         v.checked.push(name.to_string());

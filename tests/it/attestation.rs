@@ -304,3 +304,24 @@ fn audit_json(s: &Scenario, dir: &str) -> Value {
     out.code(0);
     serde_json::from_str(&out.stdout).unwrap()
 }
+
+/// A statement that names more subjects than actions/attest signs, one file
+/// over and over: the first 1,024 are checked (each file hashed once), the
+/// rest are said not verified, never silently passed.
+#[test]
+fn a_statement_of_too_many_subjects_checks_the_first_and_says_the_rest() {
+    let s = Scenario::example();
+    signed_run(&s);
+    let mut statement: Value = serde_json::from_slice(&s.read("usage.intoto.json")).unwrap();
+    let one = statement["subject"][0].clone();
+    statement["subject"] = Value::Array(vec![one; 1_100]);
+    s.write("many.intoto.json", statement.to_string());
+    let out = verify_statement(&s, "many.intoto.json");
+    out.code(0);
+    assert!(
+        out.stdout
+            .contains("names 1100 subjects; the first 1024 (as many as actions/attest signs) were checked, the rest were not"),
+        "{}",
+        out.stdout
+    );
+}

@@ -161,3 +161,47 @@ fn collect_codex(
         },
     )
 }
+
+/// A `.env` that points Gemini CLI's system instruction at any file would put
+/// that file in the telemetry: then the telemetry stays in the job, however
+/// the `.env` ends its lines (a carriage return, a byte order mark).
+#[test]
+fn gemini_telemetry_stays_behind_when_a_env_names_the_system_instruction() {
+    let staged = |env: Option<&[u8]>| {
+        let t = temp();
+        let ws = t.path().join("ws");
+        let home = t.path().join(".gemini");
+        std::fs::create_dir_all(&ws).unwrap();
+        std::fs::create_dir_all(&home).unwrap();
+        std::fs::write(home.join("telemetry.log"), "{}\n").unwrap();
+        if let Some(env) = env {
+            std::fs::write(ws.join(".env"), env).unwrap();
+        }
+        let out = run(
+            "gemini",
+            &t.path().join("runner-temp"),
+            &Given {
+                agent_home: Some(&home),
+                output: Some("{}"),
+                workspace: Some(&ws),
+                ..Default::default()
+            },
+        );
+        assert!(out.ok, "{}", out.log);
+        out.dir.join("home/gemini-artifacts/telemetry.log").exists()
+    };
+    assert!(staged(None), "no .env: the telemetry is the record's");
+    assert!(staged(Some(b"FOO=1\n")), "a .env that names nothing of it");
+    for hostile in [
+        &b"GEMINI_SYSTEM_MD=/proc/self/environ\n"[..],
+        b"FOO=1\rGEMINI_SYSTEM_MD=/proc/self/environ\r",
+        b"\xef\xbb\xbfGEMINI_SYSTEM_MD=/proc/self/environ\n",
+        b"  export GEMINI_SYSTEM_MD=x\n",
+    ] {
+        assert!(
+            !staged(Some(hostile)),
+            "{}",
+            String::from_utf8_lossy(hostile)
+        );
+    }
+}
