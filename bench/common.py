@@ -30,8 +30,16 @@ def example_repo():
     return work, env
 
 
+def split(cmd, env):
+    """A command is its argv, or (argv, variables added to `env` for it alone)."""
+    if isinstance(cmd, tuple):
+        return cmd[0], dict(env, **cmd[1])
+    return cmd, env
+
+
 def wall(cmd, cwd, env, ok=(0,)):
     """Wall seconds of one command, spawned directly."""
+    cmd, env = split(cmd, env)
     start = time.perf_counter()
     proc = subprocess.run(cmd, cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     elapsed = time.perf_counter() - start
@@ -47,6 +55,7 @@ def peak_kib(cmd, cwd, env):
     across fork and exec, so a child of this Python process would report Python's
     own ~13 MiB as its peak. GNU time is a small parent.
     """
+    cmd, env = split(cmd, env)
     with tempfile.NamedTemporaryFile("r") as rss:
         subprocess.run([TIME, "-f", "%M", "-o", rss.name, *cmd], cwd=cwd, env=env,
                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)

@@ -47,11 +47,43 @@ type Head = (bool, String);
 const HEAD: &[&str] = &["rev-parse", "--is-shallow-repository", "--verify", "HEAD"];
 const DESCRIBE: &[&str] = &["describe", "--tags", "--always", "--dirty"];
 
-/// Starts asking for the checkout's identity.
+/// Starts asking for the checkout's identity, or takes the query [`prepare`]
+/// started for `dir`.
 pub(crate) fn start_identify(dir: &Path) -> Result<Pending, Error> {
+    let early = EARLY.lock().ok().and_then(|mut e| {
+        let at = e.iter().position(|(d, _)| d == dir)?;
+        Some(e.swap_remove(at).1)
+    });
+    match early.and_then(|answer| answer.recv().ok()) {
+        Some(pending) => pending,
+        None => identify_now(dir),
+    }
+}
+
+fn identify_now(dir: &Path) -> Result<Pending, Error> {
     let mut pending = start_head(dir)?;
     pending.queries.push((DESCRIBE, spawn(dir, DESCRIBE)?));
     Ok(pending)
+}
+
+/// Queries [`prepare`] started, each waiting for [`start_identify`] to take it.
+type Early = Vec<(PathBuf, std::sync::mpsc::Receiver<Result<Pending, Error>>)>;
+static EARLY: std::sync::Mutex<Early> = std::sync::Mutex::new(Vec::new());
+
+/// Starts asking for the identity of `dir` now, on a thread of its own: the
+/// folder's checks and `git describe` (the longest part of a run) then go on
+/// while the run reads and hashes its files, and [`start_identify`] finds
+/// them under way.
+pub(crate) fn prepare(dir: &Path) {
+    let (answer, taken) = std::sync::mpsc::channel();
+    let Ok(mut early) = EARLY.lock() else {
+        return;
+    };
+    early.push((dir.to_path_buf(), taken));
+    let dir = dir.to_path_buf();
+    std::thread::spawn(move || {
+        let _ = answer.send(identify_now(&dir));
+    });
 }
 
 /// Starts asking for `HEAD` alone, for verification: read from the git
@@ -410,7 +442,7 @@ fn command(dir: &Path) -> Result<Command, Error> {
 }
 
 fn bare_command() -> Command {
-    let mut cmd = Command::new("git");
+    let mut cmd = Command::new(git_program());
     cmd.env_clear();
     for name in KEPT_VARIABLES {
         if let Some(value) = std::env::var_os(name) {
@@ -443,6 +475,26 @@ fn bare_command() -> Command {
     cmd
 }
 
+/// git as found on `PATH`, by its full path: a program named by its path is
+/// started with `posix_spawn` (the standard library falls back to `fork` when
+/// it must search a `PATH` it was given), which does not copy this process's
+/// memory map on every call. `git` itself when `PATH` holds none, so that the
+/// start fails as it would have.
+fn git_program() -> PathBuf {
+    use std::os::unix::fs::PermissionsExt;
+    std::env::var_os("PATH")
+        .and_then(|path| {
+            std::env::split_paths(&path)
+                .filter(|d| d.is_absolute())
+                .map(|d| d.join("git"))
+                .find(|git| {
+                    std::fs::metadata(git)
+                        .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+                })
+        })
+        .unwrap_or_else(|| PathBuf::from("git"))
+}
+
 /// Config keys and the values given to them in command scope.
 type Settings = Vec<(String, String)>;
 
@@ -462,18 +514,11 @@ fn repository_overrides(dir: &Path) -> Result<std::sync::Arc<Settings>, Error> {
     answer.get_or_init(|| list_overrides(dir)).clone()
 }
 
-/// Starts asking for the overrides of `dir` now, on a thread of its own: the
-/// first git query of a run then finds them ready, instead of waiting for a
-/// `git config` started just before it.
-pub(crate) fn prepare(dir: &Path) {
-    let dir = dir.to_path_buf();
-    std::thread::spawn(move || {
-        let _ = repository_overrides(&dir);
-    });
-}
-
 fn list_overrides(dir: &Path) -> Result<std::sync::Arc<Settings>, Error> {
     preflight_once(dir)?;
+    if config_names_no_driver(dir) {
+        return Ok(std::sync::Arc::new(Settings::new()));
+    }
     let mut cmd = bare_command();
     cmd.arg("-C")
         .arg(dir)
@@ -483,6 +528,34 @@ fn list_overrides(dir: &Path) -> Result<std::sync::Arc<Settings>, Error> {
     // Outside a repository there is no config to override; the query itself says so.
     let names = String::from_utf8_lossy(&out.stdout);
     Ok(std::sync::Arc::new(neutralized(&names)))
+}
+
+/// True when the config files git would read for `dir` cannot define a
+/// filter or diff driver, so there is nothing to override and no `git config`
+/// to start (2 ms, the longest wait of a run). Sound, not clever: a driver is
+/// a section named `filter` or `diff`, whose name git takes from the bytes as
+/// written (no escape can spell it), and a file git reads for `dir` is the
+/// common folder's `config`, a `config.worktree`, or a file one of them
+/// includes. So: the git folder is plain (as [`plain_git_dir`] finds it), and
+/// no config file in it holds `filter`, `diff` or `include` in any case, even
+/// in a comment. Anything else asks git.
+fn config_names_no_driver(dir: &Path) -> bool {
+    let Some((git_dir, common)) = plain_git_dir(dir) else {
+        return false;
+    };
+    let words: [&[u8]; 3] = [b"filter", b"diff", b"include"];
+    [&git_dir, &common]
+        .iter()
+        .flat_map(|folder| [folder.join("config"), folder.join("config.worktree")])
+        .all(|path| match std::fs::symlink_metadata(&path) {
+            Err(e) => e.kind() == std::io::ErrorKind::NotFound,
+            Ok(_) => bounded(&path, 1 << 20).is_ok_and(|bytes| {
+                let lower = bytes.to_ascii_lowercase();
+                !words
+                    .iter()
+                    .any(|w| lower.windows(w.len()).any(|at| at == *w))
+            }),
+        })
 }
 
 /// [`preflight`], once per folder: the identities and their second

@@ -85,6 +85,7 @@ pub fn run(inputs: &Inputs, ctx: &Context) -> Result<Outcome, Error> {
     let clock = logging::Stopwatch::start("report");
     for r in &mut report::destinations(ctx, inputs.report_options(), inputs.mode) {
         r.report(&mut outcome)?;
+        clock.lap(r.name());
     }
     clock.lap("every report written");
     Ok(outcome)

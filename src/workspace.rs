@@ -248,7 +248,10 @@ impl Unread {
 pub(crate) fn read_contained(path: &Path, roots: &[&Path], max: u64) -> Result<Vec<u8>, Unread> {
     use std::io::Read;
     let file = open_contained(path, roots)?;
-    let mut bytes = Vec::new();
+    // Sized once from the file: growing by doubling costs a copy and fresh
+    // pages at each step (a third of reading a 2 MB review).
+    let size = file.metadata().map_or(0, |m| m.len()).min(max + 1);
+    let mut bytes = Vec::with_capacity(usize::try_from(size).unwrap_or(0).saturating_add(1));
     file.take(max + 1)
         .read_to_end(&mut bytes)
         .map_err(Unread::Io)?;

@@ -38,7 +38,9 @@ pub(crate) fn validate(inputs: &Inputs, ws: &Workspace, origin: &Origin) -> Resu
         |schema| review::read_and_judge(&output, schema, &policy.findings_pointer),
     );
     let mut review = review?;
+    let clock = crate::logging::Stopwatch::start("validate");
     review.place_findings(ws.root());
+    clock.lap("findings placed");
     let mut outcome = Outcome::empty(Mode::Validate, String::new(), Default::default());
     outcome.decision = Some(policy.decide(&review));
     outcome.caveats = review.caveats();

@@ -15,6 +15,10 @@ pub(crate) struct Attestation {
 }
 
 impl Report for Attestation {
+    fn name(&self) -> &'static str {
+        "attestation files"
+    }
+
     fn report(&mut self, result: &mut Outcome) -> Result<(), Error> {
         let Some([statement, predicate_file, subjects_file]) = &result.attestation else {
             return Ok(());

@@ -52,6 +52,10 @@ pub(crate) struct CheckRun {
 }
 
 impl Report for CheckRun {
+    fn name(&self) -> &'static str {
+        "check run"
+    }
+
     fn report(&mut self, result: &mut Outcome) -> Result<(), Error> {
         let Some(repo) = self.ctx.repository.clone().filter(|_| self.ctx.in_actions) else {
             return Ok(()); // a local run: the terminal has the story

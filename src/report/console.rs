@@ -28,6 +28,10 @@ pub(crate) struct Console {
 }
 
 impl Report for Console {
+    fn name(&self) -> &'static str {
+        "console"
+    }
+
     fn report(&mut self, result: &mut Outcome) -> Result<(), Error> {
         if let Some((audit, format)) = &result.audit {
             return print(&[audit_text(audit, *format, self.in_actions)]);

@@ -102,4 +102,6 @@ fn append_to_step_file(variable: &str, file: &std::path::Path, bytes: &[u8]) -> 
 /// or why there is none) for the reports after it.
 pub(crate) trait Report {
     fn report(&mut self, result: &mut Outcome) -> Result<(), Error>;
+    /// What the debug log calls this destination when timing it.
+    fn name(&self) -> &'static str;
 }

@@ -50,6 +50,10 @@ pub(crate) struct StepOutputs {
 }
 
 impl Report for StepOutputs {
+    fn name(&self) -> &'static str {
+        "step outputs"
+    }
+
     fn report(&mut self, result: &mut Outcome) -> Result<(), Error> {
         let mut values: Vec<(&str, String)> = OUTPUTS
             .iter()

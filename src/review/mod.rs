@@ -172,7 +172,7 @@ impl Review {
         // folder: each file is read (and its lines counted) once, and a
         // folder found missing answers for every file in it.
         let mut lines_of: HashMap<String, Result<Option<u64>, ()>> = HashMap::new();
-        let mut missing_folders: std::collections::HashSet<std::path::PathBuf> = Default::default();
+        let mut missing_folders: std::collections::HashSet<String> = Default::default();
         for f in &mut self.findings.list {
             let Place::Path(path) = &f.place else {
                 continue;
@@ -208,23 +208,26 @@ impl Review {
 fn file_lines(
     workspace: &std::path::Path,
     path: &str,
-    missing_folders: &mut std::collections::HashSet<std::path::PathBuf>,
+    missing_folders: &mut std::collections::HashSet<String>,
 ) -> Result<Option<u64>, ()> {
-    let file = workspace.join(path);
-    let folder = file.parent().map(std::path::Path::to_path_buf);
-    if folder.as_ref().is_some_and(|f| missing_folders.contains(f)) {
+    // The folder as the finding names it: paths here are relative and
+    // normalized, so their text is the folder (and hashing text is cheaper
+    // than hashing a path's components, 10,000 times over).
+    let folder = path.rsplit_once('/').map(|(folder, _)| folder);
+    if folder.is_some_and(|f| missing_folders.contains(f)) {
         return Err(());
     }
+    let file = workspace.join(path);
     match crate::workspace::read_contained(&file, &[workspace], 16 << 20) {
         Ok(bytes) => Ok(Some(count_lines(&bytes))),
         Err(crate::workspace::Unread::TooLarge(_)) => Ok(None),
         Err(crate::workspace::Unread::Missing) => {
             // A path under a folder that is not there: so is every file in it.
             if let Some(f) = folder.filter(|f| {
-                std::fs::symlink_metadata(f)
+                std::fs::symlink_metadata(workspace.join(f))
                     .is_err_and(|e| e.kind() == std::io::ErrorKind::NotFound)
             }) {
-                missing_folders.insert(f);
+                missing_folders.insert(f.to_string());
             }
             Err(())
         }

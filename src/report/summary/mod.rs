@@ -38,6 +38,10 @@ pub(crate) struct JobSummary {
 }
 
 impl Report for JobSummary {
+    fn name(&self) -> &'static str {
+        "job summary"
+    }
+
     fn report(&mut self, result: &mut Outcome) -> Result<(), Error> {
         if let Some((audit, _)) = &result.audit {
             let table = crate::audit::markdown(audit);
@@ -670,10 +674,23 @@ fn value_text(v: &Value) -> String {
 /// One blank line between sections, and a trailing newline.
 fn finish(mut md: String) -> String {
     md.push('\n');
-    while md.contains("\n\n\n") {
-        md = md.replace("\n\n\n", "\n\n");
+    if !md.contains("\n\n\n") {
+        return md;
     }
-    md
+    // Each run of newlines is kept to two: copied a line at a time.
+    let mut out = String::with_capacity(md.len());
+    let mut run = 0;
+    for line in md.split_inclusive('\n') {
+        if line == "\n" {
+            run += 1;
+        } else {
+            run = usize::from(line.ends_with('\n'));
+        }
+        if run <= 2 || line != "\n" {
+            out.push_str(line);
+        }
+    }
+    out
 }
 
 /// Cuts Markdown at a line boundary so it fits `max` bytes, with a visible note.
@@ -718,6 +735,25 @@ mod tests {
             cut.lines().all(|l| !l.starts_with('|') || l.ends_with('|')),
             "a row cut in half"
         );
+    }
+
+    #[test]
+    fn sections_are_one_blank_line_apart() {
+        for md in [
+            "a\n\n\n\nb",
+            "\n\n\nx",
+            "a\nb\n\nc\n\n\n",
+            "",
+            "x",
+            "\n",
+            "a\n\n\n\n\n\n\nb\n\n\nc",
+        ] {
+            let mut slow = format!("{md}\n");
+            while slow.contains("\n\n\n") {
+                slow = slow.replace("\n\n\n", "\n\n");
+            }
+            assert_eq!(finish(md.to_string()), slow, "{md:?}");
+        }
     }
 
     #[test]
