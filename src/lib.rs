@@ -30,6 +30,7 @@ pub mod level;
 pub mod lint;
 pub mod logging;
 pub mod markdown;
+mod memory;
 mod modes;
 pub mod outcome;
 pub mod receipt;

@@ -23,11 +23,21 @@ impl Stopwatch {
 
     pub(crate) fn lap(&self, step: &str) {
         tracing::debug!(
-            "{}: {step} after {:.1} ms",
+            "{}: {step} after {:.1} ms (at {:.1} ms)",
             self.part,
-            self.start.elapsed().as_secs_f64() * 1e3
+            self.start.elapsed().as_secs_f64() * 1e3,
+            STARTED
+                .get()
+                .map_or(0.0, |s| s.elapsed().as_secs_f64() * 1e3)
         );
     }
+}
+
+static STARTED: std::sync::OnceLock<Instant> = std::sync::OnceLock::new();
+
+/// Notes when `main` began, so each lap also says when it ended in the run.
+pub fn started() {
+    let _ = STARTED.set(Instant::now());
 }
 
 /// Only debug events are logged this way (what users must see goes through the

@@ -6,6 +6,7 @@ use prompt_receipt::error::{EXIT_CHECK_FAILED, EXIT_OK};
 use prompt_receipt::inputs::{self, Env, Invocation};
 
 fn main() {
+    prompt_receipt::logging::started();
     let env: Env = std::env::vars_os()
         .filter_map(|(k, v)| Some((k.into_string().ok()?, v.into_string().ok()?)))
         .collect();

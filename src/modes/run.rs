@@ -33,9 +33,11 @@ pub(crate) fn run(
     if let Ok(workdir) = inputs.working_directory(ws) {
         crate::git::prepare(&workdir);
     }
+    let clock = crate::logging::Stopwatch::start("run");
     let usage = inputs.usage_location(ws)?;
     let existing = usage_file::load(&usage)?;
     let covered = Covered::read(inputs, ws, home)?;
+    clock.lap("what the agent saw read");
     let (sources, agent, reach) = (covered.sources, covered.agent, covered.reach);
     let policy = inputs.gate_policy();
     let instructions = compare_with_base(
@@ -55,8 +57,7 @@ pub(crate) fn run(
     );
     let missing_before = missing_before(existing.as_ref(), origin, ws, &usage.shown);
     let before = verify_before(existing.as_ref(), &usage.shown, &sources, &agent, ws)?;
-
-    let clock = crate::logging::Stopwatch::start("run");
+    clock.lap("base compared, receipt before checked");
     let (beside, review) =
         identities_and_review(&sources, &agent, ws, &usage.shown, &gate, &policy)?;
     let (collected, recomputed) = (beside.collected, beside.recomputed);
@@ -101,6 +102,7 @@ pub(crate) fn run(
     if inputs.lint_workflows {
         outcome.lints = advice(lint::lint_workflows(ws));
     }
+    clock.lap("workflows linted");
     Ok(outcome)
 }
 

@@ -117,7 +117,18 @@ pub(crate) fn normalize_path(raw: &str) -> Result<String, String> {
     if raw.chars().any(char::is_control) {
         return Err("contains control characters".into());
     }
-    let slashed = raw.trim().replace('\\', "/");
+    // Most paths are already as they will be: no allocation but the copy.
+    let trimmed = raw.trim();
+    let drive = |b: &[u8]| b.len() >= 2 && b[0].is_ascii_alphabetic() && b[1] == b':';
+    if !trimmed.is_empty()
+        && !trimmed.contains('\\')
+        && !trimmed.starts_with('/')
+        && !drive(trimmed.as_bytes())
+        && trimmed.split('/').all(|p| !matches!(p, "" | "." | ".."))
+    {
+        return Ok(trimmed.to_string());
+    }
+    let slashed = trimmed.replace('\\', "/");
     let bytes = slashed.as_bytes();
     let drive = bytes.len() >= 2 && bytes[0].is_ascii_alphabetic() && bytes[1] == b':';
     if slashed.starts_with('/') || drive {

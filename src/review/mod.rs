@@ -167,28 +167,39 @@ impl Review {
     /// is the line within it? Files over 16 MiB are not counted.
     pub(crate) fn place_findings(&mut self, workspace: &std::path::Path) {
         use findings::Place;
-        use std::collections::HashMap;
+        use std::collections::{HashMap, HashSet};
+        type Fast = foldhash::fast::RandomState;
         // Many findings name one file, and many missing files one missing
         // folder: each file is read (and its lines counted) once, and a
-        // folder found missing answers for every file in it.
-        let mut lines_of: HashMap<String, Result<Option<u64>, ()>> = HashMap::new();
-        let mut missing_folders: std::collections::HashSet<String> = Default::default();
-        for f in &mut self.findings.list {
-            let Place::Path(path) = &f.place else {
+        // folder found missing answers for every file in it. Where each
+        // finding is goes first, then each path moves into its place.
+        let mut lines_of: HashMap<&str, Result<Option<u64>, ()>, Fast> = HashMap::default();
+        let mut missing_folders: HashSet<String, Fast> = HashSet::default();
+        let found: Vec<Option<Result<Option<u64>, ()>>> = self
+            .findings
+            .list
+            .iter()
+            .map(|f| match &f.place {
+                Place::Path(path) => Some(
+                    *lines_of
+                        .entry(path.as_str())
+                        .or_insert_with(|| file_lines(workspace, path, &mut missing_folders)),
+                ),
+                _ => None,
+            })
+            .collect();
+        for (f, lines) in self.findings.list.iter_mut().zip(found) {
+            let (Some(lines), Place::Path(path)) = (lines, &mut f.place) else {
                 continue;
             };
-            let lines = lines_of
-                .entry(path.clone())
-                .or_insert_with(|| file_lines(workspace, path, &mut missing_folders));
-            let placed = match *lines {
-                Ok(Some(lines)) if f.line.is_some_and(|line| line > lines) => Place::PastEnd {
-                    path: path.clone(),
-                    lines,
-                },
-                Ok(_) => Place::InCheckout(path.clone()),
-                Err(()) => Place::Missing(path.clone()),
+            let path = std::mem::take(path);
+            f.place = match lines {
+                Ok(Some(lines)) if f.line.is_some_and(|line| line > lines) => {
+                    Place::PastEnd { path, lines }
+                }
+                Ok(_) => Place::InCheckout(path),
+                Err(()) => Place::Missing(path),
             };
-            f.place = placed;
         }
     }
 
@@ -208,7 +219,7 @@ impl Review {
 fn file_lines(
     workspace: &std::path::Path,
     path: &str,
-    missing_folders: &mut std::collections::HashSet<String>,
+    missing_folders: &mut std::collections::HashSet<String, foldhash::fast::RandomState>,
 ) -> Result<Option<u64>, ()> {
     // The folder as the finding names it: paths here are relative and
     // normalized, so their text is the folder (and hashing text is cheaper
@@ -268,6 +279,9 @@ pub(crate) fn read(loc: &Location) -> Result<Output, Error> {
         .len();
     if size > MAX_OUTPUT_BYTES {
         return Ok(output(None, Err(Verdict::TooLarge { bytes: size })));
+    }
+    if size >= crate::memory::LARGE {
+        crate::memory::huge_pages();
     }
     let bytes = workspace::read_required("output-file", loc)?;
     let document = parse(&bytes);

@@ -308,6 +308,7 @@ pub fn compile(
     location: &Path,
     workspace: &Path,
 ) -> Result<Schema, Error> {
+    let clock = crate::logging::Stopwatch::start("schema");
     let bad = |why: String| {
         Error::in_file(
             shown,
@@ -366,6 +367,7 @@ pub fn compile(
                 crate::escape::one_line(&crate::markdown::clip(&text, 400))
             ))
         })?;
+    clock.lap("compiled");
     let draft = draft_name(validator.draft());
     Ok(Schema {
         validator,
