@@ -66,6 +66,12 @@ fn identify_now(dir: &Path) -> Result<Pending, Error> {
     Ok(pending)
 }
 
+/// Whether [`prepare`] started the identity of `dir`: its caller can do
+/// other work before [`start_identify`], which then only collects.
+pub(crate) fn prepared(dir: &Path) -> bool {
+    EARLY.lock().is_ok_and(|e| e.iter().any(|(d, _)| d == dir))
+}
+
 /// Queries [`prepare`] started, each waiting for [`start_identify`] to take it.
 type Early = Vec<(PathBuf, std::sync::mpsc::Receiver<Result<Pending, Error>>)>;
 static EARLY: std::sync::Mutex<Early> = std::sync::Mutex::new(Vec::new());

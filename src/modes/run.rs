@@ -33,6 +33,11 @@ pub(crate) fn run(
     if let Ok(workdir) = inputs.working_directory(ws) {
         crate::git::prepare(&workdir);
     }
+    // The workflows are read and linted on a core of their own meanwhile.
+    let lints = inputs.lint_workflows.then(|| {
+        let ws = ws.clone();
+        std::thread::spawn(move || lint::lint_workflows(&ws))
+    });
     let clock = crate::logging::Stopwatch::start("run");
     let usage = inputs.usage_location(ws)?;
     let existing = usage_file::load(&usage)?;
@@ -99,8 +104,12 @@ pub(crate) fn run(
     outcome.take_agent(check);
     outcome.instructions = instructions;
     outcome.attestation = Some(attestation);
-    if inputs.lint_workflows {
-        outcome.lints = advice(lint::lint_workflows(ws));
+    if let Some(lints) = lints {
+        outcome.lints = advice(
+            lints
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
+        );
     }
     clock.lap("workflows linted");
     Ok(outcome)

@@ -101,8 +101,16 @@ pub(crate) fn collect_beside(
     beside: impl FnOnce(),
 ) -> Result<Collected, Error> {
     let mut caveats = Vec::new();
-    let git = git::start_identify(&sources.workdir)?;
-    beside();
+    // git first, unless it is under way already: then `beside` first, while
+    // the query that started it checks the git folder.
+    let git = if git::prepared(&sources.workdir) {
+        beside();
+        git::start_identify(&sources.workdir)?
+    } else {
+        let git = git::start_identify(&sources.workdir)?;
+        beside();
+        git
+    };
     let mut files = hash_files(sources, record_output_missing, &mut caveats)?;
 
     // An agent whose check names its version does not need it said here.
