@@ -255,33 +255,61 @@ fn finding(item: &mut Value) -> Finding {
             ..Finding::default()
         };
     };
-    let number = |keys: &[&str]| {
-        keys.iter().find_map(|k| match o.get(*k) {
+    // One walk over the finding's members, each kept in its slot, instead of
+    // a search of the map for every name each field may go by.
+    const NAMES: [&str; 11] = [
+        "line",
+        "start_line",
+        "end_line",
+        "severity",
+        "level",
+        "path",
+        "file",
+        "title",
+        "message",
+        "body",
+        "description",
+    ];
+    let mut slots: [Option<&mut Value>; 11] = Default::default();
+    for (name, value) in o.iter_mut() {
+        if let Some(at) = NAMES.iter().position(|n| n == name) {
+            slots[at] = Some(value);
+        }
+    }
+    let [
+        line,
+        start_line,
+        end_line,
+        severity,
+        level,
+        path,
+        file,
+        title,
+        message,
+        body,
+        description,
+    ] = slots;
+    let number = |values: [&Option<&mut Value>; 2]| {
+        values.into_iter().find_map(|v| match v.as_deref() {
             Some(Value::Number(n)) => n.as_u64(),
             Some(Value::String(s)) => s.trim().parse().ok(),
             _ => None,
         })
     };
-    let line = number(&["line", "start_line"]).filter(|l| *l > 0);
-    let end_line = number(&["end_line"]).filter(|e| line.is_some_and(|l| *e >= l));
-    let severity = ["severity", "level"]
-        .iter()
-        .find_map(|k| o.get(*k).and_then(Value::as_str))
+    let line = number([&line, &start_line]).filter(|l| *l > 0);
+    let end_line = number([&end_line, &None]).filter(|e| line.is_some_and(|l| *e >= l));
+    let severity = [&severity, &level]
+        .into_iter()
+        .find_map(|v| v.as_deref().and_then(Value::as_str))
         .and_then(Severity::parse);
-    let mut text = |keys: &[&str]| {
-        keys.iter().find_map(|k| match o.get_mut(*k) {
-            Some(Value::String(s)) => Some(std::mem::take(s)),
-            _ => None,
-        })
-    };
-    let path = text(&["path", "file"]).filter(|p| !p.trim().is_empty());
+    let path = first_text([path, file]).filter(|p| !p.trim().is_empty());
     let place = match path.as_deref().map(normalize_path) {
         None => Place::Nowhere,
         Some(Ok(p)) => Place::Path(p),
         Some(Err(why)) => Place::Refused(why),
     };
-    let title = text(&["title"]);
-    let message = text(&["message", "body", "description"])
+    let title = first_text([title]);
+    let message = first_text([message, body, description])
         .or_else(|| title.clone())
         .unwrap_or_default();
     Finding {
@@ -293,6 +321,14 @@ fn finding(item: &mut Value) -> Finding {
         title,
         message,
     }
+}
+
+/// The first of `values` that is a string, moved out.
+fn first_text<'a>(values: impl IntoIterator<Item = Option<&'a mut Value>>) -> Option<String> {
+    values.into_iter().find_map(|v| match v {
+        Some(Value::String(s)) => Some(std::mem::take(s)),
+        _ => None,
+    })
 }
 
 #[cfg(test)]
@@ -340,6 +376,21 @@ mod tests {
             (Some(Severity::Critical), Some(7))
         );
         assert!(!f.list[2].is_located());
+        // The first name present decides, even when its value is unusable.
+        let mut odd = json!({"items": [
+            {"line": 0, "start_line": 5, "severity": 5, "level": "high", "path": 3, "file": "f.rs", "description": "d"},
+            {"line": true, "start_line": "9", "end_line": 2, "title": "only a title"}
+        ]});
+        let f = take(&mut odd, "/items");
+        let (a, b) = (&f.list[0], &f.list[1]);
+        assert_eq!(
+            (a.line, a.severity, a.path.as_deref(), a.message.as_str()),
+            (None, Some(Severity::High), Some("f.rs"), "d")
+        );
+        assert_eq!(
+            (b.line, b.end_line, b.title.as_deref(), b.message.as_str()),
+            (Some(9), None, Some("only a title"), "only a title")
+        );
         assert_eq!(f.by_severity().get("unknown"), Some(&1));
     }
 

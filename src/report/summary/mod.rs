@@ -146,19 +146,22 @@ pub(crate) fn render(result: &Outcome, page: &Page) -> String {
     }
 
     let mut room = page.budget.saturating_sub(top.len() + tail.len() + SLACK);
-    let mut middle = String::new();
-    instructions::sections(&mut middle, result, &mut room);
+    // One buffer for the whole page: a summary filled with findings is a
+    // megabyte, and each copy of it is a millisecond of fresh pages.
+    let mut md = top;
+    instructions::sections(&mut md, result, &mut room);
     if let Some(review) = &result.review {
-        output_section(&mut middle, review, &mut room);
-        findings_section(&mut middle, review, page, holds_up(result), &mut room);
+        output_section(&mut md, review, &mut room);
+        findings_section(&mut md, review, page, holds_up(result), &mut room);
     }
     if let Some(c) = &result.comparison {
-        compare::comparison(&mut middle, c, result, &mut room);
+        compare::comparison(&mut md, c, result, &mut room);
     }
     if result.mode == Mode::Lint || !result.lints.is_empty() {
-        lints(&mut middle, &result.lints, &mut room);
+        lints(&mut md, &result.lints, &mut room);
     }
-    fit(&finish(top + &middle + &tail), page.budget)
+    md.push_str(&tail);
+    fit_owned(finish(md), page.budget)
 }
 
 /// The receipt matches the files and the agent's own record.
@@ -483,7 +486,10 @@ fn findings_section(
     if !receipt_holds {
         md.push_str("*The agent wrote these with the recorded inputs, which no longer match the checkout: read them with that in mind.*\n\n");
     }
+    // The rows go straight into the page, which grows once to hold them.
     let mut table = Table::new(&["Severity", "Where", "Finding"]);
+    table.md.insert_str(0, md);
+    table.md.reserve((*room).min(MAX_SUMMARY_BYTES));
     for f in &sorted {
         let row = [
             severity_cell(f.severity).to_string(),
@@ -494,8 +500,9 @@ fn findings_section(
             break;
         }
     }
-    md.push_str(&table.md);
-    let left = list.len() - table.rows;
+    let rows = table.rows;
+    *md = table.md;
+    let left = list.len() - rows;
     if left > 0 {
         md.push_str(&format!(
             "\n**{left} more finding{}** did not fit in this summary. `{}`, the agent's output, has all {}; the check run's annotations show those with a file and line (up to `max-annotations`).\n",
@@ -653,12 +660,19 @@ impl Table {
 
     /// Adds a row if it fits in `room`, and takes its bytes from it.
     pub(super) fn row(&mut self, cells: &[String], room: &mut usize) -> bool {
-        let line = format!("| {} |\n", cells.join(" | "));
-        if line.len() > *room {
+        // `| a | b |\n`: the cells, a separator between each two, the ends.
+        let len = cells.iter().map(String::len).sum::<usize>() + 3 * cells.len() + 2;
+        if len > *room {
             return false;
         }
-        *room -= line.len();
-        self.md.push_str(&line);
+        *room -= len;
+        self.md.push('|');
+        for cell in cells {
+            self.md.push(' ');
+            self.md.push_str(cell);
+            self.md.push_str(" |");
+        }
+        self.md.push('\n');
         self.rows += 1;
         true
     }
@@ -677,20 +691,22 @@ fn finish(mut md: String) -> String {
     if !md.contains("\n\n\n") {
         return md;
     }
-    // Each run of newlines is kept to two: copied a line at a time.
-    let mut out = String::with_capacity(md.len());
+    // In place: removing line ends from UTF-8 leaves UTF-8.
     let mut run = 0;
-    for line in md.split_inclusive('\n') {
-        if line == "\n" {
-            run += 1;
-        } else {
-            run = usize::from(line.ends_with('\n'));
-        }
-        if run <= 2 || line != "\n" {
-            out.push_str(line);
-        }
+    let mut bytes = md.into_bytes();
+    bytes.retain(|b| {
+        run = if *b == b'\n' { run + 1 } else { 0 };
+        run <= 2
+    });
+    String::from_utf8(bytes).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
+}
+
+/// [`fit`], keeping `md` itself when it fits.
+fn fit_owned(md: String, max: usize) -> String {
+    if md.len() <= max {
+        return md;
     }
-    out
+    fit(&md, max)
 }
 
 /// Cuts Markdown at a line boundary so it fits `max` bytes, with a visible note.
