@@ -999,6 +999,56 @@ mod tests {
     }
 
     #[test]
+    fn git_is_asked_for_drivers_whenever_a_config_file_could_name_one() {
+        let tmp = tempfile::tempdir().unwrap();
+        let d = &tmp.path().canonicalize().unwrap().join("repo");
+        std::fs::create_dir_all(d).unwrap();
+        git_in(d, &["init", "-q"]);
+        git_in(d, &["commit", "-q", "--allow-empty", "-m", "one"]);
+        assert!(config_names_no_driver(d), "a fresh repository names none");
+        let config = d.join(".git/config");
+        let plain = std::fs::read_to_string(&config).unwrap();
+        for added in [
+            "[Filter \"x\"]\n\tclean = x\n",
+            "[diff\n\"x\"]\n\ttextconv = x\n",
+            "[filter.X]\n\tprocess = x\n",
+            "[include]\n\tpath = other\n",
+            "[includeIf \"gitdir:/\"]\n\tpath = other\n",
+            "# a comment that says diff\n",
+        ] {
+            std::fs::write(&config, format!("{plain}{added}")).unwrap();
+            assert!(!config_names_no_driver(d), "{added:?}");
+        }
+        std::fs::write(&config, &plain).unwrap();
+        std::fs::write(
+            d.join(".git/config.worktree"),
+            "[filter \"y\"]\n\tclean = y\n",
+        )
+        .unwrap();
+        assert!(!config_names_no_driver(d), "config.worktree");
+        std::fs::remove_file(d.join(".git/config.worktree")).unwrap();
+        // A linked worktree reads the common folder's config.
+        let linked = tmp.path().canonicalize().unwrap().join("linked");
+        git_in(
+            d,
+            &[
+                "worktree",
+                "add",
+                "-q",
+                "--detach",
+                linked.to_str().unwrap(),
+            ],
+        );
+        assert!(config_names_no_driver(&linked));
+        std::fs::write(&config, format!("{plain}[filter \"z\"]\n\tsmudge = z\n")).unwrap();
+        assert!(!config_names_no_driver(&linked), "the common config");
+        // A config that is not a plain file is not read here: git is asked.
+        std::fs::remove_file(&config).unwrap();
+        std::os::unix::fs::symlink("/dev/zero", &config).unwrap();
+        assert!(!config_names_no_driver(d), "a link to a device");
+    }
+
+    #[test]
     fn every_driver_the_config_names_is_emptied() {
         let names =
             "core.bare\nfilter.lfs.clean\nfilter.a=b.c.process\ndiff.x.textconv\nuser.name\n";
