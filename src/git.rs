@@ -546,6 +546,10 @@ fn list_overrides(dir: &Path) -> Result<std::sync::Arc<Settings>, Error> {
 /// no config file in it holds `filter`, `diff` or `include` in any case, even
 /// in a comment. Anything else asks git.
 fn config_names_no_driver(dir: &Path) -> bool {
+    // `HEAD` read from the files as git reads it: the folder is the one git uses.
+    if head_from_files(dir).is_none() {
+        return false;
+    }
     let Some((git_dir, common)) = plain_git_dir(dir) else {
         return false;
     };
@@ -632,24 +636,78 @@ fn preflight(dir: &Path) -> Result<(), Error> {
     Ok(())
 }
 
-/// The git folder git would use for `dir`: the nearest `.git` above it (a
-/// folder, a link to one, or a file naming one).
+/// The git folder git would use for `dir`, found as git finds it: the
+/// nearest `.git` above it that is a git folder by git's own test (git passes
+/// over a `.git` folder that is not one and looks further up), or the folder
+/// a `.git` file names, read as git reads it (`gitdir: ` and the path, only
+/// its line ends taken off).
 fn git_dir_of(dir: &Path) -> Result<Option<PathBuf>, Error> {
+    use std::os::unix::ffi::OsStrExt;
     for d in dir.ancestors() {
         let dot = d.join(".git");
         if std::fs::symlink_metadata(&dot).is_err() {
             continue;
         }
         if std::fs::metadata(&dot).is_ok_and(|m| m.is_dir()) {
-            return Ok(Some(dot));
+            if is_git_directory(&dot)? {
+                return Ok(Some(dot));
+            }
+            continue;
         }
-        let text = String::from_utf8_lossy(&bounded(&dot, 4 << 10)?).into_owned();
-        let Some(named) = text.strip_prefix("gitdir:").map(str::trim) else {
-            return Err(refused(&dot, "is neither a folder nor a `gitdir:` file"));
+        let bytes = bounded(&dot, 4 << 10)?;
+        let Some(named) = bytes.strip_prefix(b"gitdir: ") else {
+            return Err(refused(&dot, "is neither a folder nor a `gitdir: ` file"));
         };
-        return Ok(Some(d.join(named)));
+        let end = named.len()
+            - named
+                .iter()
+                .rev()
+                .take_while(|b| matches!(b, b'\n' | b'\r'))
+                .count();
+        return Ok(Some(d.join(std::ffi::OsStr::from_bytes(&named[..end]))));
     }
     Ok(None)
+}
+
+/// git's test of a git folder (`is_git_directory`): its common folder holds
+/// `objects/` and `refs/`, and its `HEAD` is a link into `refs/`, names a ref
+/// under `refs/`, or starts with an object id. A `HEAD` git would block on (a
+/// FIFO, a device) is refused, never passed over.
+fn is_git_directory(git_dir: &Path) -> Result<bool, Error> {
+    let common = match std::fs::read(git_dir.join("commondir")) {
+        Ok(text) => {
+            let text = String::from_utf8_lossy(&text);
+            git_dir.join(text.trim_end_matches(['\n', '\r']))
+        }
+        Err(_) => git_dir.to_path_buf(),
+    };
+    if !common.join("objects").is_dir() || !common.join("refs").is_dir() {
+        return Ok(false);
+    }
+    let head = git_dir.join("HEAD");
+    let Ok(meta) = std::fs::symlink_metadata(&head) else {
+        return Ok(false);
+    };
+    if meta.is_symlink() {
+        return Ok(std::fs::read_link(&head)
+            .is_ok_and(|to| to.as_os_str().as_encoded_bytes().starts_with(b"refs/")));
+    }
+    if meta.is_dir() {
+        return Ok(false);
+    }
+    if !meta.is_file() {
+        return Err(refused(&head, "is not a regular file"));
+    }
+    let bytes = bounded(&head, 4 << 10)?;
+    let text = &bytes[..bytes.len().min(255)];
+    if let Some(name) = text.strip_prefix(b"ref:") {
+        let name = &name[name.iter().take_while(|b| b.is_ascii_whitespace()).count()..];
+        if name.starts_with(b"refs/") {
+            return Ok(true);
+        }
+    }
+    let hex = text.iter().take_while(|b| b.is_ascii_hexdigit()).count();
+    Ok(hex >= 40)
 }
 
 fn refused(path: &Path, why: &str) -> Error {

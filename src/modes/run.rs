@@ -90,7 +90,7 @@ pub(crate) fn run(
     receipt.verification = Some(VerificationRecord::of(before.as_ref()));
     let written =
         usage_file::write_receipt(&usage, existing, &receipt, usage_file::Foreign::Claimed)?;
-    let attestation = attestation_files(ws, &usage.shown)?;
+    let attestation = attestation_files(ws, &usage)?;
     clock.lap("write done");
     let verification = verify_written(before, recomputed?, &usage, &written)?;
     clock.lap("verification done");
@@ -254,12 +254,30 @@ fn verify_written(
 
 /// Where the statement, its predicate and its subjects go: beside the
 /// receipt, resolved as it is (the workspace, or the runner's temp folder).
-fn attestation_files(ws: &Workspace, usage: &str) -> Result<[Location; 3], Error> {
-    let [statement, predicate, subjects] = crate::receipt::attest::paths_for(usage);
+fn attestation_files(ws: &Workspace, usage: &Location) -> Result<[Location; 3], Error> {
+    let [statement, predicate, subjects] = crate::receipt::attest::paths_for(&usage.shown);
+    // A link in the place of one (`usage.intoto.json -> usage.json`, or to
+    // `.git/config`) would have the statement written over what it names.
+    let derived = |given: &str| -> Result<Location, Error> {
+        let loc = ws.resolve_artifact("usage-file", given)?;
+        let named = ws.root().join(given);
+        let link = std::fs::symlink_metadata(&named).is_ok_and(|m| m.file_type().is_symlink());
+        if link || loc.path == usage.path {
+            let shown = crate::escape::one_line(given);
+            return Err(Error::in_file(
+                given,
+                format!(
+                    "`{shown}` is a link: the receipt's attestation files are written only as plain files beside `{}`; remove `{shown}` (it is written again on every run)",
+                    crate::escape::one_line(&usage.shown)
+                ),
+            ));
+        }
+        Ok(loc)
+    };
     Ok([
-        ws.resolve_artifact("usage-file", &statement)?,
-        ws.resolve_artifact("usage-file", &predicate)?,
-        ws.resolve_artifact("usage-file", &subjects)?,
+        derived(&statement)?,
+        derived(&predicate)?,
+        derived(&subjects)?,
     ])
 }
 

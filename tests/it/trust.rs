@@ -71,6 +71,100 @@ fn a_filter_in_an_uploaded_git_config_never_runs() {
     assert_eq!(usage["git_sha"], s.git(&["rev-parse", "HEAD"]));
 }
 
+/// git passes over a `.git` folder whose `HEAD` is neither a ref nor an object
+/// id and uses the one above it, and reads a `.git` file to the byte
+/// (`gitdir: x ` names `x `, trailing space and all). A hostile artifact can
+/// build either so that the folder nearest the checkout is a clean decoy and
+/// the one git reads has a filter: whatever the layout, the folder whose
+/// config is checked is the folder git reads, and the filter never runs.
+#[test]
+fn a_filter_in_the_git_folder_git_finds_never_runs_behind_a_decoy() {
+    for variant in [
+        "a decoy .git without a valid HEAD",
+        "a .git file read to the byte",
+    ] {
+        let s = Scenario::example();
+        let leak = s.root.join("leak");
+        let program = s.root.join("leak.sh");
+        fs::write(
+            &program,
+            format!("#!/bin/sh\nenv > '{}'\ncat\n", leak.display()),
+        )
+        .unwrap();
+        fs::set_permissions(
+            &program,
+            std::os::unix::fs::PermissionsExt::from_mode(0o755),
+        )
+        .unwrap();
+        let filter = format!(
+            "[filter \"x\"]\n\tclean = {}\n\trequired = true\n",
+            program.display()
+        );
+        let hostile_config;
+        let mut workdir = s.ws.clone();
+        if variant.starts_with("a decoy") {
+            hostile_config = s.ws.join(".git/config");
+            for d in ["src/.git/objects", "src/.git/refs"] {
+                fs::create_dir_all(s.ws.join(d)).unwrap();
+            }
+            fs::write(s.ws.join("src/.git/HEAD"), "junk\n").unwrap();
+            workdir = s.ws.join("src");
+        } else {
+            fs::rename(s.ws.join(".git"), s.ws.join("x ")).unwrap();
+            let copied = std::process::Command::new("cp")
+                .args(["-a", "x ", "x"])
+                .current_dir(&s.ws)
+                .status()
+                .unwrap();
+            assert!(copied.success());
+            fs::write(s.ws.join(".git"), "gitdir: x \n").unwrap();
+            hostile_config = s.ws.join("x /config");
+        }
+        let mut text = fs::read_to_string(&hostile_config).unwrap();
+        text.push_str(&filter);
+        fs::write(&hostile_config, text).unwrap();
+        s.write(".gitattributes", "* filter=x\n");
+        let prompt = s.read(EXAMPLE_PROMPT);
+        std::thread::sleep(std::time::Duration::from_millis(1100));
+        s.write(EXAMPLE_PROMPT, &prompt);
+        // The trap is real: plain git, from that folder, runs the filter.
+        let plain = std::process::Command::new("git")
+            .args([
+                "-c",
+                "safe.directory=*",
+                "describe",
+                "--tags",
+                "--always",
+                "--dirty",
+            ])
+            .current_dir(&workdir)
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .env("GIT_CONFIG_GLOBAL", "/dev/null")
+            .output()
+            .unwrap();
+        assert!(plain.status.success(), "{variant}: {plain:?}");
+        assert!(
+            leak.exists(),
+            "{variant}: the scenario's filter did not run under plain git"
+        );
+        fs::remove_file(&leak).unwrap();
+        s.write(EXAMPLE_PROMPT, &prompt);
+
+        let mut step = s.review_step().input("model", "gpt-5.5");
+        if variant.starts_with("a decoy") {
+            step = step.input("working-directory", "src");
+        }
+        let out = step.run();
+        assert!(
+            !leak.exists(),
+            "{variant}: a program of the repository's config ran: {}",
+            fs::read_to_string(&leak).unwrap_or_default()
+        );
+        out.code(0);
+        assert_eq!(out.usage()["git_describe"], "v1.4.0", "{variant}");
+    }
+}
+
 /// The bundled example as a pull request's base, and a pull request on top of
 /// it that rewrites the reviewer's instructions and gives itself a clean review.
 fn rewriting_pull_request() -> (Scenario, String) {
@@ -1139,4 +1233,33 @@ fn verify_names_a_hook_script_changed_after_the_run() {
         .input("mode", "verify")
         .run();
     again.code(0);
+}
+
+/// A link in the place of an attestation file (`usage.intoto.json ->
+/// usage.json`, or to `.git/config`) would have the statement written over
+/// what it names. The run stops, naming it, and the receipt stays a receipt.
+#[test]
+fn an_attestation_file_that_is_a_link_is_refused() {
+    for target in ["usage.json", ".git/config"] {
+        let s = Scenario::example();
+        let before = fs::read(s.ws.join(".git/config")).unwrap();
+        std::os::unix::fs::symlink(target, s.ws.join("usage.intoto.json")).unwrap();
+        let out = s.review_step().input("model", "gpt-5.5").run();
+        out.code(2);
+        assert!(
+            out.stdout.contains("usage.intoto.json") && out.stdout.contains("is a link"),
+            "{target}: {}",
+            out.stdout
+        );
+        let usage = out.usage();
+        assert!(
+            usage.get("git_describe").is_some() && usage.get("_type").is_none(),
+            "{usage}"
+        );
+        assert_eq!(
+            fs::read(s.ws.join(".git/config")).unwrap(),
+            before,
+            "{target}"
+        );
+    }
 }
