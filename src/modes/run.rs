@@ -29,20 +29,11 @@ pub(crate) fn run(
     home: Option<&Path>,
     origin: &Origin,
 ) -> Result<Outcome, Error> {
-    // git's first answer is ready by the time the identities need it.
-    if let Ok(workdir) = inputs.working_directory(ws) {
-        crate::git::prepare(&workdir);
-    }
-    // The workflows are read and linted on a core of their own meanwhile.
-    let lints = inputs.lint_workflows.then(|| {
-        let ws = ws.clone();
-        std::thread::spawn(move || lint::lint_workflows(&ws))
-    });
+    let lints = start_beside(inputs, ws);
     let clock = crate::logging::Stopwatch::start("run");
     let usage = inputs.usage_location(ws)?;
     let existing = usage_file::load(&usage)?;
     let covered = Covered::read(inputs, ws, home)?;
-    clock.lap("what the agent saw read");
     let (sources, agent, reach) = (covered.sources, covered.agent, covered.reach);
     let policy = inputs.gate_policy();
     let instructions = compare_with_base(
@@ -62,7 +53,6 @@ pub(crate) fn run(
     );
     let missing_before = missing_before(existing.as_ref(), origin, ws, &usage.shown);
     let before = verify_before(existing.as_ref(), &usage.shown, &sources, &agent, ws)?;
-    clock.lap("base compared, receipt before checked");
     let (beside, review) =
         identities_and_review(&sources, &agent, ws, &usage.shown, &gate, &policy)?;
     let (collected, recomputed) = (beside.collected, beside.recomputed);
@@ -111,8 +101,23 @@ pub(crate) fn run(
                 .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
         );
     }
-    clock.lap("workflows linted");
     Ok(outcome)
+}
+
+/// What starts with the run, on threads of its own, while it reads its files:
+/// the checkout's identity (`git describe`, the longest wait of a run), and
+/// the workflow lint when it is on.
+fn start_beside(
+    inputs: &Inputs,
+    ws: &Workspace,
+) -> Option<std::thread::JoinHandle<Vec<lint::Lint>>> {
+    if let Ok(workdir) = inputs.working_directory(ws) {
+        crate::git::prepare(&workdir);
+    }
+    inputs.lint_workflows.then(|| {
+        let ws = ws.clone();
+        std::thread::spawn(move || lint::lint_workflows(&ws))
+    })
 }
 
 /// Reads and checks the agent's record when its home was given, and keeps in
