@@ -9,6 +9,16 @@ use std::fs;
 
 use common::*;
 
+/// An executable shell script beside the checkout, running `body`: the
+/// program a hostile config names, which leaves a file behind when it runs.
+fn trap(s: &Scenario, name: &str, body: &str) -> std::path::PathBuf {
+    use std::os::unix::fs::PermissionsExt;
+    let program = s.root.join(name);
+    fs::write(&program, format!("#!/bin/sh\n{body}\n")).unwrap();
+    fs::set_permissions(&program, fs::Permissions::from_mode(0o755)).unwrap();
+    program
+}
+
 /// A fork's artifact unpacked over the checkout can bring a `.git/config` with
 /// a clean filter and an attributes file naming it for every path: `git
 /// describe --dirty` would run it, with the step's environment (its token).
@@ -17,17 +27,7 @@ fn a_filter_in_an_uploaded_git_config_never_runs() {
     let s = Scenario::example();
     let leak = s.root.join("leak");
     let config = s.ws.join(".git/config");
-    let program = s.root.join("leak.sh");
-    fs::write(
-        &program,
-        format!("#!/bin/sh\nenv > '{}'\ncat\n", leak.display()),
-    )
-    .unwrap();
-    fs::set_permissions(
-        &program,
-        std::os::unix::fs::PermissionsExt::from_mode(0o755),
-    )
-    .unwrap();
+    let program = trap(&s, "leak.sh", &format!("env > '{}'\ncat", leak.display()));
     let mut text = fs::read_to_string(&config).unwrap();
     text.push_str(&format!(
         "[filter \"x\"]\n\tclean = {0}\n\tsmudge = {0}\n\trequired = true\n\
@@ -85,17 +85,7 @@ fn a_filter_in_the_git_folder_git_finds_never_runs_behind_a_decoy() {
     ] {
         let s = Scenario::example();
         let leak = s.root.join("leak");
-        let program = s.root.join("leak.sh");
-        fs::write(
-            &program,
-            format!("#!/bin/sh\nenv > '{}'\ncat\n", leak.display()),
-        )
-        .unwrap();
-        fs::set_permissions(
-            &program,
-            std::os::unix::fs::PermissionsExt::from_mode(0o755),
-        )
-        .unwrap();
+        let program = trap(&s, "leak.sh", &format!("env > '{}'\ncat", leak.display()));
         let filter = format!(
             "[filter \"x\"]\n\tclean = {}\n\trequired = true\n",
             program.display()
@@ -847,17 +837,7 @@ fn a_link_put_in_place_of_an_instruction_file_is_a_change() {
 fn git_fetches_nothing_and_reads_nothing_unbounded() {
     let s = Scenario::example();
     let leak = s.root.join("leak");
-    let program = s.root.join("steal.sh");
-    fs::write(
-        &program,
-        format!("#!/bin/sh\necho ran > '{}'\n", leak.display()),
-    )
-    .unwrap();
-    fs::set_permissions(
-        &program,
-        std::os::unix::fs::PermissionsExt::from_mode(0o755),
-    )
-    .unwrap();
+    let program = trap(&s, "steal.sh", &format!("echo ran > '{}'", leak.display()));
     let config = s.ws.join(".git/config");
     let mut text = fs::read_to_string(&config)
         .unwrap()

@@ -487,8 +487,7 @@ fn findings_section(
         md.push_str("*The agent wrote these with the recorded inputs, which no longer match the checkout: read them with that in mind.*\n\n");
     }
     // The rows go straight into the page, which grows once to hold them.
-    let mut table = Table::new(&["Severity", "Where", "Finding"]);
-    table.md.insert_str(0, md);
+    let mut table = Table::after(std::mem::take(md), &["Severity", "Where", "Finding"]);
     table.md.reserve((*room).min(MAX_SUMMARY_BYTES));
     for f in &sorted {
         let row = [
@@ -648,14 +647,17 @@ pub(super) struct Table {
 
 impl Table {
     pub(super) fn new(header: &[&str]) -> Table {
-        Table {
-            md: format!(
-                "| {} |\n|{}\n",
-                header.join(" | "),
-                " --- |".repeat(header.len())
-            ),
-            rows: 0,
-        }
+        Table::after(String::new(), header)
+    }
+
+    /// A table that goes on from `md`, in the same buffer.
+    pub(super) fn after(mut md: String, header: &[&str]) -> Table {
+        md.push_str(&format!(
+            "| {} |\n|{}\n",
+            header.join(" | "),
+            " --- |".repeat(header.len())
+        ));
+        Table { md, rows: 0 }
     }
 
     /// Adds a row if it fits in `room`, and takes its bytes from it.
