@@ -609,9 +609,8 @@ fn preflight(dir: &Path) -> Result<(), Error> {
         return Ok(());
     };
     let mut folders = vec![git_dir.clone()];
-    if let Ok(text) = std::fs::read_to_string(git_dir.join("commondir")) {
-        bounded(&git_dir.join("commondir"), 4 << 10)?;
-        folders.push(git_dir.join(text.trim_end_matches(['\n', '\r'])));
+    if let Some(common) = common_dir(&git_dir)? {
+        folders.push(common);
     }
     for folder in &folders {
         for (name, max) in GIT_FILES {
@@ -674,13 +673,7 @@ fn git_dir_of(dir: &Path) -> Result<Option<PathBuf>, Error> {
 /// under `refs/`, or starts with an object id. A `HEAD` git would block on (a
 /// FIFO, a device) is refused, never passed over.
 fn is_git_directory(git_dir: &Path) -> Result<bool, Error> {
-    let common = match std::fs::read(git_dir.join("commondir")) {
-        Ok(text) => {
-            let text = String::from_utf8_lossy(&text);
-            git_dir.join(text.trim_end_matches(['\n', '\r']))
-        }
-        Err(_) => git_dir.to_path_buf(),
-    };
+    let common = common_dir(git_dir)?.unwrap_or_else(|| git_dir.to_path_buf());
     if !common.join("objects").is_dir() || !common.join("refs").is_dir() {
         return Ok(false);
     }
@@ -715,6 +708,19 @@ fn refused(path: &Path, why: &str) -> Error {
         "`{}` {why}; git would read it, so prompt-receipt runs no git on this checkout: check the repository out afresh (actions/checkout), and never unpack an artifact over it",
         crate::escape::one_line(&path.display().to_string())
     ))
+}
+
+/// The folder a linked worktree's `commondir` names, read as git reads it
+/// (line ends removed), and checked first: a `commondir` that is a link to
+/// `/dev/zero` is refused, never read.
+fn common_dir(git_dir: &Path) -> Result<Option<PathBuf>, Error> {
+    let path = git_dir.join("commondir");
+    if std::fs::symlink_metadata(&path).is_err() {
+        return Ok(None);
+    }
+    let text = bounded(&path, 4 << 10)?;
+    let text = String::from_utf8_lossy(&text);
+    Ok(Some(git_dir.join(text.trim_end_matches(['\n', '\r']))))
 }
 
 /// A regular file of at most `max` bytes, not a device or a process's file

@@ -252,7 +252,7 @@ pub(crate) fn read_contained(path: &Path, roots: &[&Path], max: u64) -> Result<V
     // pages at each step (a third of reading a 2 MB review).
     let size = file.metadata().map_or(0, |m| m.len()).min(max + 1);
     let mut bytes = Vec::with_capacity(usize::try_from(size).unwrap_or(0).saturating_add(1));
-    file.take(max + 1)
+    file.take(max.saturating_add(1))
         .read_to_end(&mut bytes)
         .map_err(Unread::Io)?;
     if bytes.len() as u64 > max {
@@ -317,19 +317,55 @@ pub(crate) fn presence(input: &str, loc: &Location) -> Result<Presence, Error> {
     }
 }
 
-/// Reads a file that must exist.
-pub(crate) fn read_required(input: &str, loc: &Location) -> Result<Vec<u8>, Error> {
+/// The most of a prompt file, or of a schema, that is read: both are
+/// kilobytes, and the checkout that holds them may be hostile.
+pub(crate) const MAX_TEXT_BYTES: u64 = 16 * 1024 * 1024;
+
+/// The most of a file that is hashed (the agent's output, the tools file, a
+/// template): past it the run stops instead of hashing for minutes.
+pub(crate) const MAX_HASHED_BYTES: u64 = 256 * 1024 * 1024;
+
+/// Reads a file that must exist, at most `max` bytes of it.
+pub(crate) fn read_required(input: &str, loc: &Location, max: u64) -> Result<Vec<u8>, Error> {
+    use std::io::Read;
     match presence(input, loc)? {
         Presence::Missing => Err(missing(input, loc)),
-        Presence::File => fs::read(&loc.path).map_err(|e| {
-            Error::io(
-                &format!("input `{input}`: cannot read"),
-                &loc.shown,
-                &loc.path,
-                &e,
-            )
-        }),
+        Presence::File => {
+            let cannot = |e: io::Error| {
+                Error::io(
+                    &format!("input `{input}`: cannot read"),
+                    &loc.shown,
+                    &loc.path,
+                    &e,
+                )
+            };
+            let file = fs::File::open(&loc.path).map_err(cannot)?;
+            let size = file.metadata().map_err(cannot)?.len();
+            if size > max {
+                return Err(too_large(input, loc, max));
+            }
+            let mut bytes = Vec::with_capacity(size as usize);
+            file.take(max.saturating_add(1))
+                .read_to_end(&mut bytes)
+                .map_err(cannot)?;
+            if bytes.len() as u64 > max {
+                return Err(too_large(input, loc, max));
+            }
+            Ok(bytes)
+        }
     }
+}
+
+/// A file past the most the receipt reads (or hashes) of it.
+pub(crate) fn too_large(input: &str, loc: &Location, max: u64) -> Error {
+    Error::in_file(
+        &loc.shown,
+        format!(
+            "input `{input}`: `{}` is larger than {} MiB, the most the receipt reads of it; name the file the agent used (a file this large is refused, so that a checkout cannot stall the run)",
+            crate::escape::one_line(&loc.shown),
+            max / (1024 * 1024)
+        ),
+    )
 }
 
 pub(crate) fn missing(input: &str, loc: &Location) -> Error {

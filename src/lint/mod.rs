@@ -62,30 +62,38 @@ pub(crate) fn lint_workflows(ws: &Workspace) -> Vec<Lint> {
             line: 1,
             message,
         };
-        match fs::metadata(&path) {
-            Ok(m) if m.len() > MAX_WORKFLOW_BYTES => {
-                out.push(unread(format!(
-                    "over {} MiB: not linted",
-                    MAX_WORKFLOW_BYTES >> 20
-                )));
-                continue;
-            }
-            _ => {}
-        }
-        match fs::read(&path) {
+        // Inside the checkout, a regular file, bounded: `x.yml` may be a
+        // link to `/proc/self/environ`, or to a file that never ends.
+        match crate::workspace::read_contained(&path, &[ws.root()], MAX_WORKFLOW_BYTES) {
             Ok(bytes) => out.extend(lint(&shown, &String::from_utf8_lossy(&bytes), &local)),
-            Err(e) => out.push(unread(format!("cannot be read: {e}"))),
+            Err(why) => out.push(unread(not_linted(&why))),
         }
     }
     out
 }
 
+/// Why a workflow file was not read, for its lint.
+fn not_linted(why: &crate::workspace::Unread) -> String {
+    use crate::workspace::Unread;
+    match why {
+        Unread::TooLarge(max) => format!("over {} MiB: not linted", max >> 20),
+        Unread::Outside(real) => format!(
+            "resolves to `{}`, outside the checkout: not linted",
+            crate::escape::one_line(&real.display().to_string())
+        ),
+        Unread::NotRegular => "not a regular file: not linted".into(),
+        Unread::Missing => "vanished while read: not linted".into(),
+        Unread::Io(e) => format!("cannot be read ({e}): not linted"),
+    }
+}
+
 /// Reads `./path`'s `action.yml` (or `action.yaml`) inside the workspace.
 fn local_action(ws: &Workspace, path: &str) -> Option<LocalAction> {
     let dir = ws.resolve("uses", path).ok()?.path;
-    let text = ["action.yml", "action.yaml"]
-        .iter()
-        .find_map(|name| fs::read(Path::new(&dir).join(name)).ok())?;
+    let text = ["action.yml", "action.yaml"].iter().find_map(|name| {
+        let path = Path::new(&dir).join(name);
+        crate::workspace::read_contained(&path, &[ws.root()], MAX_WORKFLOW_BYTES).ok()
+    })?;
     let doc = yaml::parse(&String::from_utf8_lossy(&text)).ok()??;
     let using = doc
         .get("runs")

@@ -70,9 +70,13 @@ fn prompt_text(ws: &Workspace, receipt: &Map<String, Value>, side: &str) -> Resu
         format!("the {side} receipt's prompt_path {why}: not read, so there is no diff")
     })?;
     let matches = |bytes: &[u8]| digest::sha256_hex(bytes) == sha;
-    let here = std::fs::read(ws.root().join(path))
-        .ok()
-        .filter(|b| matches(b));
+    let here = crate::workspace::read_contained(
+        &ws.root().join(path),
+        &[ws.root()],
+        crate::workspace::MAX_TEXT_BYTES,
+    )
+    .ok()
+    .filter(|b| matches(b));
     let at_commit = || {
         field("git_sha")
             .and_then(|commit| git::show(ws.root(), commit, path))
@@ -89,7 +93,11 @@ fn prompt_text(ws: &Workspace, receipt: &Map<String, Value>, side: &str) -> Resu
 /// A run's findings; none when its output is missing or not JSON (the run
 /// that wrote it reported that already).
 fn findings_in(output: &Location, pointer: &str) -> Vec<Finding> {
-    let Ok(bytes) = std::fs::read(&output.path) else {
+    let Ok(bytes) = crate::workspace::read_contained(
+        &output.path,
+        &[std::path::Path::new("/")],
+        crate::review::MAX_OUTPUT_BYTES,
+    ) else {
         return Vec::new();
     };
     serde_json::from_slice::<Value>(&bytes)

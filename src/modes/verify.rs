@@ -51,7 +51,12 @@ pub(crate) fn verify(
     let check = match inputs.session_options(home) {
         Some(opts) => {
             let collected = identities::collect(&sources, &agent, ws, true)?;
-            let output = std::fs::read(&sources.output.path).ok();
+            let output = crate::workspace::read_contained(
+                &sources.output.path,
+                &[std::path::Path::new("/")],
+                crate::review::MAX_OUTPUT_BYTES,
+            )
+            .ok();
             Some(super::check_agent(
                 (&agent, &opts),
                 &sources,

@@ -251,7 +251,11 @@ fn rehash(
         Presence::Missing if pair.optional => Value::Null,
         Presence::Missing => Value::String(format!("(missing: {})", loc.shown)),
         Presence::File if pair.sha_key == "prompt_sha" => {
-            let facts = PromptFacts::of(&crate::workspace::read_required(pair.input, &loc)?);
+            let facts = PromptFacts::of(&crate::workspace::read_required(
+                pair.input,
+                &loc,
+                crate::workspace::MAX_TEXT_BYTES,
+            )?);
             if let Some(r) = recorded.get("prompt_bom") {
                 v.compare_files("prompt_bom", r, Value::Bool(facts.bom), file);
             }

@@ -100,7 +100,12 @@ impl Judge {
             }
             SchemaInput::File(loc) | SchemaInput::Default(loc) => loc,
         };
-        let ours = std::fs::read(&loc.path).ok();
+        let ours = crate::workspace::read_contained(
+            &loc.path,
+            &[std::path::Path::new("/")],
+            crate::workspace::MAX_TEXT_BYTES,
+        )
+        .ok();
         // The file as the input names it, links followed inside the base's
         // tree: not the path a link in the checkout points to.
         match git::file_at(ws.root(), commit, &given_path(input, &loc.shown)) {

@@ -283,7 +283,7 @@ pub(crate) fn read(loc: &Location) -> Result<Output, Error> {
     if size >= crate::memory::LARGE {
         crate::memory::huge_pages();
     }
-    let bytes = workspace::read_required("output-file", loc)?;
+    let bytes = workspace::read_required("output-file", loc, MAX_OUTPUT_BYTES)?;
     let document = parse(&bytes);
     Ok(output(Some(bytes), document))
 }

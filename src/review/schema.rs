@@ -245,7 +245,12 @@ impl Retrieve for WorkspaceRetriever {
             )
             .into());
         }
-        let bytes = std::fs::read(&real).map_err(|e| format!("$ref `{}`: {e}", path.display()))?;
+        let bytes = crate::workspace::read_contained(
+            &real,
+            &[&self.root],
+            crate::workspace::MAX_TEXT_BYTES,
+        )
+        .map_err(|why| format!("$ref {}", why.why(&path.display().to_string())))?;
         serde_json::from_slice(&bytes)
             .map_err(|e| format!("$ref `{}` is not JSON: {e}", path.display()).into())
     }
@@ -295,7 +300,11 @@ pub(crate) fn compile_input(input: &SchemaInput, ws: &Workspace) -> Result<Schem
         }
         SchemaInput::File(loc) | SchemaInput::Default(loc) => loc,
     };
-    let bytes = crate::workspace::read_required("output-schema-file", loc)?;
+    let bytes = crate::workspace::read_required(
+        "output-schema-file",
+        loc,
+        crate::workspace::MAX_TEXT_BYTES,
+    )?;
     compile(&bytes, &loc.shown, &loc.path, ws.root())
 }
 

@@ -1243,3 +1243,106 @@ fn an_attestation_file_that_is_a_link_is_refused() {
         );
     }
 }
+
+/// Every file the receipt reads or hashes is bounded: a sparse file of any
+/// size stops the run at once with its input, its file and the limit named,
+/// instead of being read whole into memory or hashed for minutes.
+#[test]
+fn an_input_past_its_limit_stops_the_run_unread() {
+    let sparse = |s: &Scenario, path: &str, bytes: u64| {
+        let f = fs::File::create(s.ws.join(path)).unwrap();
+        f.set_len(bytes).unwrap();
+    };
+    let mib = 1024 * 1024;
+    for (input, path, bytes, limit) in [
+        (
+            "prompt-file",
+            ".github/codex/prompts/review.md",
+            17 * mib,
+            "16 MiB",
+        ),
+        (
+            "output-schema-file",
+            ".github/codex/review.schema.json",
+            17 * mib,
+            "16 MiB",
+        ),
+        ("output-file", "artifacts/review.json", 257 * mib, "256 MiB"),
+    ] {
+        let s = Scenario::example();
+        sparse(&s, path, bytes);
+        let started = std::time::Instant::now();
+        let out = s.review_step().run();
+        out.code(2).error_says(&format!(
+            "input `{input}`: `{path}` is larger than {limit}, the most the receipt reads of it"
+        ));
+        assert!(
+            out.stdout.contains(&format!("::error file={path},")),
+            "{}",
+            out.stdout
+        );
+        assert!(started.elapsed() < std::time::Duration::from_secs(20));
+    }
+    // Past the 32 MiB the review is read, and within the 256 MiB hashed:
+    // hashed, not read, and the verdict says so (not an error).
+    let s = Scenario::example();
+    sparse(&s, "artifacts/review.json", 40 * mib);
+    let out = s.review_step().run();
+    out.code(1).error_says("over the 32 MiB limit");
+    assert_eq!(out.usage()["validation"]["verdict"], "too-large");
+    assert_eq!(
+        out.usage()["output_sha"],
+        prompt_receipt_sha_of_zeros(40 * mib)
+    );
+}
+
+/// SHA-256 of `n` zero bytes, as `sha256sum` gives it.
+fn prompt_receipt_sha_of_zeros(n: u64) -> String {
+    let out = std::process::Command::new("sh")
+        .arg("-c")
+        .arg(format!("head -c {n} /dev/zero | sha256sum"))
+        .output()
+        .unwrap();
+    String::from_utf8(out.stdout).unwrap()[..64].to_string()
+}
+
+/// A linked worktree's `commondir` that is a link to `/dev/zero` was read
+/// without end while looking for the git folder: it is refused at once.
+#[test]
+fn a_commondir_that_never_ends_is_refused_unread() {
+    let s = Scenario::example();
+    std::os::unix::fs::symlink("/dev/zero", s.ws.join(".git/commondir")).unwrap();
+    let started = std::time::Instant::now();
+    let out = s.review_step().run();
+    out.code(2).error_says("runs no git on this checkout");
+    assert!(started.elapsed() < std::time::Duration::from_secs(20));
+}
+
+/// A workflow file the pull request makes a link out of the checkout (to the
+/// step's own environment, where the token is) is not read by the lint; one
+/// that is a link to a file that never ends is not read either.
+#[test]
+fn a_workflow_that_is_a_link_out_of_the_checkout_is_not_linted() {
+    let s = Scenario::example();
+    fs::create_dir_all(s.ws.join(".github/workflows")).unwrap();
+    std::os::unix::fs::symlink("/proc/self/environ", s.ws.join(".github/workflows/env.yml"))
+        .unwrap();
+    let out = s
+        .review_step()
+        .env("LEAK_MARKER", "marker-3f9c{ not: yaml")
+        .run();
+    out.code(0);
+    for text in [&out.stdout, &out.stderr, &out.summary] {
+        assert!(!text.contains("marker-3f9c"), "{text}");
+    }
+    assert!(
+        out.stdout
+            .contains("::warning file=.github/workflows/env.yml,")
+            && out.stdout.contains("resolves to `/proc/")
+            && out
+                .stdout
+                .contains("/environ`, outside the checkout: not linted"),
+        "{}",
+        out.stdout
+    );
+}
