@@ -12,6 +12,13 @@ memory (the process and the git it runs).
 
 Goals: wall-time ratio at most 0.1 (issue 2), `run` at most 0.05 (issue 31);
 peak memory at most 10 MiB.
+
+Three more rows give the floor under `run`, timed the same way: a process
+that does nothing (`true`: what this harness's own spawn and wait cost), the
+binary starting and exiting (`--version`), and the one git process a run waits
+for (`git describe --tags --always --dirty`, as the seed runs it). A run
+cannot take less than `--version` plus `git describe` minus `true`: what it
+costs above that is its own work.
 """
 import argparse
 import shutil
@@ -39,6 +46,9 @@ def main():
             ],
             **({"run, --before build": [[args.before, "--prompt-file", ".github/codex/prompts/review.md",
                                           "--codex-version", "0.169.0"]]} if args.before else {}),
+            "floor: true": [[shutil.which("true")]],
+            "floor: start (--version)": [[exe, "--version"]],
+            "floor: git describe": [["git", "describe", "--tags", "--always", "--dirty"]],
             "seed recipe (Python)": [
                 [sys.executable, "scripts/record_agent_usage.py"],
                 [sys.executable, "scripts/verify_recorded_sha.py"],
