@@ -14,6 +14,7 @@
 //! [`seam::Agent`], one [`AgentKind`] variant and one line in [`registry`]
 //! (docs/adding-an-agent.md).
 
+pub(crate) mod candidates;
 pub(crate) mod chain;
 pub(crate) mod check;
 pub mod claude;

@@ -12,14 +12,12 @@ use std::path::{Path, PathBuf};
 
 use super::chain::{self, Block, Sent};
 use super::record::{self, Record};
+use crate::agent::candidates;
 use crate::agent::check::{Context, SessionRecord, TranscriptRecord};
 use crate::agent::turns::{self, SingleTurn, Turn};
 use crate::agent::{AgentCheck, Expected, Fact, SessionOptions};
 use crate::digest::sha256_hex;
 use crate::workspace::Workspace;
-
-/// The most records read to find the one of this run.
-const MAX_CANDIDATES: usize = 64;
 
 pub(crate) fn read_and_check(
     opts: &SessionOptions,
@@ -28,7 +26,11 @@ pub(crate) fn read_and_check(
     expected: &Expected,
 ) -> AgentCheck {
     let home = &opts.home;
-    let (record, note) = match load(home, opts.session_id.as_deref(), expected) {
+    let (record, note) = match candidates::load::<Record>(
+        home,
+        opts.session_id.as_deref(),
+        expected,
+    ) {
         Ok(found) => found,
         Err(why) => {
             return AgentCheck {
@@ -84,104 +86,37 @@ pub fn records(home: &Path) -> Vec<PathBuf> {
     out
 }
 
-/// Finds this run's record: the only one with a prompt, or among several the
-/// one whose last prompt is this checkout's; else a problem naming them.
-pub(crate) fn load(
-    home: &Path,
-    session_id: Option<&str>,
-    expected: &Expected,
-) -> Result<(Record, Option<String>), String> {
-    let paths = records(home);
-    if paths.is_empty() {
-        return Err(format!(
-            "no Copilot CLI session record under `{}` (`session-state/<id>/events.jsonl`)",
-            home.display()
-        ));
-    }
-    if paths.len() > MAX_CANDIDATES {
-        return Err(format!(
-            "{} session records under agent-home, more than the {MAX_CANDIDATES} read to find this run's; upload only this run's record, or set session-id",
-            paths.len()
-        ));
-    }
-    let mut read = Vec::new();
-    let mut unread = Vec::new();
-    for p in &paths {
-        match record::read(p, home) {
-            Ok(r) => read.push(r),
-            Err(why) => unread.push(why),
-        }
-    }
-    if let Some(id) = session_id {
-        read.retain(|r| r.session_id.as_deref() == Some(id));
-        if read.is_empty() {
-            return Err(format!(
-                "no session record under agent-home has session id `{}`",
-                crate::escape::one_line(id)
-            ));
-        }
-    }
-    let mut with_turns: Vec<Record> = read.into_iter().filter(|r| !r.turns.is_empty()).collect();
-    let skipped = paths.len() - with_turns.len();
-    let skipped_note = (skipped > 0).then(|| {
-        format!("{skipped} session record(s) under agent-home hold no prompt and were not used")
-    });
-    match with_turns.len() {
-        0 => Err(format!(
-            "no session record under agent-home holds a prompt{}",
-            if unread.is_empty() {
-                String::new()
-            } else {
-                format!(" ({})", unread.join("; "))
-            }
-        )),
-        1 => Ok((with_turns.pop().expect("one"), skipped_note)),
-        _ => the_one_with_our_prompt(with_turns, expected),
-    }
-}
+impl candidates::Candidate for Record {
+    const LAYOUT: candidates::Layout = candidates::Layout {
+        agent: "Copilot CLI",
+        pattern: "session-state/<id>/events.jsonl",
+        empty_because: "",
+    };
 
-fn record_name(r: &Record) -> String {
-    let id = r
-        .path
-        .parent()
-        .and_then(Path::file_name)
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    format!("`{}`", crate::escape::one_line(&id))
-}
+    fn records(home: &Path) -> Vec<PathBuf> {
+        records(home)
+    }
 
-fn the_one_with_our_prompt(
-    with_turns: Vec<Record>,
-    expected: &Expected,
-) -> Result<(Record, Option<String>), String> {
-    let all: Vec<String> = with_turns.iter().map(record_name).collect();
-    let n = with_turns.len();
-    let mut ours: Vec<Record> = with_turns
-        .into_iter()
-        .filter(|r| {
-            r.output_turn()
-                .and_then(|t| {
-                    crate::agent::check::same_prompt(&r.turns[t].prompt, expected.prompt_bytes)
-                })
-                .is_some()
+    fn read(path: &Path, home: &Path) -> Result<Self, String> {
+        record::read(path, home)
+    }
+
+    fn seen(&self) -> candidates::Seen<'_> {
+        let turns = &self.turns;
+        candidates::Seen::of(self.session_id.as_deref(), turns, self.output_turn(), |t| {
+            &t.prompt
         })
-        .collect();
-    match ours.len() {
-        1 => Ok((
-            ours.pop().expect("one"),
-            Some(format!(
-                "{n} session records under agent-home ({}); the one whose last prompt is this checkout's was used",
-                all.join(", ")
-            )),
-        )),
-        0 => Err(format!(
-            "{n} session records under agent-home ({}), and none has this checkout's prompt; upload only this run's record, or set session-id",
-            all.join(", ")
-        )),
-        k => Err(format!(
-            "{k} session records have this checkout's prompt ({}): which one produced the review cannot be told; upload only this run's record, or set session-id",
-            ours.iter().map(record_name).collect::<Vec<_>>().join(", ")
-        )),
+    }
+
+    /// Its session's folder: `session-state/<id>/events.jsonl`.
+    fn name(&self) -> String {
+        let id = self
+            .path
+            .parent()
+            .and_then(Path::file_name)
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        format!("`{}`", crate::escape::one_line(&id))
     }
 }
 

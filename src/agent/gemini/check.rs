@@ -12,14 +12,12 @@ use std::path::{Path, PathBuf};
 use super::Settings;
 use super::chain::{self, Block};
 use super::record::{self, Record, Stdout};
+use crate::agent::candidates;
 use crate::agent::check::{Context, SessionRecord, TranscriptRecord};
 use crate::agent::turns::{self, Item, ItemKind, SingleTurn, Turn};
 use crate::agent::{AgentCheck, Expected, Fact, SessionOptions};
 use crate::digest::sha256_hex;
 use crate::workspace::Workspace;
-
-/// The most records read to find the one of this run.
-const MAX_CANDIDATES: usize = 64;
 
 /// Where run-gemini-cli's `--output-format json` stdout may be, relative to
 /// the agent home, then to the workspace.
@@ -33,7 +31,11 @@ pub(crate) fn read_and_check(
     expected: &Expected,
 ) -> AgentCheck {
     let home = &opts.home;
-    let (record, note) = match load(home, opts.session_id.as_deref(), expected) {
+    let (record, note) = match candidates::load::<Record>(
+        home,
+        opts.session_id.as_deref(),
+        expected,
+    ) {
         Ok(found) => found,
         Err(why) => {
             return AgentCheck {
@@ -121,130 +123,63 @@ pub fn records(home: &Path) -> Vec<PathBuf> {
     out
 }
 
-/// Finds this run's record: the only one with turns, or among several the
-/// one whose last prompt is this checkout's; else a problem naming them.
-pub(crate) fn load(
-    home: &Path,
-    session_id: Option<&str>,
-    expected: &Expected,
-) -> Result<(Record, Option<String>), String> {
-    let paths = records(home);
-    if paths.is_empty() {
-        return Err(format!(
-            "no Gemini CLI session record under `{}` (`tmp/<project>/chats/session-*.jsonl`)",
-            home.display()
-        ));
-    }
-    if paths.len() > MAX_CANDIDATES {
-        return Err(format!(
-            "{} session records under agent-home, more than the {MAX_CANDIDATES} read to find this run's; upload only this run's record, or set session-id",
-            paths.len()
-        ));
-    }
-    let mut read: Vec<Record> = Vec::new();
-    let mut unread = Vec::new();
-    for p in &paths {
-        match record::read(p, home) {
-            Ok(r) => read.push(r),
-            Err(why) => unread.push(why),
-        }
-    }
-    if let Some(id) = session_id {
-        read.retain(|r| r.session_id.as_deref() == Some(id));
-        if read.is_empty() {
-            return Err(format!(
-                "no session record under agent-home has session id `{}`",
-                crate::escape::one_line(id)
-            ));
-        }
-    }
-    let with_turns: Vec<Record> = read.into_iter().filter(|r| !r.turns.is_empty()).collect();
-    let n = with_turns.len();
-    let skipped = paths.len() - n;
-    let skipped_note = (skipped > 0).then(|| {
-        format!("{skipped} session record(s) under agent-home hold no prompt (a resumed session leaves one) and were not used")
-    });
-    match n {
-        0 => Err(format!(
-            "no session record under agent-home holds a prompt{}",
-            if unread.is_empty() {
-                String::new()
-            } else {
-                format!(" ({})", unread.join("; "))
-            }
-        )),
-        1 => Ok((with_turns.into_iter().next().expect("one"), skipped_note)),
-        _ => the_one_with_our_prompt(with_turns, expected),
-    }
-}
+impl candidates::Candidate for Record {
+    const LAYOUT: candidates::Layout = candidates::Layout {
+        agent: "Gemini CLI",
+        pattern: "tmp/<project>/chats/session-*.jsonl",
+        empty_because: " (a resumed session leaves one)",
+    };
 
-/// A record's file name, as a message shows it.
-fn record_name(p: &Path) -> String {
-    format!(
-        "`{}`",
-        crate::escape::one_line(&p.file_name().unwrap_or_default().to_string_lossy())
-    )
-}
+    fn records(home: &Path) -> Vec<PathBuf> {
+        records(home)
+    }
 
-/// Among several records with turns, the one whose last prompt is this
-/// checkout's, with a note naming them all; else a problem.
-fn the_one_with_our_prompt(
-    with_turns: Vec<Record>,
-    expected: &Expected,
-) -> Result<(Record, Option<String>), String> {
-    let all = with_turns
-        .iter()
-        .map(|r| record_name(&r.path))
-        .collect::<Vec<_>>()
-        .join(", ");
-    let n = with_turns.len();
-    let mut ours: Vec<Record> = with_turns
-        .into_iter()
-        .filter(|r| {
-            r.output_turn()
-                .and_then(|t| {
-                    crate::agent::check::same_prompt(&r.turns[t].prompt, expected.prompt_bytes)
-                })
-                .is_some()
+    fn read(path: &Path, home: &Path) -> Result<Self, String> {
+        record::read(path, home)
+    }
+
+    fn seen(&self) -> candidates::Seen<'_> {
+        let turns = &self.turns;
+        candidates::Seen::of(self.session_id.as_deref(), turns, self.output_turn(), |t| {
+            &t.prompt
         })
-        .collect();
-    match ours.len() {
-        1 => Ok((
-            ours.pop().expect("one"),
-            Some(format!(
-                "{n} session records under agent-home ({all}); the one whose last prompt is this checkout's was used"
-            )),
-        )),
-        0 => Err(format!(
-            "{n} session records under agent-home ({all}), and none has this checkout's prompt; upload only this run's record, or set session-id"
-        )),
-        k => Err(format!(
-            "{k} session records have this checkout's prompt ({}): which one produced the review cannot be told; upload only this run's record, or set session-id",
-            ours.iter()
-                .map(|r| record_name(&r.path))
-                .collect::<Vec<_>>()
-                .join(", ")
-        )),
+    }
+
+    /// Its file's name: `session-<time>-<id>.jsonl`.
+    fn name(&self) -> String {
+        format!(
+            "`{}`",
+            crate::escape::one_line(&self.path.file_name().unwrap_or_default().to_string_lossy())
+        )
     }
 }
 
 fn read_stdout(home: &Path, ws: &Workspace) -> Option<Stdout> {
+    first_read(home, ws, STDOUT, 64 << 20, record::parse_stdout)
+}
+
+/// The first of `names` under the agent home (inside it), else the first
+/// name under the workspace, that reads and parses.
+fn first_read<T>(
+    home: &Path,
+    ws: &Workspace,
+    names: &[&str],
+    max: u64,
+    parse: impl Fn(&[u8]) -> Option<T>,
+) -> Option<T> {
     let home_real = std::fs::canonicalize(home).unwrap_or_else(|_| home.to_path_buf());
-    let places = STDOUT
+    let mut places = names
         .iter()
         .map(|p| (home.join(p), home_real.clone()))
-        .chain(std::iter::once((
-            ws.root().join(STDOUT[0]),
-            ws.root().to_path_buf(),
-        )));
-    for (path, root) in places {
-        if let Ok(bytes) = crate::workspace::read_contained(&path, &[&root], 64 << 20) {
-            if let Some(s) = record::parse_stdout(&bytes) {
-                return Some(s);
-            }
-        }
-    }
-    None
+        .chain(
+            names
+                .first()
+                .map(|p| (ws.root().join(p), ws.root().to_path_buf())),
+        );
+    places.find_map(|(path, root)| {
+        let bytes = crate::workspace::read_contained(&path, &[&root], max).ok()?;
+        parse(&bytes)
+    })
 }
 
 /// Where run-gemini-cli's copy of the local telemetry may be (settings
@@ -253,27 +188,13 @@ const TELEMETRY: &[&str] = &["gemini-artifacts/telemetry.log", "telemetry.log"];
 
 /// The local telemetry: pretty-printed JSON objects one after another.
 fn read_telemetry(home: &Path, ws: &Workspace) -> Option<Vec<serde_json::Value>> {
-    let home_real = std::fs::canonicalize(home).unwrap_or_else(|_| home.to_path_buf());
-    let places = TELEMETRY
-        .iter()
-        .map(|p| (home.join(p), home_real.clone()))
-        .chain(std::iter::once((
-            ws.root().join(TELEMETRY[0]),
-            ws.root().to_path_buf(),
-        )));
-    for (path, root) in places {
-        let Ok(bytes) = crate::workspace::read_contained(&path, &[&root], 256 << 20) else {
-            continue;
-        };
-        let events: Vec<serde_json::Value> = serde_json::Deserializer::from_slice(&bytes)
+    first_read(home, ws, TELEMETRY, 256 << 20, |bytes| {
+        let events: Vec<serde_json::Value> = serde_json::Deserializer::from_slice(bytes)
             .into_iter::<serde_json::Value>()
             .map_while(Result::ok)
             .collect();
-        if !events.is_empty() {
-            return Some(events);
-        }
-    }
-    None
+        (!events.is_empty()).then_some(events)
+    })
 }
 
 /// The system instruction of this session's last request to `model`, as
@@ -1159,11 +1080,11 @@ mod tests {
         std::fs::write(chats.join("session-a.jsonl"), with_prompt("Review\n")).unwrap();
         std::fs::write(chats.join("session-b.jsonl"), &header).unwrap();
         let e = expected(None);
-        let (r, note) = load(home.path(), None, &e).unwrap();
+        let (r, note) = candidates::load::<Record>(home.path(), None, &e).unwrap();
         assert!(r.path.ends_with("session-a.jsonl"));
         assert!(note.unwrap().contains("hold no prompt"));
         std::fs::write(chats.join("session-c.jsonl"), with_prompt("Other")).unwrap();
-        let (r, note) = load(home.path(), None, &e).unwrap();
+        let (r, note) = candidates::load::<Record>(home.path(), None, &e).unwrap();
         assert!(
             r.path.ends_with("session-a.jsonl"),
             "the one of this prompt"
@@ -1173,7 +1094,7 @@ mod tests {
                 .contains("`session-a.jsonl`, `session-c.jsonl`")
         );
         std::fs::write(chats.join("session-d.jsonl"), with_prompt("Review\n")).unwrap();
-        let err = load(home.path(), None, &e).unwrap_err();
+        let err = candidates::load::<Record>(home.path(), None, &e).unwrap_err();
         assert!(
             err.contains("2 session records have this checkout's prompt (`session-a.jsonl`, `session-d.jsonl`)"),
             "{err}"
