@@ -296,8 +296,14 @@ pub(crate) fn check(dir: &Path, base: &Base, subjects: &[Subject], policy: Polic
         let with_diff = out.changes.len() < MAX_DIFFS;
         let behind_base = !made.contains(&path) && !made_links.contains(&path);
         let ends = (base_commit.as_str(), head.as_str());
-        out.changes
-            .push(change(dir, subjects, ends, path, with_diff, behind_base));
+        match change(dir, subjects, ends, path, with_diff, behind_base) {
+            Ok(change) => out.changes.push(change),
+            Err(why) => {
+                out.changes.clear();
+                out.unavailable = Some(format!("{why}, so it was not compared"));
+                return out;
+            }
+        }
     }
     out
 }
@@ -336,16 +342,16 @@ fn change(
     path: String,
     with_diff: bool,
     behind_base: bool,
-) -> Change {
+) -> Result<Change, String> {
     let subject = subjects.iter().find(|s| matches(&s.pathspec, &path));
     let kind = subject.map_or("link", |s| s.kind.as_str());
     let runs = subject.is_some_and(|s| s.runs);
-    let base_bytes = git::show(dir, base_commit, &path);
-    let head_bytes = git::show(dir, head, &path);
+    let base_bytes = git::blob(dir, base_commit, &path)?;
+    let head_bytes = git::blob(dir, head, &path)?;
     let diff = with_diff
         .then(|| text_diff(&path, base_bytes.as_deref(), head_bytes.as_deref()))
         .flatten();
-    Change {
+    Ok(Change {
         kind: kind.to_string(),
         base_sha: base_bytes.as_deref().map(sha256_hex),
         head_sha: head_bytes.as_deref().map(sha256_hex),
@@ -353,7 +359,7 @@ fn change(
         runs,
         path,
         diff,
-    }
+    })
 }
 
 /// Which subject a changed path came from: a literal is the path itself; a

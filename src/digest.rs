@@ -1,7 +1,6 @@
 //! SHA-256 of exact bytes, and the facts about bytes that change a hash without
 //! changing how a file looks (a BOM, CRLF line endings).
 
-use std::fs::File;
 use std::io::{self, Read};
 use std::path::Path;
 
@@ -17,7 +16,17 @@ pub fn sha256_hex(bytes: &[u8]) -> String {
 /// newline or encoding conversion, constant memory); `None` past `max` bytes,
 /// found from its size before any is read, or on reading one byte past it.
 pub(crate) fn sha256_file(path: &Path, max: u64) -> io::Result<Option<String>> {
-    let file = File::open(path)?;
+    let file = match crate::workspace::open_regular(path) {
+        Ok(file) => file,
+        Err(crate::workspace::Unread::Io(e)) => return Err(e),
+        Err(crate::workspace::Unread::Missing) => return Err(io::ErrorKind::NotFound.into()),
+        Err(_) => {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                "not a regular file",
+            ));
+        }
+    };
     if file.metadata()?.len() > max {
         return Ok(None);
     }

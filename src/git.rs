@@ -396,13 +396,26 @@ pub(crate) fn merge_base(dir: &Path, a: &str, b: &str) -> Option<String> {
 /// A file's bytes at a commit (`git show <commit>:./<path>`, `path` relative to `dir`); `None` when git
 /// cannot tell (a shallow checkout without that commit, no such file).
 pub(crate) fn show(dir: &Path, commit: &str, path: &str) -> Option<Vec<u8>> {
+    blob(dir, commit, path).ok().flatten()
+}
+
+/// A file's bytes at `commit`: `Ok(None)` when it is not there, an error
+/// when it is over [`MAX_OUTPUT`] (or git cannot be asked).
+pub(crate) fn blob(dir: &Path, commit: &str, path: &str) -> Result<Option<Vec<u8>>, String> {
     // `./`: relative to `dir`, which may be below the repository root.
     let spec = format!("{commit}:./{path}");
     // `cat-file blob`: a blob or nothing (`show` reads a missing path with
     // `*?[` in it as a pathspec, and prints nothing).
     let args = ["cat-file", "blob", &spec];
-    let out = bounded_output(spawn(dir, &args).ok()?).ok()?;
-    out.status.success().then_some(out.stdout)
+    let child = spawn(dir, &args).map_err(|e| e.message().to_string())?;
+    let out = bounded_output(child).map_err(|e| {
+        format!(
+            "`{}` at {}: {e}",
+            crate::escape::one_line(path),
+            &commit[..commit.len().min(12)]
+        )
+    })?;
+    Ok(out.status.success().then_some(out.stdout))
 }
 
 /// Settings given on every call: no program that a config key could name, no network, no
@@ -887,14 +900,16 @@ fn bounded_output(mut child: Child) -> std::io::Result<std::process::Output> {
     use std::io::Read;
     use std::sync::mpsc::{RecvTimeoutError, channel};
     let (done, drained) = channel();
+    // Each pipe is read up to the cap and one byte more: past it, git is
+    // stopped (a blob of zeros packs small and unpacks to gigabytes).
     let drain = |pipe: Option<Box<dyn Read + Send>>| {
         let done = done.clone();
         std::thread::spawn(move || {
             let mut bytes = Vec::new();
-            if let Some(mut p) = pipe {
-                let _ = p.read_to_end(&mut bytes);
+            if let Some(p) = pipe {
+                let _ = p.take(MAX_OUTPUT + 1).read_to_end(&mut bytes);
             }
-            let _ = done.send(());
+            let _ = done.send(bytes.len() as u64 > MAX_OUTPUT);
             bytes
         })
     };
@@ -916,7 +931,8 @@ fn bounded_output(mut child: Child) -> std::io::Result<std::process::Output> {
     let mut closed = 0;
     while closed < 2 {
         match drained.recv_timeout(left()) {
-            Ok(()) => closed += 1,
+            Ok(false) => closed += 1,
+            Ok(true) => return Err(too_much(&mut child)),
             Err(RecvTimeoutError::Disconnected) => break,
             Err(RecvTimeoutError::Timeout) => return Err(too_long(&mut child)),
         }
@@ -941,6 +957,18 @@ fn bounded_output(mut child: Child) -> std::io::Result<std::process::Output> {
 }
 
 /// Ends a git call past its deadline.
+/// The most of git's output (a blob, a listing) read: more is refused.
+pub(crate) const MAX_OUTPUT: u64 = 64 * 1024 * 1024;
+
+fn too_much(child: &mut Child) -> std::io::Error {
+    let _ = child.kill();
+    let _ = child.wait();
+    std::io::Error::new(
+        std::io::ErrorKind::FileTooLarge,
+        format!("git's answer is larger than {} MiB", MAX_OUTPUT >> 20),
+    )
+}
+
 fn too_long(child: &mut Child) -> std::io::Error {
     let _ = child.kill();
     let _ = child.wait();

@@ -272,11 +272,22 @@ pub(crate) fn open_contained(path: &Path, roots: &[&Path]) -> Result<fs::File, U
     if !roots.iter().any(|r| real.starts_with(r)) {
         return Err(Unread::Outside(real));
     }
-    // Before opening: opening a FIFO waits for a writer that never comes.
-    if !fs::metadata(&real).map_err(Unread::Io)?.is_file() {
-        return Err(Unread::NotRegular);
-    }
-    let file = fs::File::open(&real).map_err(Unread::Io)?;
+    open_regular(&real)
+}
+
+/// Opens `path` for reading only if it is a regular file. The open itself
+/// does not block: a FIFO (swapped in after any check made before it) would
+/// wait for a writer that never comes; what was opened is then checked.
+pub(crate) fn open_regular(path: &Path) -> Result<fs::File, Unread> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let file = fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK)
+        .open(path)
+        .map_err(|e| match e.kind() {
+            io::ErrorKind::NotFound => Unread::Missing,
+            _ => Unread::Io(e),
+        })?;
     if !file.metadata().map_err(Unread::Io)?.is_file() {
         return Err(Unread::NotRegular);
     }
@@ -299,13 +310,7 @@ pub(crate) fn presence(input: &str, loc: &Location) -> Result<Presence, Error> {
                 loc.shown
             ),
         )),
-        Ok(m) if !m.is_file() => Err(Error::in_file(
-            &loc.shown,
-            format!(
-                "input `{input}`: `{}` is not a regular file; name a regular file",
-                loc.shown
-            ),
-        )),
+        Ok(m) if !m.is_file() => Err(not_regular(input, loc)),
         Ok(_) => Ok(Presence::File),
         Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(Presence::Missing),
         Err(e) => Err(Error::io(
@@ -325,6 +330,16 @@ pub(crate) const MAX_TEXT_BYTES: u64 = 16 * 1024 * 1024;
 /// template): past it the run stops instead of hashing for minutes.
 pub(crate) const MAX_HASHED_BYTES: u64 = 256 * 1024 * 1024;
 
+fn not_regular(input: &str, loc: &Location) -> Error {
+    Error::in_file(
+        &loc.shown,
+        format!(
+            "input `{input}`: `{}` is not a regular file; name a regular file",
+            loc.shown
+        ),
+    )
+}
+
 /// Reads a file that must exist, at most `max` bytes of it.
 pub(crate) fn read_required(input: &str, loc: &Location, max: u64) -> Result<Vec<u8>, Error> {
     use std::io::Read;
@@ -339,7 +354,12 @@ pub(crate) fn read_required(input: &str, loc: &Location, max: u64) -> Result<Vec
                     &e,
                 )
             };
-            let file = fs::File::open(&loc.path).map_err(cannot)?;
+            let file = match open_regular(&loc.path) {
+                Ok(file) => file,
+                Err(Unread::Io(e)) => return Err(cannot(e)),
+                Err(Unread::Missing) => return Err(missing(input, loc)),
+                Err(_) => return Err(not_regular(input, loc)),
+            };
             let size = file.metadata().map_err(cannot)?.len();
             if size > max {
                 return Err(too_large(input, loc, max));
@@ -428,6 +448,22 @@ pub(crate) fn resolve_host_folder(
 mod tests {
     use super::*;
     use std::os::unix::fs::symlink;
+
+    /// A FIFO where a file is read (swapped in after any check) is refused
+    /// at the open, which does not wait for a writer.
+    #[test]
+    fn a_fifo_is_refused_without_blocking() {
+        let dir = tempfile::tempdir().unwrap();
+        let fifo = dir.path().join("f");
+        let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+        assert!(made.is_ok_and(|m| m.success()));
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let _ = tx.send(matches!(open_regular(&fifo), Err(Unread::NotRegular)));
+        });
+        let refused = rx.recv_timeout(std::time::Duration::from_secs(10));
+        assert_eq!(refused, Ok(true), "the open blocked, or took the FIFO");
+    }
 
     fn ws() -> (tempfile::TempDir, Workspace) {
         let dir = tempfile::tempdir().unwrap();

@@ -39,6 +39,12 @@ pub struct LocalAction {
 /// The larger workflows are not linted: GitHub's own limit is far below.
 pub(crate) const MAX_WORKFLOW_BYTES: u64 = 16 * 1024 * 1024;
 
+/// The most workflow files linted, the most bytes of them read in all (links
+/// can name one large file many times), and the largest local `action.yml`.
+const MAX_WORKFLOWS: usize = 1_000;
+const MAX_LINTED_BYTES: u64 = 64 * 1024 * 1024;
+const MAX_ACTION_BYTES: u64 = 1024 * 1024;
+
 /// Lints every workflow of the repository.
 pub(crate) fn lint_workflows(ws: &Workspace) -> Vec<Lint> {
     let dir = ws.root().join(".github/workflows");
@@ -47,14 +53,15 @@ pub(crate) fn lint_workflows(ws: &Workspace) -> Vec<Lint> {
     };
     let mut files: Vec<_> = entries
         .flatten()
+        .take(MAX_ENTRIES)
         .map(|e| e.path())
         .filter(|p| p.extension().is_some_and(|e| e == "yml" || e == "yaml") && p.is_file())
         .collect();
     files.sort();
-    let local = |path: &str| local_action(ws, path);
-    let mut out = Vec::new();
-    for path in files {
-        let shown = ws.relative(&path);
+    let local = memoized(ws);
+    let (mut out, mut read) = (Vec::new(), 0u64);
+    for (i, path) in files.iter().enumerate() {
+        let shown = ws.relative(path);
         let unread = |message: String| Lint {
             level: Level::Warning,
             rule: "yaml",
@@ -62,14 +69,41 @@ pub(crate) fn lint_workflows(ws: &Workspace) -> Vec<Lint> {
             line: 1,
             message,
         };
+        if i >= MAX_WORKFLOWS || read > MAX_LINTED_BYTES {
+            out.push(unread(format!(
+                "past the lint's {MAX_WORKFLOWS} files or {} MiB of workflows: not linted",
+                MAX_LINTED_BYTES >> 20
+            )));
+            continue;
+        }
         // Inside the checkout, a regular file, bounded: `x.yml` may be a
         // link to `/proc/self/environ`, or to a file that never ends.
-        match crate::workspace::read_contained(&path, &[ws.root()], MAX_WORKFLOW_BYTES) {
-            Ok(bytes) => out.extend(lint(&shown, &String::from_utf8_lossy(&bytes), &local)),
+        match crate::workspace::read_contained(path, &[ws.root()], MAX_WORKFLOW_BYTES) {
+            Ok(bytes) => {
+                read += bytes.len() as u64;
+                out.extend(lint(&shown, &String::from_utf8_lossy(&bytes), &local));
+            }
             Err(why) => out.push(unread(not_linted(&why))),
         }
     }
     out
+}
+
+/// Folder entries looked at in `.github/workflows`.
+const MAX_ENTRIES: usize = 100_000;
+
+/// What each local action is, read once per path however many steps use it.
+fn memoized(ws: &Workspace) -> impl Fn(&str) -> Option<LocalAction> + '_ {
+    let known =
+        std::cell::RefCell::new(std::collections::HashMap::<String, Option<LocalAction>>::new());
+    move |path: &str| {
+        if let Some(action) = known.borrow().get(path) {
+            return action.clone();
+        }
+        let action = local_action(ws, path);
+        known.borrow_mut().insert(path.to_string(), action.clone());
+        action
+    }
 }
 
 /// Why a workflow file was not read, for its lint.
@@ -92,7 +126,7 @@ fn local_action(ws: &Workspace, path: &str) -> Option<LocalAction> {
     let dir = ws.resolve("uses", path).ok()?.path;
     let text = ["action.yml", "action.yaml"].iter().find_map(|name| {
         let path = Path::new(&dir).join(name);
-        crate::workspace::read_contained(&path, &[ws.root()], MAX_WORKFLOW_BYTES).ok()
+        crate::workspace::read_contained(&path, &[ws.root()], MAX_ACTION_BYTES).ok()
     })?;
     let doc = yaml::parse(&String::from_utf8_lossy(&text)).ok()??;
     let using = doc
@@ -106,23 +140,20 @@ fn local_action(ws: &Workspace, path: &str) -> Option<LocalAction> {
     })
 }
 
-/// Lints one workflow's text. `file` names it in the results; `local` says
-/// what a `uses: ./path` action is, when the repository can tell.
 /// Every step of the jobs `job` needs, directly or through others: in the
 /// two-job layout the agent runs in a job the receipt job needs.
 fn upstream_steps<'w, 'a>(
-    workflow: &'w workflow::Workflow<'a>,
+    jobs: &std::collections::HashMap<&str, &'w workflow::Job<'a>>,
     job: &workflow::Job<'a>,
 ) -> Vec<&'w workflow::Step<'a>> {
-    let mut seen: Vec<&str> = Vec::new();
+    let mut seen = std::collections::HashSet::new();
     let mut todo: Vec<&str> = job.needs.iter().map(String::as_str).collect();
     let mut steps = Vec::new();
     while let Some(id) = todo.pop() {
-        if seen.contains(&id) || id == job.id {
+        if id == job.id || !seen.insert(id) {
             continue;
         }
-        seen.push(id);
-        if let Some(j) = workflow.jobs.iter().find(|j| j.id == id) {
+        if let Some(j) = jobs.get(id) {
             steps.extend(j.steps.iter());
             todo.extend(j.needs.iter().map(String::as_str));
         }
@@ -130,6 +161,14 @@ fn upstream_steps<'w, 'a>(
     steps
 }
 
+/// The most jobs of one workflow linted, and the most steps (its own and
+/// those of the jobs it needs) a job is linted with: each job is linted
+/// with every step upstream of it, so a chain of `needs:` grows as its square.
+const MAX_JOBS: usize = 500;
+const MAX_STEPS_SEEN: usize = 20_000;
+
+/// Lints one workflow's text. `file` names it in the results; `local` says
+/// what a `uses: ./path` action is, when the repository can tell.
 pub fn lint(file: &str, text: &str, local: &dyn Fn(&str) -> Option<LocalAction>) -> Vec<Lint> {
     // YAML counts a lone CR as a line break, and YAML 1.1 (GitHub's parser)
     // also NEL, LS and PS; so do we, or lines would disagree with the editor.
@@ -149,8 +188,34 @@ pub fn lint(file: &str, text: &str, local: &dyn Fn(&str) -> Option<LocalAction>)
     };
     let workflow = workflow::Workflow::of(&doc);
     let mut out = Vec::new();
+    if workflow.jobs.len() > MAX_JOBS {
+        return vec![Lint {
+            level: Level::Warning,
+            rule: "yaml",
+            file: file.into(),
+            line: 1,
+            message: format!(
+                "{} jobs, more than the {MAX_JOBS} the lint reads in one workflow: not linted",
+                workflow.jobs.len()
+            ),
+        }];
+    }
+    let jobs = workflow.jobs.iter().map(|j| (j.id.as_str(), j)).collect();
     for job in &workflow.jobs {
-        let upstream = upstream_steps(&workflow, job);
+        let upstream = upstream_steps(&jobs, job);
+        if upstream.len() + job.steps.len() > MAX_STEPS_SEEN {
+            out.push(Lint {
+                level: Level::Warning,
+                rule: "yaml",
+                file: file.into(),
+                line: 1,
+                message: format!(
+                    "job `{}` and the jobs it needs hold more than {MAX_STEPS_SEEN} steps: not linted",
+                    crate::escape::one_line(&job.id)
+                ),
+            });
+            continue;
+        }
         for finding in rules::check(job, &upstream, &workflow.triggers, local) {
             out.push(Lint {
                 level: finding.level,
@@ -171,7 +236,7 @@ pub(crate) fn records_before_agent(ws: &Workspace, file: &str) -> Option<u64> {
     let bytes = crate::workspace::read_contained(&path, &[ws.root()], MAX_WORKFLOW_BYTES).ok()?;
     let text = line_breaks(&String::from_utf8_lossy(&bytes));
     let doc = yaml::parse(&text).ok()??;
-    let local = |path: &str| local_action(ws, path);
+    let local = memoized(ws);
     workflow::Workflow::of(&doc)
         .jobs
         .iter()

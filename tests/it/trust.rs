@@ -1346,3 +1346,122 @@ fn a_workflow_that_is_a_link_out_of_the_checkout_is_not_linted() {
         out.stdout
     );
 }
+
+/// The second attack review of the bounds: codex-home's global AGENTS.md
+/// that is a FIFO (the open blocked for ever) or a link out of codex-home is
+/// refused, naming it.
+#[test]
+fn a_global_agents_file_that_is_a_fifo_or_a_link_out_is_refused() {
+    let s = Scenario::example();
+    let home = s.runner_temp().join("codex-home");
+    fs::create_dir_all(&home).unwrap();
+    let made = std::process::Command::new("mkfifo")
+        .arg(home.join("AGENTS.md"))
+        .status();
+    assert!(made.is_ok_and(|m| m.success()));
+    let started = std::time::Instant::now();
+    let out = s
+        .review_step()
+        .input("codex-home", &home.display().to_string())
+        .run();
+    assert!(started.elapsed() < std::time::Duration::from_secs(20));
+    out.code(2)
+        .error_says("`$CODEX_HOME/AGENTS.md` is not a regular file");
+
+    fs::remove_file(home.join("AGENTS.md")).unwrap();
+    std::os::unix::fs::symlink("/proc/self/environ", home.join("AGENTS.md")).unwrap();
+    let out = s
+        .review_step()
+        .input("codex-home", &home.display().to_string())
+        .run();
+    out.code(2).error_says("outside the workspace");
+}
+
+/// More rollout files in codex-home than any review's is said and refused
+/// before any is opened (each was opened and its first line kept: 1 MiB for
+/// a 109-byte compressed file, gigabytes for a few thousand).
+#[test]
+fn a_codex_home_of_thousands_of_records_is_refused_unread() {
+    let s = Scenario::example();
+    let home = s.runner_temp().join("codex-home");
+    let sessions = home.join("sessions/2026/12/02");
+    fs::create_dir_all(&sessions).unwrap();
+    for i in 0..1_001 {
+        fs::write(
+            sessions.join(format!("rollout-2026-12-02T00-00-{i:04}.jsonl")),
+            "",
+        )
+        .unwrap();
+    }
+    let out = s
+        .review_step()
+        .input("codex-home", &home.display().to_string())
+        .run();
+    out.code(1);
+    assert!(
+        out.stdout
+            .contains("codex-home holds 1001 session records, more than the 1000 looked at"),
+        "{}",
+        out.stdout
+    );
+}
+
+/// A file of the pull request that git holds as a blob of 65 MiB of zeros
+/// (a few kilobytes packed) was read whole into memory from git, and an
+/// answer git could not give read as "absent": the comparison with the base
+/// now says it was not made.
+#[test]
+fn a_changed_file_too_large_to_compare_leaves_the_comparison_unmade() {
+    let s = Scenario::example();
+    let base = s.git(&["rev-parse", "HEAD"]);
+    let made = std::process::Command::new("sh")
+        .current_dir(&s.ws)
+        .arg("-c")
+        .arg("head -c 68157440 /dev/zero | git hash-object -w --stdin")
+        .output()
+        .unwrap();
+    let blob = String::from_utf8(made.stdout).unwrap().trim().to_string();
+    s.git(&[
+        "update-index",
+        "--add",
+        "--cacheinfo",
+        &format!("100644,{blob},.codex/big.bin"),
+    ]);
+    s.git(&["commit", "-qm", "big"]);
+    s.git(&["checkout", "--", "."]);
+    let out = against(&s, &base).run();
+    assert!(
+        out.summary
+            .contains("is larger than 64 MiB, so it was not compared")
+            || out
+                .stdout
+                .contains("is larger than 64 MiB, so it was not compared"),
+        "{}\n{}",
+        out.stdout,
+        out.summary
+    );
+    assert_ne!(out.outputs["conclusion"], "success", "{:?}", out.outputs);
+}
+
+/// A workflow of more jobs than the lint reads is said, not linted (a chain
+/// of `needs:` made the lint's work grow as a cube of the jobs).
+#[test]
+fn a_workflow_of_too_many_jobs_is_said_not_linted() {
+    let s = Scenario::example();
+    let mut text = String::from("on: pull_request\njobs:\n");
+    for i in 0..501 {
+        text.push_str(&format!("  j{i}:\n    runs-on: ubuntu-latest\n"));
+        if i > 0 {
+            text.push_str(&format!("    needs: j{}\n", i - 1));
+        }
+        text.push_str("    steps:\n      - run: true\n");
+    }
+    s.write(".github/workflows/many.yml", text);
+    let out = s.action().input("mode", "lint").run();
+    assert!(
+        out.stdout
+            .contains("501 jobs, more than the 500 the lint reads in one workflow: not linted"),
+        "{}",
+        out.stdout
+    );
+}

@@ -17,7 +17,6 @@
 //! first, followed by `"\n\n--- project-doc ---\n\n"`.
 
 use std::fs;
-use std::io::Read;
 use std::path::{Path, PathBuf};
 
 pub(crate) use crate::agent::chain::{AgentsFile, Chain};
@@ -212,21 +211,27 @@ fn folder_file(
 
 /// `$CODEX_HOME/AGENTS.override.md`, else `AGENTS.md`: the first that is not empty, trimmed.
 fn read_global(home: &Path, chain: &mut Chain) -> Result<Option<String>, Error> {
+    // Inside codex-home, a regular file, bounded: the folder comes from the
+    // agent's job, and a FIFO or a link out of it is not what Codex was given.
+    let real_home = fs::canonicalize(home).unwrap_or_else(|_| home.to_path_buf());
     for name in [OVERRIDE, DEFAULT] {
         let path = home.join(name);
-        let mut bytes = Vec::new();
-        match fs::File::open(&path).and_then(|f| f.take(16 * 1024 * 1024).read_to_end(&mut bytes)) {
-            Ok(_) => {}
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
-            Err(e) => {
-                return Err(Error::io(
-                    "cannot read the global AGENTS.md",
-                    &format!("$CODEX_HOME/{name}"),
-                    &path,
-                    &e,
+        let shown = format!("$CODEX_HOME/{name}");
+        let bytes = match crate::workspace::read_contained(&path, &[&real_home], MAX_FILE_BYTES) {
+            Ok(bytes) => bytes,
+            Err(crate::workspace::Unread::Missing) => continue,
+            Err(why) => {
+                return Err(Error::in_file(
+                    &shown,
+                    format!(
+                        "{}: Codex reads it as the global AGENTS.md, and the receipt cannot vouch for it; \
+                         make it a regular file inside codex-home of at most {} MiB",
+                        why.why(&shown),
+                        MAX_FILE_BYTES >> 20
+                    ),
                 ));
             }
-        }
+        };
         let text = String::from_utf8_lossy(&bytes);
         let trimmed = text.trim();
         if trimmed.is_empty() {

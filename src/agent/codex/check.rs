@@ -85,7 +85,7 @@ pub(crate) fn load(
     relative: &str,
     expected: &Expected,
 ) -> Result<(Session, Option<String>), String> {
-    let candidates = session::rollouts(codex_home);
+    let candidates = session::rollouts(codex_home)?;
     let matching = session::matching(&candidates, session_id, workdir, relative)?;
     if let [only] = matching.as_slice() {
         let session = session::read(&only.path).map_err(|e| e.message().to_string())?;

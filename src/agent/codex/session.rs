@@ -807,9 +807,17 @@ pub(crate) struct Candidate {
     pub(crate) cwd: Option<String>,
 }
 
-/// Every rollout under `$CODEX_HOME/sessions`, oldest first (names sort by time).
-pub(crate) fn rollouts(codex_home: &Path) -> Vec<Candidate> {
+/// The most rollout files looked at, and folder entries walked, in
+/// codex-home: an agent job's codex-home holds a handful.
+pub(crate) const MAX_ROLLOUTS: usize = 1_000;
+const MAX_ENTRIES: usize = 100_000;
+
+/// Every rollout under `$CODEX_HOME/sessions`, oldest first (names sort by
+/// time); more than [`MAX_ROLLOUTS`] (or folders of more than 100,000
+/// entries) is an error that says so, before any is opened.
+pub(crate) fn rollouts(codex_home: &Path) -> Result<Vec<Candidate>, String> {
     let mut files = Vec::new();
+    let mut walked = 0usize;
     // Codex moves old records to archived_sessions/, and may compress them.
     let mut stack = vec![
         codex_home.join("sessions"),
@@ -820,6 +828,12 @@ pub(crate) fn rollouts(codex_home: &Path) -> Vec<Candidate> {
             continue;
         };
         for e in entries.flatten() {
+            walked += 1;
+            if walked > MAX_ENTRIES || files.len() > MAX_ROLLOUTS {
+                return Err(format!(
+                    "codex-home holds more than {MAX_ROLLOUTS} session records (or {MAX_ENTRIES} entries under `sessions/`), more than any review's; upload only this run's record"
+                ));
+            }
             let p = e.path();
             match e.file_type() {
                 Ok(t) if t.is_dir() => stack.push(p),
@@ -836,23 +850,33 @@ pub(crate) fn rollouts(codex_home: &Path) -> Vec<Candidate> {
             }
         }
     }
+    if files.len() > MAX_ROLLOUTS {
+        return Err(format!(
+            "codex-home holds {} session records, more than the {MAX_ROLLOUTS} looked at; upload only this run's record",
+            files.len()
+        ));
+    }
     files.sort_by(|a, b| a.file_name().cmp(&b.file_name()));
-    files.into_iter().map(first_facts).collect()
+    Ok(files.into_iter().map(first_facts).collect())
 }
+
+/// The first line of a rollout, its `session_meta`: read (and decompressed)
+/// only up to 1 MiB and a byte, so a line that never ends costs no more.
+const FIRST_LINE: u64 = 1 << 20;
 
 fn first_facts(path: PathBuf) -> Candidate {
     let mut line = Vec::new();
     let first = |reader: &mut dyn BufRead, line: &mut Vec<u8>| {
-        read_line(reader, line, 1 << 20).ok().flatten()
+        read_line(reader, line, FIRST_LINE as usize).ok().flatten()
     };
-    let meta = File::open(&path)
+    let meta = crate::workspace::open_regular(&path)
         .ok()
         .and_then(|f| {
             if is_compressed(&path) {
                 let decoder = ruzstd::decoding::StreamingDecoder::new(f).ok()?;
-                first(&mut BufReader::new(decoder), &mut line)
+                first(&mut BufReader::new(decoder.take(FIRST_LINE + 1)), &mut line)
             } else {
-                first(&mut BufReader::new(f), &mut line)
+                first(&mut BufReader::new(f.take(FIRST_LINE + 1)), &mut line)
             }
         })
         .and_then(|_| serde_json::from_slice::<Value>(&line).ok());
@@ -860,9 +884,16 @@ fn first_facts(path: PathBuf) -> Candidate {
         .as_ref()
         .filter(|m| m["type"] == "session_meta")
         .map(|m| &m["payload"]);
+    // Kept short: a session id is a UUID, and a working directory a path;
+    // longer ones match nothing this run could have.
+    let short = |t: String, max: usize| (t.len() <= max).then_some(t);
     Candidate {
-        id: p.and_then(|p| text_at(p, "/id").or_else(|| text_at(p, "/session_id"))),
-        cwd: p.and_then(|p| text_at(p, "/cwd")),
+        id: p
+            .and_then(|p| text_at(p, "/id").or_else(|| text_at(p, "/session_id")))
+            .and_then(|t| short(t, 256)),
+        cwd: p
+            .and_then(|p| text_at(p, "/cwd"))
+            .and_then(|t| short(t, 4096)),
         path,
     }
 }

@@ -680,8 +680,14 @@ fn lines(stream: &mut crate::agent::stream::Record) -> std::io::Result<Reader> {
 fn whole(stream: &mut crate::agent::stream::Record) -> Option<Reader> {
     use serde::de::DeserializeSeed;
     let mut messages = Reader::default();
-    let mut de = serde_json::Deserializer::from_reader(stream.reader());
-    let top = Top(&mut messages).deserialize(&mut de).ok()?;
+    let budget = Budget::default();
+    budget.next_value();
+    let reader = Budgeted {
+        inner: stream.reader(),
+        budget: &budget,
+    };
+    let mut de = serde_json::Deserializer::from_reader(reader);
+    let top = Top(&mut messages, &budget).deserialize(&mut de).ok()?;
     de.end().ok()?;
     // As `Reader::line` reads a parsed document: `messages` count only in a
     // header, whose facts no message changes.
@@ -693,9 +699,44 @@ fn whole(stream: &mut crate::agent::stream::Record) -> Option<Reader> {
     Some(messages)
 }
 
+/// Bytes read of the older `.json` form, and the most one value (a message,
+/// a top-level field) may take: the 32 MiB a line of the `.jsonl` form may
+/// take. A value past it stops the parse (the file is then read as lines,
+/// and a line that long leaves the record not verified), before a message of
+/// millions of empty arrays is held whole, ten bytes of memory for each byte.
+#[derive(Default)]
+struct Budget {
+    read: std::cell::Cell<u64>,
+    until: std::cell::Cell<u64>,
+}
+
+impl Budget {
+    /// The next value starts here: it may take `MAX_LINE_BYTES`.
+    fn next_value(&self) {
+        self.until.set(self.read.get() + MAX_LINE_BYTES as u64);
+    }
+}
+
+struct Budgeted<'b, R> {
+    inner: R,
+    budget: &'b Budget,
+}
+
+impl<R: std::io::Read> std::io::Read for Budgeted<'_, R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        let read = self.budget.read.get() + n as u64;
+        self.budget.read.set(read);
+        if read > self.budget.until.get() {
+            return Err(std::io::Error::other("a value over the line bound"));
+        }
+        Ok(n)
+    }
+}
+
 /// The top-level document: every field but `messages` kept as parsed;
 /// `messages`, when an array, read one message at a time into the reader.
-struct Top<'a>(&'a mut Reader);
+struct Top<'a>(&'a mut Reader, &'a Budget);
 
 impl<'de> serde::de::DeserializeSeed<'de> for Top<'_> {
     type Value = Value;
@@ -711,11 +752,13 @@ impl<'de> serde::de::Visitor<'de> for Top<'_> {
     }
     fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
         let mut top = serde_json::Map::new();
+        self.1.next_value();
         while let Some(key) = map.next_key::<String>()? {
+            self.1.next_value();
             if key == "messages" {
                 // A repeated key: the last one wins, as in a parsed object.
                 *self.0 = Reader::default();
-                map.next_value_seed(Messages(self.0))?;
+                map.next_value_seed(Messages(self.0, self.1))?;
             } else {
                 let v = map.next_value::<Value>()?;
                 top.insert(key, v);
@@ -749,7 +792,7 @@ impl<'de> serde::de::Visitor<'de> for Top<'_> {
 
 /// A header's `messages`: each absorbed as it is parsed; anything but an
 /// array is no messages.
-struct Messages<'a>(&'a mut Reader);
+struct Messages<'a>(&'a mut Reader, &'a Budget);
 
 impl<'de> serde::de::DeserializeSeed<'de> for Messages<'_> {
     type Value = ();
@@ -764,8 +807,10 @@ impl<'de> serde::de::Visitor<'de> for Messages<'_> {
         f.write_str("any JSON value")
     }
     fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+        self.1.next_value();
         while let Some(m) = seq.next_element::<Value>()? {
             self.0.message(&m);
+            self.1.next_value();
         }
         Ok(())
     }
@@ -948,6 +993,24 @@ mod tests {
         );
         let r = parse(Path::new("session-y.json"), lines.as_bytes());
         assert_eq!((r.session_id.as_deref(), r.turns.len()), (Some("s2"), 1));
+    }
+
+    /// One message of the older form past 32 MiB (twelve million empty
+    /// arrays, held as values at ten times their bytes) stops the parse:
+    /// the file is read as lines, and that line leaves the record not verified.
+    #[test]
+    fn a_message_past_the_line_bound_is_not_held_whole() {
+        let mut text = String::from(r#"{"sessionId":"s","projectHash":"h","messages":[["#);
+        text.push_str(&"[],".repeat(12 * 1024 * 1024));
+        text.push_str("[]]]}");
+        let r = parse(Path::new("session-z.json"), text.as_bytes());
+        assert_eq!(r.unread_lines, 1, "{:?}", r.warnings);
+        assert!(
+            r.warnings[0].contains("holds more than 32 MiB"),
+            "{:?}",
+            r.warnings
+        );
+        assert!(r.turns.is_empty());
     }
 
     #[test]
