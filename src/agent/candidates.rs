@@ -10,6 +10,10 @@ use crate::agent::Expected;
 /// More records than this under agent-home are not read to find this run's.
 pub(crate) const MAX_CANDIDATES: usize = 64;
 
+/// The most entries of one folder looked at when an agent's records are
+/// listed: an agent job's home holds a handful.
+pub(crate) const MAX_LISTED: usize = 10_000;
+
 /// A record an agent keeps per session, as the choice needs it.
 pub(crate) trait Candidate: Sized {
     /// How its records are said in messages.
@@ -156,5 +160,14 @@ fn the_one_with_our_prompt<R: Candidate>(
 }
 
 fn names<R: Candidate>(records: &[R]) -> String {
-    records.iter().map(R::name).collect::<Vec<_>>().join(", ")
+    some_of(records.iter().map(R::name), records.len())
+}
+
+/// At most the first ten of `names` (of `n` in all), and how many more.
+pub(crate) fn some_of(names: impl Iterator<Item = String>, n: usize) -> String {
+    let shown: Vec<String> = names.take(10).collect();
+    match n.saturating_sub(shown.len()) {
+        0 => shown.join(", "),
+        more => format!("{}, and {more} more", shown.join(", ")),
+    }
 }

@@ -135,7 +135,7 @@ fn find(
             [] => Err(format!(
                 "agent-home holds no project record of session `{}` (it has {})",
                 said(id),
-                all.iter().map(|p| name(p)).collect::<Vec<_>>().join(", ")
+                crate::agent::candidates::some_of(all.iter().map(|p| name(p)), all.len())
             )),
             many => Err(format!(
                 "{} project records are named for session `{}` (in several project folders): upload only this run's",

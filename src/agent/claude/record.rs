@@ -36,6 +36,9 @@ const MAX_LINE_BYTES: usize = 32 * 1024 * 1024;
 /// a bound on the work a hostile one can ask for.
 const MAX_LINES: usize = 200_000;
 /// The most project records looked at to find this run's.
+/// The longest hook event name kept (`PreToolUse:StructuredOutput` is 27).
+const MAX_EVENT_NAME: usize = 128;
+
 pub(crate) const MAX_CANDIDATES: usize = 64;
 /// The most hook runs kept from one record (each names its command).
 const MAX_HOOK_RUNS: usize = 10_000;
@@ -223,7 +226,11 @@ pub(crate) fn candidates(home: &Path) -> Vec<PathBuf> {
         let Ok(dirs) = fs::read_dir(&projects) else {
             continue;
         };
-        let mut dirs: Vec<PathBuf> = dirs.flatten().map(|e| e.path()).collect();
+        let mut dirs: Vec<PathBuf> = dirs
+            .flatten()
+            .take(crate::agent::candidates::MAX_LISTED)
+            .map(|e| e.path())
+            .collect();
         dirs.sort();
         for dir in dirs {
             let Ok(files) = fs::read_dir(&dir) else {
@@ -231,6 +238,7 @@ pub(crate) fn candidates(home: &Path) -> Vec<PathBuf> {
             };
             let mut files: Vec<PathBuf> = files
                 .flatten()
+                .take(crate::agent::candidates::MAX_LISTED)
                 .map(|e| e.path())
                 .filter(|p| p.extension().is_some_and(|x| x == "jsonl") && p.is_file())
                 .collect();
@@ -542,7 +550,7 @@ impl SessionReader {
             kind if kind.starts_with("hook_") && s.hook_runs.len() < MAX_HOOK_RUNS => {
                 s.hook_runs.push(HookRun {
                     kind: kind.to_string(),
-                    event: str_of(&a["hookEvent"]),
+                    event: str_of(&a["hookEvent"]).filter(|e| e.len() <= MAX_EVENT_NAME),
                     tool_use_id: str_of(&a["toolUseID"]),
                     command: str_of(&a["command"]),
                 });
@@ -558,7 +566,11 @@ impl SessionReader {
             Value::String(t) => vec![t.clone()],
             _ => vec![],
         };
-        let event = str_of(&a["hookEvent"]).or_else(|| str_of(&a["hookName"]));
+        // An event is a short name (`SessionStart`, `PreToolUse:Bash`): a
+        // longer one is not kept, nor copied into each of the hook's texts.
+        let event = str_of(&a["hookEvent"])
+            .or_else(|| str_of(&a["hookName"]))
+            .filter(|e| e.len() <= MAX_EVENT_NAME);
         for t in texts {
             let item = |before_prompt| Item {
                 kind: ItemKind::Hook {

@@ -7,7 +7,7 @@
 //! a bounded buffer, hashed as they pass, and only the few kinds we need are
 //! parsed; the rest are recognised from their first bytes and skipped.
 
-use std::fs::{self, File};
+use std::fs;
 use std::io::{self, BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
 
@@ -87,12 +87,45 @@ pub struct Session {
     pub(crate) redaction: Option<crate::agent::redaction::Redaction>,
 }
 
+/// Messages as [`messages_sha`] hashes them, `[m1,m2,…]`, hashed as each
+/// comes: the hash before each prompt costs the new messages only (hashing
+/// the whole history again at every prompt made a record of many prompts
+/// after a long answer quadratic), and no message is kept.
+#[derive(Clone, Debug, Default)]
+struct History {
+    hasher: sha2::Sha256,
+    len: usize,
+}
+
+impl History {
+    fn push(&mut self, message: &Value) {
+        use sha2::Digest;
+        self.hasher
+            .update(if self.len == 0 { &b"["[..] } else { &b","[..] });
+        self.hasher
+            .update(serde_json::to_string(message).unwrap_or_default());
+        self.len += 1;
+    }
+
+    /// The SHA-256 of the messages so far, as [`messages_sha`] gives it.
+    fn sha(&self) -> String {
+        use sha2::Digest;
+        if self.len == 0 {
+            return crate::digest::sha256_hex(b"[]");
+        }
+        let mut hasher = self.hasher.clone();
+        hasher.update(b"]");
+        hex::encode(hasher.finalize())
+    }
+}
+
 /// The reader's place in the timeline.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Reading {
     /// What the model's next request holds, canonically: the messages so far
-    /// (a compaction replaces them), without the base instructions.
-    history: Vec<Value>,
+    /// (a compaction replaces them), without the base instructions, kept as
+    /// their hash grows (each message serialized once, none held).
+    history: History,
     /// The turn being read (`turn_context.turn_id`).
     turn_id: Option<String>,
     /// A `task_started` after a prompt: the next `turn_context` or prompt opens a turn.
@@ -287,7 +320,17 @@ fn wanted(kind: &str, payload: Option<&str>, head: &str) -> bool {
 pub(crate) fn read(path: &Path) -> Result<Session, Error> {
     let shown = path.display().to_string();
     let fail = |e: io::Error| Error::io("cannot read the Codex session record", &shown, path, &e);
-    let file = File::open(path).map_err(fail)?;
+    let file = match crate::workspace::open_regular(path) {
+        Ok(file) => file,
+        Err(crate::workspace::Unread::Io(e)) => return Err(fail(e)),
+        Err(crate::workspace::Unread::Missing) => return Err(fail(io::ErrorKind::NotFound.into())),
+        Err(_) => {
+            return Err(fail(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                "not a regular file",
+            )));
+        }
+    };
     if !is_compressed(path) {
         return read_stream(file, path);
     }
@@ -646,11 +689,13 @@ fn absorb_compacted(s: &mut Session, p: &Value) {
         bytes: text.as_deref().map_or(0, str::len),
     });
     if let Some(history) = p["replacement_history"].as_array() {
-        s.reading.history = history
+        s.reading.history = History::default();
+        for m in history
             .iter()
             .filter(|m| m["type"] == "message" && !is_base_instructions(m))
-            .map(canonical_message)
-            .collect();
+        {
+            s.reading.history.push(&canonical_message(m));
+        }
     }
 }
 
@@ -700,7 +745,7 @@ fn absorb_message(s: &mut Session, p: &Value, texts: &[&str], is_context: bool) 
         if s.has_prompt() || s.reading.next_turn {
             s.open_turn();
         }
-        let context = messages_sha(&s.reading.history);
+        let context = s.reading.history.sha();
         let turn = s.turn();
         turn.prompt_sha = Some(sha256);
         turn.context_sha = Some(context);
@@ -730,7 +775,7 @@ fn absorb_message(s: &mut Session, p: &Value, texts: &[&str], is_context: bool) 
         }
     }
     if matches!(role, "user" | "developer" | "system" | "assistant") {
-        s.reading.history.push(canonical_message(p));
+        s.reading.history.push(&canonical_message(p));
     }
 }
 
@@ -961,6 +1006,20 @@ mod tests {
     }
 
     const META: &str = r#"{"timestamp":"t","ordinal":0,"type":"session_meta","payload":{"id":"s1","cwd":"/w","cli_version":"0.169.0","originator":"codex_exec"}}"#;
+
+    /// The hash kept as the history grows is the hash of the whole history.
+    #[test]
+    fn the_growing_history_hashes_as_the_whole() {
+        let mut history = History::default();
+        let mut all = Vec::new();
+        for i in 0..5 {
+            assert_eq!(history.sha(), messages_sha(&all));
+            let m = serde_json::json!({"content": [{"text": format!("m{i} \"q\""), "type": "input_text"}], "role": "user"});
+            history.push(&m);
+            all.push(m);
+        }
+        assert_eq!(history.sha(), messages_sha(&all));
+    }
 
     #[test]
     fn reads_what_matters_and_hashes_everything() {

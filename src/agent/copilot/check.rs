@@ -75,7 +75,10 @@ pub fn records(home: &Path) -> Vec<PathBuf> {
         let Ok(sessions) = std::fs::read_dir(&state) else {
             continue;
         };
-        for s in sessions.flatten() {
+        for s in sessions
+            .flatten()
+            .take(crate::agent::candidates::MAX_LISTED)
+        {
             let events = s.path().join("events.jsonl");
             if std::fs::symlink_metadata(&events).is_ok() {
                 out.push(events);

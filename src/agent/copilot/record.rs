@@ -218,10 +218,7 @@ pub(crate) fn read(path: &Path, home: &Path) -> Result<Record, String> {
     if !real.starts_with(&real_home) {
         return Err(crate::workspace::Unread::Outside(real).why(&shown));
     }
-    if !std::fs::metadata(&real).is_ok_and(|m| m.is_file()) {
-        return Err(crate::workspace::Unread::NotRegular.why(&shown));
-    }
-    let file = std::fs::File::open(&real).map_err(|e| format!("`{shown}` cannot be read ({e})"))?;
+    let file = crate::workspace::open_regular(&real).map_err(|why| why.why(&shown))?;
     let mut r = parse(
         path,
         std::io::BufReader::new(file.take(MAX_RECORD_BYTES + 1)),

@@ -346,24 +346,48 @@ pub(crate) fn js_trim(s: &str) -> &str {
 /// The spans inside backticks (`` `x` ``, ```` ```x``` ````), as Gemini CLI's
 /// `/(`+)([\s\S]*?)\1/g` finds them: no import is read there.
 fn code_regions(s: &[u8]) -> Vec<(usize, usize)> {
+    // The longest run of backticks at or after each run's start: a fence of
+    // `n` closes only where a run of `n` or more is, so each run costs one
+    // search at most (a search that fails for every `n` made this quadratic).
+    let mut runs: Vec<(usize, usize)> = Vec::new();
+    let mut at = 0;
+    while let Some(k) = memchr::memchr(b'`', &s[at..]) {
+        let start = at + k;
+        let len = s[start..].iter().take_while(|&&c| c == b'`').count();
+        runs.push((start, len));
+        at = start + len;
+    }
+    let mut longest = vec![0; runs.len() + 1];
+    for r in (0..runs.len()).rev() {
+        longest[r] = longest[r + 1].max(runs[r].1);
+    }
     let mut out = Vec::new();
     let mut i = 0;
-    'scan: while i < s.len() {
-        if s[i] != b'`' {
+    while let Some(k) = memchr::memchr(b'`', &s[i..]) {
+        i += k;
+        let run = s[i..].iter().take_while(|&&c| c == b'`').count();
+        let after = runs.partition_point(|&(start, _)| start < i + run);
+        // The longest fence that closes: within this run's own tail (at
+        // once), or in a run after it.
+        let n = (run / 2).max(run.min(longest[after]));
+        if n == 0 {
             i += 1;
             continue;
         }
-        let run = s[i..].iter().take_while(|&&c| c == b'`').count();
-        for n in (1..=run).rev() {
+        let end = if 2 * n <= run {
+            i + 2 * n
+        } else {
             let fence = vec![b'`'; n];
-            if let Some(k) = s[i + n..].windows(n).position(|w| w == fence.as_slice()) {
-                let end = i + n + k + n;
-                out.push((i, end));
-                i = end;
-                continue 'scan;
+            match memchr::memmem::find(&s[i + n..], &fence) {
+                Some(k) => i + n + k + n,
+                None => {
+                    i += 1;
+                    continue;
+                }
             }
-        }
-        i += 1;
+        };
+        out.push((i, end));
+        i = end;
     }
     out
 }
@@ -542,7 +566,10 @@ impl<'a> Importer<'a> {
             out.push_str(&text[last..start]);
             last = end;
             let rel = &text[start + 1..end];
-            if regions.iter().any(|&(s, e)| start >= s && start < e) {
+            // Regions are in order and apart: the one that may hold `start`
+            // is found by bisection, not by a walk over all of them.
+            let at = regions.partition_point(|&(_, e)| e <= start);
+            if regions.get(at).is_some_and(|&(s, _)| s <= start) {
                 out.push('@');
                 out.push_str(rel);
                 continue;
@@ -719,6 +746,58 @@ mod tests {
             "{}",
             err.message()
         );
+    }
+
+    /// The old scan, kept as the oracle: every fence length tried in turn.
+    fn code_regions_by_trying_each_fence(s: &[u8]) -> Vec<(usize, usize)> {
+        let mut out = Vec::new();
+        let mut i = 0;
+        'scan: while i < s.len() {
+            if s[i] != b'`' {
+                i += 1;
+                continue;
+            }
+            let run = s[i..].iter().take_while(|&&c| c == b'`').count();
+            for n in (1..=run).rev() {
+                let fence = vec![b'`'; n];
+                if let Some(k) = s[i + n..].windows(n).position(|w| w == fence.as_slice()) {
+                    let end = i + n + k + n;
+                    out.push((i, end));
+                    i = end;
+                    continue 'scan;
+                }
+            }
+            i += 1;
+        }
+        out
+    }
+
+    #[test]
+    fn code_regions_equal_the_scan_that_tries_each_fence() {
+        let mut seed = 0x9e37_79b9_u64;
+        for _ in 0..20_000 {
+            let len = (seed % 40) as usize;
+            let text: Vec<u8> = (0..len)
+                .map(|_| {
+                    seed ^= seed << 13;
+                    seed ^= seed >> 7;
+                    seed ^= seed << 17;
+                    [b'`', b'`', b'`', b'a', b' ', b'@'][(seed % 6) as usize]
+                })
+                .collect();
+            assert_eq!(
+                code_regions(&text),
+                code_regions_by_trying_each_fence(&text),
+                "{:?}",
+                String::from_utf8_lossy(&text)
+            );
+        }
+        // One long unclosed run before a long text: one search, not one per length.
+        let mut text = vec![b'`'; 100_000];
+        text.extend(std::iter::repeat_n(b'a', 1_000_000));
+        let started = std::time::Instant::now();
+        assert_eq!(code_regions(&text), [(0, 100_000)]);
+        assert!(started.elapsed() < std::time::Duration::from_secs(5));
     }
 
     #[test]

@@ -105,11 +105,14 @@ pub fn records(home: &Path) -> Vec<PathBuf> {
         let Ok(projects) = std::fs::read_dir(&tmp) else {
             continue;
         };
-        for p in projects.flatten() {
+        for p in projects
+            .flatten()
+            .take(crate::agent::candidates::MAX_LISTED)
+        {
             let Ok(files) = std::fs::read_dir(p.path().join("chats")) else {
                 continue;
             };
-            for f in files.flatten() {
+            for f in files.flatten().take(crate::agent::candidates::MAX_LISTED) {
                 let name = f.file_name().to_string_lossy().into_owned();
                 if name.starts_with("session-")
                     && (name.ends_with(".jsonl") || name.ends_with(".json"))
