@@ -46,6 +46,46 @@ pub(crate) fn sha256_file(path: &Path, max: u64) -> io::Result<Option<String>> {
     Ok((read <= max).then(|| hex::encode(hasher.finalize())))
 }
 
+/// Content blocks as the receipt canonicalizes them for a context hash,
+/// `[{"text":…,"type":…},…]` (keys sorted, no whitespace, a missing member
+/// `null`), written as they are read: building each block as a JSON value
+/// first held some 700 bytes for each `{}` of a hostile record.
+pub(crate) fn write_canonical_blocks(out: &mut impl io::Write, blocks: &[serde_json::Value]) {
+    let _ = out.write_all(b"[");
+    for (i, b) in blocks.iter().enumerate() {
+        let _ = out.write_all(if i == 0 {
+            b"{\"text\":"
+        } else {
+            b",{\"text\":"
+        });
+        let _ = serde_json::to_writer(&mut *out, &b["text"]);
+        let _ = out.write_all(b",\"type\":");
+        let _ = serde_json::to_writer(&mut *out, &b["type"]);
+        let _ = out.write_all(b"}");
+    }
+    let _ = out.write_all(b"]");
+}
+
+/// A SHA-256 that bytes are written into.
+#[derive(Default)]
+pub(crate) struct HashWriter(pub(crate) Sha256);
+
+impl io::Write for HashWriter {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.0.update(buf);
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+impl HashWriter {
+    pub(crate) fn hex(self) -> String {
+        hex::encode(self.0.finalize())
+    }
+}
+
 /// How a text's lines end. `mixed` also covers a lone CR.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]

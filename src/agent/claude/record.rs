@@ -345,7 +345,7 @@ struct SessionReader {
     /// A compaction began and its summary has not been read yet.
     compaction_pending: bool,
     /// The request parts the record keeps (`api-request-blob`).
-    blobs: Vec<Value>,
+    blobs: Vec<Blob>,
     /// The responses already counted in `tokens`.
     seen_ids: std::collections::HashSet<String>,
     tokens: Option<Tokens>,
@@ -672,19 +672,13 @@ impl SessionReader {
         let (s, blobs) = (&mut self.s, &self.blobs);
         s.request_kept = !blobs.is_empty();
         if let Some(prompt) = s.turns.first().and_then(|t| t.prompt.as_deref()) {
-            s.context_sha = blobs
-                .iter()
-                .filter(|m| m["role"] == "user")
-                .find_map(|m| context_before(m, prompt));
+            s.context_sha = blobs.iter().find_map(|m| m.context_before(prompt));
         }
-        s.instruction_block = blobs.iter().find_map(|m| {
-            m["content"].as_array()?.iter().find_map(|b| {
-                b["text"]
-                    .as_str()
-                    .filter(|t| t.starts_with(super::chain::HEADER))
-                    .map(str::to_string)
-            })
-        });
+        s.instruction_block = blobs
+            .iter()
+            .flat_map(|m| &m.texts)
+            .find(|t| t.starts_with(super::chain::HEADER))
+            .cloned();
         for t in &mut s.tool_uses {
             t.failed = t.id.as_ref().is_some_and(|id| self.failed_ids.contains(id));
         }
@@ -699,8 +693,8 @@ impl SessionReader {
         let sent: std::collections::HashSet<&str> = self
             .blobs
             .iter()
-            .flat_map(|m| m["content"].as_array().into_iter().flatten())
-            .filter_map(|b| b["text"].as_str())
+            .flat_map(|m| &m.texts)
+            .map(String::as_str)
             .collect();
         for item in self.s.turns.iter_mut().flat_map(|t| t.items.iter_mut()) {
             let Some(text) = item.sha256.as_ref().and_then(|h| self.item_texts.get(h)) else {
@@ -754,35 +748,45 @@ fn slim_input(input: &Value) -> Value {
 /// What the request parts are read for (the text blocks sent, and each
 /// block's `type` and `text` before the prompt): a tool result's output and
 /// any other field are not kept.
-fn slim_blob(message: &Value) -> Option<Value> {
+fn slim_blob(message: &Value) -> Option<Blob> {
     let blocks = message["content"].as_array()?;
     if !blocks.iter().any(|b| b["text"].is_string()) {
         return None;
     }
-    let content: Vec<Value> = blocks
-        .iter()
-        .map(|b| serde_json::json!({"text": b["text"], "type": b["type"]}))
-        .collect();
-    Some(serde_json::json!({"role": message["role"], "content": content}))
+    let (last, before) = blocks.split_last()?;
+    let mut hash = crate::digest::HashWriter::default();
+    crate::digest::write_canonical_blocks(&mut hash, before);
+    Some(Blob {
+        user: message["role"] == "user",
+        last_text: (last["type"] == "text")
+            .then(|| last["text"].as_str().map(str::to_string))
+            .flatten(),
+        before_sha: hash.hex(),
+        texts: blocks
+            .iter()
+            .filter_map(|b| b["text"].as_str().map(str::to_string))
+            .collect(),
+    })
 }
 
-/// The hash of a user message's blocks before `prompt`, when its last text
-/// block is the prompt.
-pub(crate) fn context_before(message: &Value, prompt: &str) -> Option<String> {
-    let blocks = message["content"].as_array()?;
-    let (last, before) = blocks.split_last()?;
-    if last["type"] != "text" || last["text"].as_str() != Some(prompt) {
-        return None;
+/// What a request part the record kept (`api-request-blob`) says: its texts,
+/// and the hash of its blocks before the last, kept as it is read (the
+/// blocks themselves, held as values, took hundreds of bytes for each `{}`).
+struct Blob {
+    user: bool,
+    /// The last block's text, when it is a text block.
+    last_text: Option<String>,
+    /// The canonical blocks before the last (`digest::write_canonical_blocks`).
+    before_sha: String,
+    texts: Vec<String>,
+}
+
+impl Blob {
+    /// The hash of a user message's blocks before `prompt`, when its last
+    /// text block is the prompt.
+    fn context_before(&self, prompt: &str) -> Option<String> {
+        (self.user && self.last_text.as_deref() == Some(prompt)).then(|| self.before_sha.clone())
     }
-    let canonical: Vec<Value> = before
-        .iter()
-        .map(|b| serde_json::json!({"text": b["text"], "type": b["type"]}))
-        .collect();
-    Some(sha256_hex(
-        serde_json::to_string(&canonical)
-            .unwrap_or_default()
-            .as_bytes(),
-    ))
 }
 
 /// The abbreviated commit at the top of `Recent commits:` in the git status

@@ -98,12 +98,19 @@ struct History {
 }
 
 impl History {
+    /// Adds a message as [`canonical_message`] gives it, written straight
+    /// into the hash.
     fn push(&mut self, message: &Value) {
-        use sha2::Digest;
-        self.hasher
-            .update(if self.len == 0 { &b"["[..] } else { &b","[..] });
-        self.hasher
-            .update(serde_json::to_string(message).unwrap_or_default());
+        use std::io::Write;
+        let mut out = crate::digest::HashWriter(std::mem::take(&mut self.hasher));
+        let _ = out.write_all(if self.len == 0 { b"[" } else { b"," });
+        let _ = out.write_all(b"{\"content\":");
+        let blocks = message["content"].as_array().map_or(&[][..], Vec::as_slice);
+        crate::digest::write_canonical_blocks(&mut out, blocks);
+        let _ = out.write_all(b",\"role\":");
+        let _ = serde_json::to_writer(&mut out, &message["role"]);
+        let _ = out.write_all(b"}");
+        self.hasher = out.0;
         self.len += 1;
     }
 
@@ -694,7 +701,7 @@ fn absorb_compacted(s: &mut Session, p: &Value) {
             .iter()
             .filter(|m| m["type"] == "message" && !is_base_instructions(m))
         {
-            s.reading.history.push(&canonical_message(m));
+            s.reading.history.push(m);
         }
     }
 }
@@ -775,7 +782,7 @@ fn absorb_message(s: &mut Session, p: &Value, texts: &[&str], is_context: bool) 
         }
     }
     if matches!(role, "user" | "developer" | "system" | "assistant") {
-        s.reading.history.push(&canonical_message(p));
+        s.reading.history.push(p);
     }
 }
 
@@ -1012,11 +1019,15 @@ mod tests {
     fn the_growing_history_hashes_as_the_whole() {
         let mut history = History::default();
         let mut all = Vec::new();
+        // No content at all is no blocks.
+        let bare = serde_json::json!({"role": "assistant"});
+        history.push(&bare);
+        all.push(canonical_message(&bare));
         for i in 0..5 {
             assert_eq!(history.sha(), messages_sha(&all));
-            let m = serde_json::json!({"content": [{"text": format!("m{i} \"q\""), "type": "input_text"}], "role": "user"});
+            let m = serde_json::json!({"content": [{"text": format!("m{i} \"q\""), "type": "input_text"}, {}, {"type": "image", "id": 3}], "role": "user", "id": "x"});
             history.push(&m);
-            all.push(m);
+            all.push(canonical_message(&m));
         }
         assert_eq!(history.sha(), messages_sha(&all));
     }

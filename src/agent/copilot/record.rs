@@ -34,7 +34,8 @@ pub(crate) struct RecordTurn {
     pub(crate) prompt: String,
     pub(crate) sent: Option<String>,
     /// The system prompt the turn's requests carried.
-    pub(crate) system: Option<String>,
+    /// Shared among the turns that carried it: one copy, however many turns.
+    pub(crate) system: Option<std::sync::Arc<str>>,
     /// The model of each answer, in order.
     pub(crate) models: Vec<String>,
     /// The last non-empty answer.
@@ -72,7 +73,7 @@ pub(crate) struct Record {
     /// Lines that are not JSON, or too long: what they held is unknown.
     pub(crate) unread_lines: usize,
     /// The system prompt of the line being read, before its turn starts (1.0.80).
-    system: Option<String>,
+    system: Option<std::sync::Arc<str>>,
     /// A hook that ran before its turn's user message.
     pending_hooks: Vec<String>,
 }
@@ -116,7 +117,7 @@ impl Record {
                 self.head_commit = c("headCommit").or(self.head_commit.take());
             }
             "system.message" => {
-                let text = s("content");
+                let text: Option<std::sync::Arc<str>> = s("content").map(Into::into);
                 if let Some(t) = self.turns.last_mut().filter(|t| t.models.is_empty()) {
                     t.system = text.clone();
                 }

@@ -16,6 +16,7 @@
 //! is a part of its own after the prompt, `<hook_context>…</hook_context>`.
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use serde_json::{Value, json};
 
@@ -50,7 +51,9 @@ pub(crate) struct RecordTurn {
     /// hooks, the compaction summary the turn started from.
     pub(crate) items: Vec<(ItemKind, String)>,
     /// What the request carried before the prompt: `(role, text)` parts.
-    pub(crate) context: Vec<(String, String)>,
+    /// Each text shared with the history it came from: one copy, however
+    /// many turns carry it.
+    pub(crate) context: Vec<(&'static str, Arc<str>)>,
     pub(crate) model: Option<String>,
     /// The turn's last non-empty answer.
     pub(crate) answer: Option<String>,
@@ -137,10 +140,10 @@ fn texts(content: &Value) -> Vec<String> {
 /// The canonical form of a context the receipt hashes (`context_sha`): the
 /// text parts before the prompt, `[{"role": "user"|"model", "text": …}]`,
 /// keys sorted, no whitespace.
-pub(crate) fn context_sha(context: &[(String, String)]) -> String {
+pub(crate) fn context_sha(context: &[(&str, Arc<str>)]) -> String {
     let parts: Vec<Value> = context
         .iter()
-        .map(|(role, text)| json!({"role": role, "text": text}))
+        .map(|(role, text)| json!({"role": role, "text": &**text}))
         .collect();
     sha256_hex(serde_json::to_string(&parts).unwrap_or_default().as_bytes())
 }
@@ -160,7 +163,15 @@ fn split_hook(first: &str) -> (Option<String>, String) {
 struct Entry {
     id: String,
     role: &'static str,
-    texts: Vec<String>,
+    texts: Vec<Arc<str>>,
+}
+
+/// `$set.messages` and `$rewindTo` lines read: each rebuilds the history,
+/// a few in a session; past these the rest are not read, and said.
+const MAX_REBUILDS: usize = 64;
+
+fn shared(texts: Vec<String>) -> Vec<Arc<str>> {
+    texts.into_iter().map(Arc::from).collect()
 }
 
 /// A `gemini` record as last written (found by its id in `answer_at`).
@@ -179,6 +190,10 @@ const MAX_LINES: usize = 200_000;
 struct Reader {
     r: Record,
     history: Vec<Entry>,
+    /// Each history entry's place by id, its last (a rewritten answer was
+    /// found by a walk from the end, for every answer).
+    entry_at: std::collections::HashMap<String, usize>,
+    rebuilds: usize,
     seen: std::collections::HashSet<String>,
     /// Each gemini record, its last version.
     answers: Vec<Answer>,
@@ -218,16 +233,19 @@ impl Reader {
         }
         if let Some(id) = v["$rewindTo"].as_str() {
             self.r.rewinds += 1;
-            if let Some(at) = self.history.iter().position(|e| e.id == id) {
-                self.history.truncate(at);
-            } else {
-                self.history.clear();
+            if self.rebuilt() {
+                let at = self.history.iter().position(|e| e.id == id);
+                self.history.truncate(at.unwrap_or(0));
+                self.reindex();
             }
             return true;
         }
         if let Some(set) = v.get("$set").filter(|s| s.is_object()) {
             if let Some(messages) = set["messages"].as_array() {
-                self.rebuild(messages);
+                if self.rebuilt() {
+                    self.rebuild(messages);
+                    self.reindex();
+                }
             }
             if let Some(t) = set["lastUpdated"].as_str() {
                 self.r.last_updated = Some(t.to_string());
@@ -239,6 +257,33 @@ impl Reader {
             return true;
         }
         false
+    }
+
+    /// Whether one more rewind or rebuilt history is read; past
+    /// [`MAX_REBUILDS`] the record is said not to be read whole.
+    fn rebuilt(&mut self) -> bool {
+        self.rebuilds += 1;
+        if self.rebuilds == MAX_REBUILDS + 1 {
+            self.r.unread_lines += 1;
+            self.r.warnings.push(format!(
+                "the session record rewinds or rebuilds its history more than {MAX_REBUILDS} times; the rest of those lines were not read"
+            ));
+        }
+        self.rebuilds <= MAX_REBUILDS
+    }
+
+    fn reindex(&mut self) {
+        self.entry_at = self
+            .history
+            .iter()
+            .enumerate()
+            .map(|(i, e)| (e.id.clone(), i))
+            .collect();
+    }
+
+    fn push_entry(&mut self, entry: Entry) {
+        self.entry_at.insert(entry.id.clone(), self.history.len());
+        self.history.push(entry);
     }
 
     /// The session's header (`sessionId`, `projectHash`, ...): its facts, not
@@ -259,13 +304,20 @@ impl Reader {
     fn rebuild(&mut self, messages: &[Value]) {
         // Every text the model has been given or has written so far: a
         // rebuilt history copies them under new ids (0.61 after a compression).
-        let known: std::collections::HashSet<String> = self
-            .history
-            .iter()
-            .flat_map(|e| e.texts.iter().cloned())
-            .chain(self.r.turns.iter().map(|t| t.prompt.clone()))
-            .chain(self.answers.iter().map(|a| a.content.clone()))
-            .collect();
+        // Gathered only when a message here is new: most rebuilds hold none.
+        let new_user = messages.iter().any(|m| {
+            m["type"] != "gemini" && m["id"].as_str().is_some_and(|id| !self.seen.contains(id))
+        });
+        let known: std::collections::HashSet<Arc<str>> = if new_user {
+            self.history
+                .iter()
+                .flat_map(|e| e.texts.iter().cloned())
+                .chain(self.r.turns.iter().map(|t| Arc::from(t.prompt.as_str())))
+                .chain(self.answers.iter().map(|a| Arc::from(a.content.as_str())))
+                .collect()
+        } else {
+            std::collections::HashSet::new()
+        };
         let mut history = Vec::new();
         for m in messages {
             let Some(id) = m["id"].as_str() else { continue };
@@ -285,7 +337,7 @@ impl Reader {
                 } else if role == "user"
                     && !self.r.turns.is_empty()
                     && !text.is_empty()
-                    && !known.contains(&text)
+                    && !known.contains(text.as_str())
                 {
                     // A user message the CLI wrote: the compression's summary.
                     // It reaches the turn in progress, else the next one.
@@ -302,7 +354,7 @@ impl Reader {
             history.push(Entry {
                 id: id.to_string(),
                 role,
-                texts: t,
+                texts: shared(t),
             });
         }
         self.history = history;
@@ -378,10 +430,10 @@ impl Reader {
     }
 
     fn push_user_entry(&mut self, id: &str, parts: Vec<String>) {
-        self.history.push(Entry {
+        self.push_entry(Entry {
             id: id.to_string(),
             role: "user",
-            texts: parts,
+            texts: shared(parts),
         });
     }
 
@@ -389,10 +441,10 @@ impl Reader {
     /// items are the summaries waiting for it, then the hooks' text and any
     /// other part of the message.
     fn new_turn(&mut self, parts: &[String]) {
-        let context: Vec<(String, String)> = self
+        let context: Vec<(&'static str, Arc<str>)> = self
             .history
             .iter()
-            .flat_map(|e| e.texts.iter().map(|t| (e.role.to_string(), t.clone())))
+            .flat_map(|e| e.texts.iter().map(|t| (e.role, t.clone())))
             .collect();
         let mut items: Vec<(ItemKind, String)> = self
             .pending_summary
@@ -481,15 +533,15 @@ impl Reader {
         } else {
             vec![content]
         };
-        // From the end: the entry rewritten is the newest one.
-        match self.history.iter_mut().rev().find(|e| e.id == id) {
-            Some(e) => e.texts = parts,
+        // The entry rewritten is the newest of its id.
+        match self.entry_at.get(id).copied() {
+            Some(at) => self.history[at].texts = shared(parts),
             None => {
                 self.seen.insert(id.to_string());
-                self.history.push(Entry {
+                self.push_entry(Entry {
                     id: id.to_string(),
                     role: "model",
-                    texts: parts,
+                    texts: shared(parts),
                 })
             }
         }
@@ -1011,6 +1063,28 @@ mod tests {
             r.warnings
         );
         assert!(r.turns.is_empty());
+    }
+
+    /// Rewinds and rebuilt histories past the bound are said, not read (each
+    /// rebuilt the whole history: thousands made a small record take minutes).
+    #[test]
+    fn rebuilds_past_the_bound_are_said_not_read() {
+        let mut lines = vec![
+            json!({"sessionId": "s1", "projectHash": "h", "kind": "main"}).to_string(),
+            json!({"id": "u1", "type": "user", "content": [{"text": "Review"}]}).to_string(),
+        ];
+        for _ in 0..MAX_REBUILDS + 10 {
+            lines.push(json!({"$set": {"messages": []}}).to_string());
+        }
+        let text = lines.join("\n") + "\n";
+        let r = parse(Path::new("session-r.jsonl"), text.as_bytes());
+        assert_eq!(r.unread_lines, 1, "{:?}", r.warnings);
+        assert!(
+            r.warnings[0].contains("more than 64 times"),
+            "{:?}",
+            r.warnings
+        );
+        assert_eq!(r.turns.len(), 1);
     }
 
     #[test]
