@@ -285,20 +285,21 @@ pub(crate) fn explain_mismatch(m: &Mismatch, usage: &str) -> (String, String) {
     let (recorded, actual) = (shown(&m.recorded), shown(&m.actual));
     if let Some(first) = m.files.first() {
         let names: Vec<String> = m.files.iter().map(|f| format!("`{f}`")).collect();
-        let what = match m.field.as_str() {
-            "prompt_bom" => "its byte order mark",
-            "prompt_line_endings" => "its line endings",
-            _ => "its bytes",
-        };
-        let (it, was) = if names.len() == 1 {
-            ("it", "was")
+        let (it, was, its) = if names.len() == 1 {
+            ("it", "was", "its")
         } else {
-            ("them", "were")
+            ("they", "were", "their")
         };
+        let what = match m.field.as_str() {
+            "prompt_bom" => format!("{its} byte order mark"),
+            "prompt_line_endings" => format!("{its} line endings"),
+            _ => format!("{its} bytes"),
+        };
+        let them = if names.len() == 1 { "it" } else { "them" };
         return (
             first.clone(),
             format!(
-                "{} changed after {it} {was} recorded in `{usage}`: {what} differ (`{}` {recorded} recorded, {actual} now); restore {it} to the recorded version, or record the receipt again if the change is meant",
+                "{} changed after {it} {was} recorded in `{usage}`: {what} differ (`{}` {recorded} recorded, {actual} now); restore {them} to the recorded version, or record the receipt again if the change is meant",
                 names.join(", "),
                 m.field
             ),

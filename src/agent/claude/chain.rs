@@ -158,6 +158,11 @@ const MAX_RULES: usize = 512;
 pub(crate) const MAX_RULES_DEPTH: usize = 8;
 /// The most files one CLAUDE.md chain imports (each file once).
 pub(crate) const MAX_IMPORTS: usize = 1024;
+
+/// The most `@` mentions looked up in one chain, found or not: prose names
+/// people and files that are not there, but a million distinct ones cost a
+/// path resolution each, every time the chain is computed.
+pub(crate) const MAX_LOOKUPS: usize = 100_000;
 /// The most bytes one CLAUDE.md chain reads: every file, imports and rules.
 pub(crate) const MAX_CHAIN_BYTES: u64 = 32 * 1024 * 1024;
 
@@ -278,6 +283,8 @@ struct Walker<'a> {
     resolved: std::collections::HashMap<PathBuf, Option<PathBuf>>,
     /// Imports followed and bytes read so far in this chain.
     imported: usize,
+    /// `@` mentions looked up, found or not (see [`MAX_LOOKUPS`]).
+    looked_up: usize,
     bytes: u64,
     entries: Vec<Entry>,
     chain: Chain,
@@ -364,6 +371,17 @@ impl Walker<'_> {
                 ));
                 continue;
             }
+            self.looked_up += 1;
+            if self.looked_up > MAX_LOOKUPS {
+                let from = self.ws.relative(path);
+                return Err(Error::in_file(
+                    &from,
+                    format!(
+                        "`{}` holds `@` mentions past the receipt's cap of {MAX_LOOKUPS} looked up in one CLAUDE.md chain: the receipt cannot compute what the agent received; mention fewer",
+                        crate::escape::one_line(&from)
+                    ),
+                ));
+            }
             let target = dir.join(&import);
             let Some(real) = self.resolve(&target) else {
                 continue;
@@ -409,6 +427,7 @@ pub(crate) fn entries(
         seen: std::collections::HashSet::new(),
         resolved: std::collections::HashMap::new(),
         imported: 0,
+        looked_up: 0,
         bytes: 0,
         entries: Vec::new(),
         chain: Chain::default(),
