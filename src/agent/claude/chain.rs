@@ -371,17 +371,7 @@ impl Walker<'_> {
                 ));
                 continue;
             }
-            self.looked_up += 1;
-            if self.looked_up > MAX_LOOKUPS {
-                let from = self.ws.relative(path);
-                return Err(Error::in_file(
-                    &from,
-                    format!(
-                        "`{}` holds `@` mentions past the receipt's cap of {MAX_LOOKUPS} looked up in one CLAUDE.md chain: the receipt cannot compute what the agent received; mention fewer",
-                        crate::escape::one_line(&from)
-                    ),
-                ));
-            }
+            self.look_up(path)?;
             let target = dir.join(&import);
             let Some(real) = self.resolve(&target) else {
                 continue;
@@ -409,6 +399,22 @@ impl Walker<'_> {
             self.add(&target, scope, depth + 1)?;
         }
         Ok(())
+    }
+
+    /// Counts one `@` mention of `path` looked up, found or not.
+    fn look_up(&mut self, path: &Path) -> Result<(), Error> {
+        self.looked_up += 1;
+        if self.looked_up <= MAX_LOOKUPS {
+            return Ok(());
+        }
+        let from = self.ws.relative(path);
+        Err(Error::in_file(
+            &from,
+            format!(
+                "`{}` holds `@` mentions past the receipt's cap of {MAX_LOOKUPS} looked up in one CLAUDE.md chain: the receipt cannot compute what the agent received; mention fewer",
+                crate::escape::one_line(&from)
+            ),
+        ))
     }
 }
 
