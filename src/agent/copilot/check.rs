@@ -612,17 +612,39 @@ fn context_sha(earlier: &[record::RecordTurn]) -> String {
     sha256_hex(serde_json::to_string(&parts).unwrap_or_default().as_bytes())
 }
 
+/// The record's turns in the neutral form. Each turn's context is every turn
+/// before it: hashed as it grows ([`context_sha`]'s bytes, each part written
+/// once), since hashing it again for each turn made a long first prompt and
+/// a thousand turns after it hash that prompt a thousand times.
 fn neutral_turns(r: &Record) -> Vec<Turn> {
-    r.turns
-        .iter()
-        .enumerate()
-        .map(|(i, t)| Turn {
+    use std::io::Write;
+    let mut before = crate::digest::HashWriter::default();
+    let mut parts = 0usize;
+    let mut part = |out: &mut crate::digest::HashWriter, role: &str, text: &str| {
+        let _ = out.write_all(if parts == 0 { b"[" } else { b"," });
+        let _ = write!(out, "{{\"role\":\"{role}\",\"text\":");
+        let _ = serde_json::to_writer(&mut *out, text);
+        let _ = out.write_all(b"}");
+        parts += 1;
+        parts
+    };
+    let mut turns = Vec::with_capacity(r.turns.len());
+    let mut written = 0usize;
+    for t in &r.turns {
+        let mut now = crate::digest::HashWriter(before.0.clone());
+        let _ = now.write_all(if written == 0 { b"[]" } else { b"]" });
+        turns.push(Turn {
             model: t.models.last().cloned(),
             prompt_sha: Some(sha256_hex(t.prompt.as_bytes())),
-            context_sha: Some(context_sha(&r.turns[..i])),
+            context_sha: Some(now.hex()),
             items: Vec::new(),
-        })
-        .collect()
+        });
+        written = part(&mut before, "user", t.sent.as_deref().unwrap_or(&t.prompt));
+        if let Some(a) = &t.answer {
+            written = part(&mut before, "assistant", a);
+        }
+    }
+    turns
 }
 
 fn check_turns(c: &mut AgentCheck, r: &Record, single_turn: SingleTurn) {
@@ -680,6 +702,33 @@ mod tests {
             text: text.into(),
             sent,
             apply_to: (sent == Sent::Listed).then(|| "**/*.py".into()),
+        }
+    }
+
+    /// Each turn's context, hashed as the turns go, is the hash of all the
+    /// turns before it.
+    #[test]
+    fn the_growing_context_hashes_as_the_turns_before() {
+        let turn = |prompt: &str, sent: Option<&str>, answer: Option<&str>| record::RecordTurn {
+            prompt: prompt.into(),
+            sent: sent.map(Into::into),
+            answer: answer.map(Into::into),
+            ..Default::default()
+        };
+        let mut r = Record::default();
+        r.turns = vec![
+            turn("one \"q\"\n", Some("<t>\n\none\n"), Some("{}")),
+            turn("two", None, None),
+            turn("three", None, Some("a\u{1}")),
+            turn("four", None, None),
+        ];
+        let turns = neutral_turns(&r);
+        for (i, t) in turns.iter().enumerate() {
+            assert_eq!(
+                t.context_sha.as_deref(),
+                Some(context_sha(&r.turns[..i]).as_str()),
+                "turn {i}"
+            );
         }
     }
 

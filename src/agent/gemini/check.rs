@@ -603,15 +603,29 @@ fn context_cut(r: &Record, t: &record::RecordTurn) -> bool {
     t.context.iter().any(|(_, x)| r.is_cut(x))
 }
 
+/// The most context hashed for the turns' list, all turns together: each
+/// turn's context is all that came before it, so a long first message and
+/// a thousand short turns after it hash the first message a thousand times.
+const MAX_CONTEXT_HASHED: usize = 256 * 1024 * 1024;
+
 /// The record's turns in the neutral form. A text a redacted record cut has
-/// no hash.
+/// no hash, nor has the context of a turn past [`MAX_CONTEXT_HASHED`] (the
+/// turn whose answer is the output is hashed apart, whatever its size).
 fn neutral_turns(r: &Record) -> Vec<Turn> {
+    let mut hashed = 0usize;
+    let mut within = |t: &record::RecordTurn| {
+        hashed = t
+            .context
+            .iter()
+            .fold(hashed, |n, (_, x)| n.saturating_add(x.len()));
+        hashed <= MAX_CONTEXT_HASHED
+    };
     r.turns
         .iter()
         .map(|t| Turn {
             model: t.model.clone(),
             prompt_sha: Some(sha256_hex(t.prompt.as_bytes())),
-            context_sha: (!context_cut(r, t)).then(|| record::context_sha(&t.context)),
+            context_sha: (within(t) && !context_cut(r, t)).then(|| record::context_sha(&t.context)),
             items: t
                 .items
                 .iter()
