@@ -1465,3 +1465,19 @@ fn a_workflow_of_too_many_jobs_is_said_not_linted() {
         out.stdout
     );
 }
+
+/// A `.claude/rules/` of more entries than the receipt looks at is refused,
+/// naming it: the rules past them were left out of the chain in silence.
+#[test]
+fn a_rules_folder_past_its_entries_is_refused() {
+    let s = Scenario::example();
+    s.write("CLAUDE.md", "Review carefully.\n");
+    let rules = s.ws.join(".claude/rules");
+    fs::create_dir_all(&rules).unwrap();
+    for i in 0..2_049 {
+        fs::write(rules.join(format!("n{i:04}.txt")), "").unwrap();
+    }
+    let out = s.review_step().input("agent", "claude").run();
+    out.code(2)
+        .error_says("`.claude/rules` holds more than 2048 entries, the receipt's cap");
+}

@@ -175,7 +175,8 @@ fn rules(dir: &Path, out: &mut Vec<PathBuf>, depth: usize, ws: &Workspace) -> Re
     };
     let mut files = Vec::new();
     let mut dirs = Vec::new();
-    for e in read.flatten().take(4 * MAX_RULES) {
+    let mut entries = read.flatten();
+    for e in entries.by_ref().take(4 * MAX_RULES) {
         let Ok(kind) = e.file_type() else { continue };
         let path = e.path();
         if kind.is_dir() {
@@ -183,6 +184,18 @@ fn rules(dir: &Path, out: &mut Vec<PathBuf>, depth: usize, ws: &Workspace) -> Re
         } else if path.extension().is_some_and(|x| x == "md") {
             files.push(path);
         }
+    }
+    if entries.next().is_some() {
+        // The rules past the entries looked at would be left out in silence.
+        let shown = ws.relative(dir);
+        return Err(Error::in_file(
+            &shown,
+            format!(
+                "`{}` holds more than {} entries, the receipt's cap: Claude Code would read the rules among them, and the receipt cannot compute what the agent received; keep `.claude/rules/` to its rules",
+                crate::escape::one_line(&shown),
+                4 * MAX_RULES
+            ),
+        ));
     }
     files.sort();
     dirs.sort();
