@@ -16,17 +16,7 @@ pub fn sha256_hex(bytes: &[u8]) -> String {
 /// newline or encoding conversion, constant memory); `None` past `max` bytes,
 /// found from its size before any is read, or on reading one byte past it.
 pub(crate) fn sha256_file(path: &Path, max: u64) -> io::Result<Option<String>> {
-    let file = match crate::workspace::open_regular(path) {
-        Ok(file) => file,
-        Err(crate::workspace::Unread::Io(e)) => return Err(e),
-        Err(crate::workspace::Unread::Missing) => return Err(io::ErrorKind::NotFound.into()),
-        Err(_) => {
-            return Err(io::Error::new(
-                io::ErrorKind::InvalidInput,
-                "not a regular file",
-            ));
-        }
-    };
+    let file = crate::workspace::open_regular(path).map_err(crate::workspace::Unread::into_io)?;
     if file.metadata()?.len() > max {
         return Ok(None);
     }

@@ -755,7 +755,7 @@ fn plain_file(path: &Path, max: u64) -> Result<(), Error> {
 
 fn bounded(path: &Path, max: u64) -> Result<Vec<u8>, Error> {
     plain_file(path, max)?;
-    crate::workspace::read_contained(path, &[Path::new("/")], max)
+    crate::workspace::read_bounded(path, max)
         .map_err(|why| refused(path, &why.why("it").replace("`it` ", "")))
 }
 

@@ -225,6 +225,21 @@ pub(crate) enum Unread {
 }
 
 impl Unread {
+    /// As an I/O error, for a reader that reports those.
+    pub(crate) fn into_io(self) -> io::Error {
+        match self {
+            Unread::Io(e) => e,
+            Unread::Missing => io::ErrorKind::NotFound.into(),
+            Unread::TooLarge(max) => io::Error::new(
+                io::ErrorKind::FileTooLarge,
+                format!("larger than {} MiB", max >> 20),
+            ),
+            Unread::Outside(_) | Unread::NotRegular => {
+                io::Error::new(io::ErrorKind::InvalidInput, "not a regular file")
+            }
+        }
+    }
+
     /// Why, in a few words, for a sentence about `shown`.
     pub(crate) fn why(&self, shown: &str) -> String {
         match self {
@@ -259,6 +274,13 @@ pub(crate) fn read_contained(path: &Path, roots: &[&Path], max: u64) -> Result<V
         return Err(Unread::TooLarge(max));
     }
     Ok(bytes)
+}
+
+/// Reads `path` wherever it resolves, with [`read_contained`]'s other checks:
+/// a regular file of at most `max` bytes (a path the step itself was given,
+/// or a file inside the git folder already checked).
+pub(crate) fn read_bounded(path: &Path, max: u64) -> Result<Vec<u8>, Unread> {
+    read_contained(path, &[Path::new("/")], max)
 }
 
 /// Opens `path` for reading as a stream, with [`read_contained`]'s checks but

@@ -93,11 +93,8 @@ fn prompt_text(ws: &Workspace, receipt: &Map<String, Value>, side: &str) -> Resu
 /// A run's findings; none when its output is missing or not JSON (the run
 /// that wrote it reported that already).
 fn findings_in(output: &Location, pointer: &str) -> Vec<Finding> {
-    let Ok(bytes) = crate::workspace::read_contained(
-        &output.path,
-        &[std::path::Path::new("/")],
-        crate::review::MAX_OUTPUT_BYTES,
-    ) else {
+    let Ok(bytes) = crate::workspace::read_bounded(&output.path, crate::review::MAX_OUTPUT_BYTES)
+    else {
         return Vec::new();
     };
     serde_json::from_slice::<Value>(&bytes)

@@ -51,9 +51,8 @@ pub(crate) fn verify(
     let check = match inputs.session_options(home) {
         Some(opts) => {
             let collected = identities::collect(&sources, &agent, ws, true)?;
-            let output = crate::workspace::read_contained(
+            let output = crate::workspace::read_bounded(
                 &sources.output.path,
-                &[std::path::Path::new("/")],
                 crate::review::MAX_OUTPUT_BYTES,
             )
             .ok();

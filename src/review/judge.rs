@@ -100,7 +100,7 @@ impl Judge {
             }
             SchemaInput::File(loc) | SchemaInput::Default(loc) => loc,
         };
-        let ours = read_bounded(&loc.path);
+        let ours = crate::workspace::read_bounded(&loc.path, crate::workspace::MAX_TEXT_BYTES).ok();
         // The file as the input names it, links followed inside the base's
         // tree: not the path a link in the checkout points to.
         match git::file_at(ws.root(), commit, &given_path(input, &loc.shown)) {
@@ -150,11 +150,4 @@ impl Judge {
             _ => schema::compile_input(input, ws),
         }
     }
-}
-
-/// The checkout's schema file as the gate compares it with the base's: a
-/// regular file, at most as much as the gate reads of it.
-fn read_bounded(path: &std::path::Path) -> Option<Vec<u8>> {
-    let anywhere = [std::path::Path::new("/")];
-    crate::workspace::read_contained(path, &anywhere, crate::workspace::MAX_TEXT_BYTES).ok()
 }

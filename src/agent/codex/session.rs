@@ -327,17 +327,7 @@ fn wanted(kind: &str, payload: Option<&str>, head: &str) -> bool {
 pub(crate) fn read(path: &Path) -> Result<Session, Error> {
     let shown = path.display().to_string();
     let fail = |e: io::Error| Error::io("cannot read the Codex session record", &shown, path, &e);
-    let file = match crate::workspace::open_regular(path) {
-        Ok(file) => file,
-        Err(crate::workspace::Unread::Io(e)) => return Err(fail(e)),
-        Err(crate::workspace::Unread::Missing) => return Err(fail(io::ErrorKind::NotFound.into())),
-        Err(_) => {
-            return Err(fail(io::Error::new(
-                io::ErrorKind::InvalidInput,
-                "not a regular file",
-            )));
-        }
-    };
+    let file = crate::workspace::open_regular(path).map_err(|why| fail(why.into_io()))?;
     if !is_compressed(path) {
         return read_stream(file, path);
     }

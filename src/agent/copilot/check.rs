@@ -618,30 +618,31 @@ fn context_sha(earlier: &[record::RecordTurn]) -> String {
 /// a thousand turns after it hash that prompt a thousand times.
 fn neutral_turns(r: &Record) -> Vec<Turn> {
     use std::io::Write;
+    // `[` and the parts so far, each `{"role":…,"text":…}` as `context_sha`
+    // serializes it; a turn's hash closes the array.
     let mut before = crate::digest::HashWriter::default();
-    let mut parts = 0usize;
-    let mut part = |out: &mut crate::digest::HashWriter, role: &str, text: &str| {
-        let _ = out.write_all(if parts == 0 { b"[" } else { b"," });
-        let _ = write!(out, "{{\"role\":\"{role}\",\"text\":");
-        let _ = serde_json::to_writer(&mut *out, text);
-        let _ = out.write_all(b"}");
-        parts += 1;
-        parts
+    let mut empty = true;
+    let mut part = |before: &mut crate::digest::HashWriter, role: &str, text: &str| {
+        let _ = before.write_all(if empty { b"[" } else { b"," });
+        let _ = write!(before, "{{\"role\":\"{role}\",\"text\":");
+        let _ = serde_json::to_writer(&mut *before, text);
+        let _ = before.write_all(b"}");
+        empty = false;
     };
     let mut turns = Vec::with_capacity(r.turns.len());
-    let mut written = 0usize;
     for t in &r.turns {
         let mut now = crate::digest::HashWriter(before.0.clone());
-        let _ = now.write_all(if written == 0 { b"[]" } else { b"]" });
+        let closing: &[u8] = if turns.is_empty() { b"[]" } else { b"]" };
+        let _ = now.write_all(closing);
         turns.push(Turn {
             model: t.models.last().cloned(),
             prompt_sha: Some(sha256_hex(t.prompt.as_bytes())),
             context_sha: Some(now.hex()),
             items: Vec::new(),
         });
-        written = part(&mut before, "user", t.sent.as_deref().unwrap_or(&t.prompt));
+        part(&mut before, "user", t.sent.as_deref().unwrap_or(&t.prompt));
         if let Some(a) = &t.answer {
-            written = part(&mut before, "assistant", a);
+            part(&mut before, "assistant", a);
         }
     }
     turns
