@@ -49,6 +49,50 @@ pub(crate) struct Base {
     pub(crate) given: String,
     /// `input base-ref` or `the pull request's base`.
     pub(crate) from: &'static str,
+    /// The branch `given` is the tip of (input `base-branch`): the default
+    /// branch, or a base branch the caller protects.
+    pub(crate) branch: Option<String>,
+}
+
+/// Where the pull requests of this head merge, against the trusted branch. A
+/// check run belongs to a commit, not to a pull request: a verdict made
+/// against a branch the contributor pushed would show on the same head
+/// opened against the default branch. So every pull request of the head must
+/// merge into the branch compared with.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum Target {
+    /// The caller named no trusted branch (`base-branch`): the base is
+    /// theirs to vouch for (a local run, an older caller).
+    NotAsked,
+    /// Every pull request of this head merges into the trusted branch.
+    Trusted,
+    /// No pull request was named: where this head merges is not known.
+    Unknown,
+    /// These branches are not the trusted one: never `success`.
+    Elsewhere(Vec<String>),
+}
+
+impl Target {
+    /// `bases`: the branches this head's pull requests merge into.
+    pub(crate) fn of(trusted: Option<&str>, bases: &[String]) -> Target {
+        let Some(trusted) = trusted else {
+            return Target::NotAsked;
+        };
+        if bases.is_empty() {
+            return Target::Unknown;
+        }
+        let mut other: Vec<String> = Vec::new();
+        for b in bases.iter().filter(|b| b.as_str() != trusted) {
+            if !other.contains(b) {
+                other.push(b.clone());
+            }
+        }
+        if other.is_empty() {
+            Target::Trusted
+        } else {
+            Target::Elsewhere(other)
+        }
+    }
 }
 
 /// A file, or a set of files, the agent's instructions are made of.
@@ -152,6 +196,8 @@ pub(crate) struct Check {
     /// Why no comparison was made; a check that could not run is not a pass.
     pub(crate) unavailable: Option<String>,
     pub(crate) policy: Policy,
+    /// Where this head's pull requests merge, against the trusted branch.
+    pub(crate) target: Target,
 }
 
 /// The base as the receipt records it.
@@ -162,6 +208,13 @@ pub(crate) struct BaseRecord {
     pub(crate) commit: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub(crate) merge_base: Option<String>,
+    /// The branch `ref` is the tip of, when the caller named it.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub(crate) branch: Option<String>,
+    /// The branches this head's pull requests merge into that are not
+    /// `branch`: the verdict fails.
+    #[serde(skip_serializing_if = "Vec::is_empty", default)]
+    pub(crate) pull_requests_into: Vec<String>,
     /// Every instruction file that differs from the base.
     pub(crate) instructions_changed: Vec<Change>,
 }
@@ -179,8 +232,38 @@ impl Check {
                 .merge_base
                 .clone()
                 .filter(|m| Some(m) != self.commit.as_ref()),
+            branch: self.base.as_ref().and_then(|b| b.branch.clone()),
+            pull_requests_into: match &self.target {
+                Target::Elsewhere(other) => other.clone(),
+                _ => Vec::new(),
+            },
             instructions_changed: self.changes.clone(),
         }
+    }
+
+    /// The base as people name it, quoted for a sentence of ours (see
+    /// `markdown::prose`): `` `main` at `1a2b3c4d5e6f` ``, the branch (else
+    /// the ref as given, when it is not the commit itself) and the commit
+    /// compared with. `None` before a base is known.
+    pub(crate) fn label(&self) -> Option<String> {
+        let base = self.base.as_ref()?;
+        let name = base.branch.clone().or_else(|| {
+            let given = &base.given;
+            let is_commit = self
+                .commit
+                .as_deref()
+                .is_some_and(|c| c.starts_with(given.as_str()));
+            (!is_commit).then(|| given.clone())
+        });
+        let quote = |s: &str| quoted(s);
+        let name = name.map(|n| quote(&n));
+        let commit = self.commit.as_deref().map(|c| quote(&c[..c.len().min(12)]));
+        Some(match (name, commit) {
+            (Some(n), Some(c)) => format!("{n} at {c}"),
+            (Some(n), None) => n,
+            (None, Some(c)) => c,
+            (None, None) => quote(&base.given),
+        })
     }
 
     /// The instruction files' names, for a title: `review.md, AGENTS.md`.
@@ -210,6 +293,17 @@ impl Check {
         }
         names
     }
+}
+
+/// A name from outside (a branch, a ref) for one of our sentences: quoted,
+/// one line, clipped, its own backticks turned to quotes (git allows them in
+/// a branch name), so that `markdown::prose` and the plain title read it as
+/// one name.
+pub(crate) fn quoted(name: &str) -> String {
+    format!(
+        "`{}`",
+        crate::escape::one_line(&crate::markdown::clip(name, 80)).replace('`', "'")
+    )
 }
 
 /// Most files listed; a pull request that adds a thousand skills is named by
@@ -243,11 +337,18 @@ pub(crate) fn no_base(policy: Policy) -> Check {
                 .into(),
         ),
         policy,
+        target: Target::NotAsked,
     }
 }
 
 /// Compares every subject between the base and `HEAD` in the repository at `dir`.
-pub(crate) fn check(dir: &Path, base: &Base, subjects: &[Subject], policy: Policy) -> Check {
+pub(crate) fn check(
+    dir: &Path,
+    base: &Base,
+    subjects: &[Subject],
+    policy: Policy,
+    target: Target,
+) -> Check {
     let mut out = Check {
         base: Some(base.clone()),
         commit: None,
@@ -255,6 +356,7 @@ pub(crate) fn check(dir: &Path, base: &Base, subjects: &[Subject], policy: Polic
         changes: Vec::new(),
         unavailable: None,
         policy,
+        target,
     };
     let clipped = crate::markdown::clip(&base.given, 80);
     let shown = crate::escape::one_line(&clipped);

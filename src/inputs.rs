@@ -229,6 +229,18 @@ pub struct Cli {
     #[arg(long, value_name = "REF")]
     pub(crate) base_ref: Option<String>,
 
+    /// (run, verify) The branch base-ref is the tip of: the default branch, or a base
+    /// branch the caller protects. Named with its commit in the check, and the branch
+    /// every pull request of this head must merge into (see pull-request-bases).
+    #[arg(long, value_name = "BRANCH")]
+    pub(crate) base_branch: Option<String>,
+
+    /// (run, verify) The branches the open pull requests of this head merge into, as
+    /// GitHub names them (comma-separated; receipt.yml finds them). With base-branch:
+    /// a pull request into any other branch is a failure, and none found is not verified.
+    #[arg(long, value_name = "BRANCHES")]
+    pub(crate) pull_request_bases: Option<String>,
+
     /// (run, verify) What a change of the agent's instructions against the base
     /// does: fail, warn (neutral) or allow.
     #[arg(long, value_enum, value_name = "WHAT", default_value = "warn")]
@@ -344,6 +356,10 @@ pub struct Inputs {
     pub(crate) base_output_file: Option<String>,
     pub(crate) allow_changed: Vec<String>,
     pub(crate) base_ref: Option<String>,
+    /// `base-branch`: the branch `base-ref` is the tip of.
+    pub(crate) base_branch: Option<String>,
+    /// `pull-request-bases`: the branches this head's pull requests merge into.
+    pub(crate) pull_request_bases: Vec<String>,
     pub(crate) instructions_changed: InstructionsPolicy,
     pub(crate) gate_schema: Option<GateSchema>,
     pub(crate) single_turn: crate::agent::turns::SingleTurn,
@@ -541,6 +557,8 @@ impl Inputs {
             base_output_file: given(cli.base_output_file),
             allow_changed: allowed_channels(cli.allow_changed.as_deref())?,
             base_ref: base_ref(given(cli.base_ref))?,
+            base_branch: branch_name("base-branch", given(cli.base_branch))?,
+            pull_request_bases: branch_names(given(cli.pull_request_bases))?,
             instructions_changed: cli.instructions_changed,
             gate_schema: cli.gate_schema,
             single_turn: cli.single_turn,
@@ -620,6 +638,26 @@ fn base_ref(given: Option<String>) -> Result<Option<String>, Error> {
             crate::escape::one_line(&crate::markdown::clip(&r, 80))
         ))),
         r => Ok(r),
+    }
+}
+
+/// Branch names, one a line or separated by commas, each a branch name.
+fn branch_names(given: Option<String>) -> Result<Vec<String>, Error> {
+    names(given)
+        .into_iter()
+        .map(|b| branch_name("pull-request-bases", Some(b)).map(Option::unwrap_or_default))
+        .collect()
+}
+
+/// A branch name as GitHub gives it: one line, at most 255 bytes. It is
+/// only compared and shown (escaped); git reads `base-ref`, never this.
+fn branch_name(input: &str, given: Option<String>) -> Result<Option<String>, Error> {
+    match given {
+        Some(b) if b.len() > 255 || b.chars().any(char::is_control) => Err(Error::new(format!(
+            "input `{input}` has `{}`, which is not a branch name; give the branch as GitHub names it, such as `main`",
+            crate::escape::one_line(&crate::markdown::clip(&b, 80))
+        ))),
+        b => Ok(b),
     }
 }
 

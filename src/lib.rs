@@ -39,6 +39,7 @@ pub mod review;
 mod setup;
 mod sources;
 mod version;
+mod workflow;
 mod workspace;
 mod yaml;
 

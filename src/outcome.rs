@@ -44,8 +44,13 @@ pub struct Outcome {
     /// The agent's instructions compared with the trusted base.
     pub(crate) instructions: Option<base::Check>,
     /// Checks the receipt expected to make and could not. A check that could
-    /// not run is not a pass.
+    /// not run is not a pass: at most neutral, and in the binding layout a
+    /// failure (anything the pull request controls that could not be
+    /// verified fails there; GitHub counts a neutral required check as
+    /// passing).
     pub(crate) unverified: Vec<Unverified>,
+    /// What the agent's record never shows on any run: said, never a cap.
+    pub(crate) limits: Vec<Unverified>,
     /// What made the session more than one turn of one model (a compaction,
     /// several turns, a model switch), each a sentence for the title: the
     /// conclusion is at most neutral.
@@ -113,6 +118,7 @@ impl Outcome {
             lints: Vec::new(),
             instructions: None,
             unverified: Vec::new(),
+            limits: Vec::new(),
             timeline: Vec::new(),
             attestation: None,
             audit: None,
@@ -144,6 +150,15 @@ impl Outcome {
         if self.comparison.as_ref().is_some_and(|c| !c.controlled) {
             return Conclusion::Failure;
         }
+        // A base the pull request chose is no base: its verdict would show on
+        // the same head opened against the default branch.
+        if self
+            .instructions
+            .as_ref()
+            .is_some_and(|c| matches!(c.target, base::Target::Elsewhere(_)))
+        {
+            return Conclusion::Failure;
+        }
         if self.mode == Mode::Lint && self.lints.iter().any(|l| l.level == Level::Failure) {
             return Conclusion::Failure;
         }
@@ -157,6 +172,12 @@ impl Outcome {
             .as_ref()
             .is_some_and(|c| c.policy == Policy::Fail && c.unavailable.is_some())
         {
+            return Conclusion::Failure;
+        }
+        // Where the pull request cannot edit the workflow, a required check
+        // is what stands between it and the merge, and GitHub counts neutral
+        // as a pass: what could not be verified fails.
+        if self.binding() && self.not_verified().next().is_some() {
             return Conclusion::Failure;
         }
         let decided = self
@@ -173,12 +194,22 @@ impl Outcome {
         decided
     }
 
+    /// The workflow file that ran this step is out of the pull request's reach.
+    pub(crate) fn binding(&self) -> bool {
+        matches!(self.layout, Some(Layout::Binding(_)))
+    }
+
     /// Takes what the agent's record showed: the check itself, the checks it
-    /// could not support, and the turns it read.
+    /// could not support, its limits, and the turns it read.
     pub(crate) fn take_agent(&mut self, agent: Option<AgentCheck>) {
         if let Some(a) = &agent {
             self.unverified.extend(
                 a.unverified
+                    .iter()
+                    .map(|(what, why)| Unverified::new(what, why)),
+            );
+            self.limits.extend(
+                a.limits
                     .iter()
                     .map(|(what, why)| Unverified::new(what, why)),
             );
@@ -195,10 +226,24 @@ impl Outcome {
     /// Everything expected and not checked: the comparison with the base
     /// that could not be made, then each check the record could not support.
     pub(crate) fn not_verified(&self) -> impl Iterator<Item = Unverified> + '_ {
+        let target = self
+            .instructions
+            .iter()
+            .filter(|c| c.target == base::Target::Unknown)
+            .map(|c| {
+                Unverified::new(
+                    "the branch the pull request merges into",
+                    format!(
+                        "no open pull request of this head was named (`pull-request-bases`), so nothing shows that it merges into {}, the base compared with; a check run belongs to the commit, and shows on every pull request of this head",
+                        c.label().unwrap_or_else(|| "the base".into())
+                    ),
+                )
+            });
         self.instructions
             .iter()
             .filter_map(|c| c.unavailable.as_deref())
             .map(|why| Unverified::new("the base commit", why))
+            .chain(target)
             .chain(self.unverified.iter().cloned())
     }
 

@@ -28,10 +28,12 @@ impl Inputs {
             (Some(given), _) => Some(Base {
                 given: given.clone(),
                 from: "input `base-ref`",
+                branch: self.base_branch.clone(),
             }),
             (None, Some(sha)) => Some(Base {
                 given: sha.clone(),
                 from: "the pull request's base",
+                branch: self.base_branch.clone(),
             }),
             (None, None) => None,
         }

@@ -142,7 +142,14 @@ pub(crate) struct AgentCheck {
     /// Skills the pull request added or changed that the agent was shown.
     pub(crate) new_skills: Vec<String>,
     /// Checks the record could not support: (what is missing, why it matters).
+    /// The pull request or the upload could be behind each: in the binding
+    /// layout, each fails the run.
     pub(crate) unverified: Vec<(String, String)>,
+    /// What this agent's record never shows, on any run (Copilot CLI's record
+    /// holds no tools list): (what, why). Said in the summary and the docs,
+    /// and never a cap on the conclusion: nothing a pull request does makes
+    /// it so, and a check that is never green teaches people to read past it.
+    pub(crate) limits: Vec<(String, String)>,
     /// What makes the session more than one turn of one model (a compaction,
     /// turns, models), each a sentence for the title: at most neutral.
     pub(crate) timeline: Vec<String>,

@@ -10,6 +10,9 @@
 //! as sent, tokens, the context's hashes, the turns, and labelled facts for
 //! the evidence table), through a [`seam::Setup`].
 //!
+//! Beside the agent's own reach, [`workflow`] finds what the agent workflow's
+//! other steps run: they share the agent's job and its files.
+//!
 //! Adding an agent is one folder beside [`codex`] that implements
 //! [`seam::Agent`], one [`AgentKind`] variant and one line in [`registry`]
 //! (docs/adding-an-agent.md).
@@ -30,6 +33,7 @@ pub(crate) mod seam;
 mod skeleton;
 pub(crate) mod stream;
 pub(crate) mod turns;
+pub(crate) mod workflow;
 
 pub(crate) use check::{AgentCheck, Expected, Fact, Skill, Tokens};
 pub(crate) use kind::AgentKind;

@@ -78,6 +78,10 @@ pub(crate) struct Finder<'a> {
     pub(crate) cwd: &'a Path,
     root: PathBuf,
     pub(crate) reach: Reach,
+    /// A file outside the checkout is not said: a workflow step's (the
+    /// runner's tools, a file an earlier step wrote under its temp folder)
+    /// is no file the pull request writes.
+    outside_is_fine: bool,
 }
 
 impl<'a> Finder<'a> {
@@ -88,6 +92,16 @@ impl<'a> Finder<'a> {
             cwd,
             root,
             reach: Reach::default(),
+            outside_is_fine: false,
+        }
+    }
+
+    /// A finder for a workflow's steps: files outside the checkout are the
+    /// runner's, not the pull request's.
+    pub(crate) fn for_steps(ws: &'a Workspace, cwd: &'a Path) -> Finder<'a> {
+        Finder {
+            outside_is_fine: true,
+            ..Finder::new(ws, cwd)
         }
     }
 
@@ -403,7 +417,11 @@ impl<'a> Finder<'a> {
             return false;
         }
         let Some(path) = self.within(word, cwd) else {
-            if say_outside && !word.starts_with("/usr/") && !word.starts_with("/bin/") {
+            if say_outside
+                && !self.outside_is_fine
+                && !word.starts_with("/usr/")
+                && !word.starts_with("/bin/")
+            {
                 self.outside(word, kind, by);
             }
             return false;

@@ -2,16 +2,16 @@
 //!
 //! Reads `.github/workflows/*.yml` and `*.yaml` into a tree that keeps the
 //! parser's positions ([`yaml`]), reads inputs as codex-action does
-//! ([`workflow`]), and applies the [`RULES`], each at the line of the step or
+//! ([`crate::workflow`]), and applies the [`RULES`], each at the line of the step or
 //! input it is about. The rules are in the README's table with their levels.
 
 mod rules;
-pub(crate) mod workflow;
 
 use std::fs;
 use std::path::Path;
 
 use crate::level::Level;
+use crate::workflow;
 use crate::workspace::Workspace;
 use crate::yaml;
 

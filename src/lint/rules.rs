@@ -6,9 +6,9 @@
 //! to check, as a notice, or stays silent.
 
 use super::LocalAction;
-use super::workflow::{Input, Job, Step, workspace_path};
 use crate::level::Level;
 use crate::version::is_exact_version;
+use crate::workflow::{Input, Job, Step, workspace_path};
 
 /// A rule: its name, its level, and what it catches.
 pub struct Rule {

@@ -66,18 +66,44 @@ struct Covered {
     agent: Setup,
     /// What the agent's runtime runs or loads besides its chain.
     reach: Reach,
+    /// What the agent workflow's other steps run (the workflow the event
+    /// names; nothing without one): compared with the base, not listed in
+    /// the receipt, whose `runtime` is what the agent itself runs.
+    workflow: Reach,
 }
 
 impl Covered {
-    fn read(inputs: &Inputs, ws: &Workspace, home: Option<&Path>) -> Result<Self, Error> {
+    /// `origin`: the event's, for `run` and `verify` (the agent workflow's
+    /// reach is read only where there is a base to compare it with).
+    fn read(
+        inputs: &Inputs,
+        ws: &Workspace,
+        home: Option<&Path>,
+        origin: Option<&Origin>,
+    ) -> Result<Self, Error> {
         let sources = inputs.sources(ws)?;
         let agent = inputs.agent_setup(home)?;
         let reach = agent.reach(&sources.workdir, ws);
+        let workflow = origin
+            .and_then(|o| o.workflow_path.as_deref())
+            .map(|path| crate::agent::workflow::reach(ws, path))
+            .unwrap_or_default();
         Ok(Self {
             sources,
             agent,
             reach,
+            workflow,
         })
+    }
+
+    /// What the receipt cannot see through, as not verified: of the agent's
+    /// runtime, then of the agent workflow's steps.
+    fn unseen(&self) -> impl Iterator<Item = crate::outcome::Unverified> + '_ {
+        self.reach
+            .unseen
+            .iter()
+            .chain(&self.workflow.unseen)
+            .map(|(what, why)| crate::outcome::Unverified::new(what.clone(), why.clone()))
     }
 }
 
@@ -92,14 +118,6 @@ fn runtime_record(reach: &Reach) -> Option<Vec<crate::agent::reach::RuntimeFile>
         .cloned()
         .collect();
     (!files.is_empty()).then_some(files)
-}
-
-/// What the receipt cannot see through of the runtime's reach, as not verified.
-fn reach_unseen(reach: &Reach) -> impl Iterator<Item = crate::outcome::Unverified> + '_ {
-    reach
-        .unseen
-        .iter()
-        .map(|(what, why)| crate::outcome::Unverified::new(what.clone(), why.clone()))
 }
 
 /// The receipt's files, each named by what it is to the agent.
@@ -146,11 +164,10 @@ fn compare_with_base(
     inputs: &Inputs,
     ws: &Workspace,
     files: &Named,
-    sources: &Sources,
-    agent: &Setup,
-    reach: &Reach,
+    covered: &Covered,
     origin: &Origin,
 ) -> Option<base::Check> {
+    let (sources, agent) = (&covered.sources, &covered.agent);
     let policy = inputs.instructions_changed;
     let Some(base) = inputs.base(origin) else {
         return origin.reviews_pull_request.then(|| base::no_base(policy));
@@ -162,12 +179,15 @@ fn compare_with_base(
     if let Some(workflow) = &origin.workflow_path {
         subjects.push(Subject::file("workflow", workflow));
     }
-    // What the runtime runs or loads (a hook's script, an MCP server, `.env`),
-    // before the agent's globs, so that each is named by what it does.
+    // What the runtime runs or loads (a hook's script, an MCP server, `.env`)
+    // and what the agent workflow's steps run, before the agent's globs, so
+    // that each is named by what it does.
     subjects.extend(
-        reach
+        covered
+            .reach
             .files
             .iter()
+            .chain(&covered.workflow.files)
             .map(|f| Subject::runtime(&f.kind, &f.path)),
     );
     subjects.extend(
@@ -184,7 +204,8 @@ fn compare_with_base(
     for (kind, glob) in agent.kind.base_globs() {
         subjects.push(Subject::glob(kind, glob));
     }
-    Some(base::check(ws.root(), &base, &subjects, policy))
+    let target = base::Target::of(base.branch.as_deref(), &inputs.pull_request_bases);
+    Some(base::check(ws.root(), &base, &subjects, policy, target))
 }
 
 /// Reads the agent's record of this run and checks it against the checkout and

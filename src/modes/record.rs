@@ -16,7 +16,7 @@ pub(crate) fn record(
 ) -> Result<Outcome, Error> {
     let usage = inputs.usage_location(ws)?;
     let existing = usage_file::load(&usage)?;
-    let Covered { sources, agent, .. } = Covered::read(inputs, ws, home)?;
+    let Covered { sources, agent, .. } = Covered::read(inputs, ws, home, None)?;
     let collected = identities::collect(&sources, &agent, ws, false)?;
     let receipt = usage_file::write_receipt(
         &usage,

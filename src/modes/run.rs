@@ -33,18 +33,11 @@ pub(crate) fn run(
     let clock = crate::logging::Stopwatch::start("run");
     let usage = inputs.usage_location(ws)?;
     let existing = usage_file::load(&usage)?;
-    let covered = Covered::read(inputs, ws, home)?;
-    let (sources, agent, reach) = (covered.sources, covered.agent, covered.reach);
+    let covered = Covered::read(inputs, ws, home, Some(origin))?;
     let policy = inputs.gate_policy();
-    let instructions = compare_with_base(
-        inputs,
-        ws,
-        &named(&sources),
-        &sources,
-        &agent,
-        &reach,
-        origin,
-    );
+    let instructions = compare_with_base(inputs, ws, &named(&covered.sources), &covered, origin);
+    let unseen: Vec<_> = covered.unseen().collect();
+    let (sources, agent, reach) = (covered.sources, covered.agent, covered.reach);
     let gate = Judge::choose(
         inputs.gate_schema,
         &sources.schema,
@@ -89,7 +82,7 @@ pub(crate) fn run(
     (outcome.verification, outcome.review) = (Some(verification), Some(review));
     (outcome.decision, outcome.caveats) = (Some(decision), caveats);
     outcome.unverified.extend(missing_before);
-    outcome.unverified.extend(super::reach_unseen(&reach));
+    outcome.unverified.extend(unseen);
     outcome.unverified.extend(hooks_unread);
     outcome.take_agent(check);
     outcome.instructions = instructions;

@@ -25,7 +25,15 @@ pub(crate) fn validate(inputs: &Inputs, ws: &Workspace, origin: &Origin) -> Resu
     // Whose schema judges: the base's copy when a base is known (git runs only then).
     let base = inputs.base(origin).map(|base| {
         let subjects = [Subject::file("output schema", &schema_shown(&schema_input))];
-        base::check(ws.root(), &base, &subjects, inputs.instructions_changed)
+        // Only the schema is read there: where the pull request merges is
+        // `run`'s to judge.
+        base::check(
+            ws.root(),
+            &base,
+            &subjects,
+            inputs.instructions_changed,
+            base::Target::NotAsked,
+        )
     });
     let gate = Judge::choose(inputs.gate_schema, &schema_input, ws, base.as_ref());
     let output = inputs.output_location(ws)?;

@@ -28,15 +28,11 @@ pub(crate) fn verify(
             ),
         )
     })?;
-    let Covered {
-        sources,
-        agent,
-        reach,
-    } = Covered::read(inputs, ws, home)?;
-    let mut verification =
-        verify::verify(&recorded, &usage.shown, &sources, &agent, ws, Scope::All)?;
-    verify_hooks(&mut verification, &recorded, &agent, &sources, ws);
-    verify_runtime(&mut verification, &recorded, &reach);
+    let covered = Covered::read(inputs, ws, home, Some(origin))?;
+    let (sources, agent, reach) = (&covered.sources, &covered.agent, &covered.reach);
+    let mut verification = verify::verify(&recorded, &usage.shown, sources, agent, ws, Scope::All)?;
+    verify_hooks(&mut verification, &recorded, agent, sources, ws);
+    verify_runtime(&mut verification, &recorded, reach);
     // The receipt's own files, as it names them: what the agent was given.
     let text = |k: &str| recorded.get(k).and_then(|v| v.as_str()).map(str::to_string);
     let files = [
@@ -45,20 +41,20 @@ pub(crate) fn verify(
         ("tools", text("tools_path")),
         ("output schema", text("schema_path")),
     ];
-    let instructions = compare_with_base(inputs, ws, &files, &sources, &agent, &reach, origin);
+    let instructions = compare_with_base(inputs, ws, &files, &covered, origin);
     // With codex-home, the record is read and checked as `run` checks it:
     // files that match say nothing of what the agent received.
     let check = match inputs.session_options(home) {
         Some(opts) => {
-            let collected = identities::collect(&sources, &agent, ws, true)?;
+            let collected = identities::collect(sources, agent, ws, true)?;
             let output = crate::workspace::read_bounded(
                 &sources.output.path,
                 crate::review::MAX_OUTPUT_BYTES,
             )
             .ok();
             Some(super::check_agent(
-                (&agent, &opts),
-                &sources,
+                (agent, &opts),
+                sources,
                 ws,
                 &collected.receipt,
                 &collected.prompt_bytes,
@@ -71,7 +67,7 @@ pub(crate) fn verify(
     let mut outcome = Outcome::empty(Mode::Verify, usage.shown, recorded);
     outcome.verification = Some(verification);
     outcome.instructions = instructions;
-    outcome.unverified.extend(super::reach_unseen(&reach));
+    outcome.unverified.extend(covered.unseen());
     outcome.take_agent(check);
     Ok(outcome)
 }

@@ -336,6 +336,8 @@ mod tests {
                 given: "main".into(),
                 commit: None,
                 merge_base: None,
+                branch: Some("main".into()),
+                pull_requests_into: vec![],
                 instructions_changed: vec![],
             }),
             gate_schema: Some(crate::review::judge::JudgeRecord {

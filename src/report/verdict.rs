@@ -21,6 +21,11 @@ use crate::review::{Review, Verdict as Output};
 pub(crate) struct Verdict {
     pub(crate) icon: &'static str,
     pub(crate) words: String,
+    /// The base compared with, said near the end and never cut: a check run
+    /// belongs to the commit and shows on every pull request of this head, so
+    /// it says whose instructions it held the head to (`` base `main` at
+    /// `1a2b3c4d5e6f` ``).
+    pub(crate) base: Option<String>,
     /// What qualifies every word before it, said last and never cut:
     /// [`ADVISORY`] when the pull request could change this workflow file.
     pub(crate) qualifier: Option<&'static str>,
@@ -29,7 +34,12 @@ pub(crate) struct Verdict {
 impl Verdict {
     /// For Markdown: quoted names become code spans, the rest is escaped.
     pub(crate) fn markdown(&self) -> String {
-        format!("{} {}{}", self.icon, prose(&self.words), self.tail())
+        let base = self
+            .base
+            .as_deref()
+            .map(|b| format!(" · {}", prose(b)))
+            .unwrap_or_default();
+        format!("{} {}{base}{}", self.icon, prose(&self.words), self.tail())
     }
 
     /// For plain text (the check run's title, the log): no backticks, and
@@ -41,7 +51,12 @@ impl Verdict {
     /// Plain text in at most `max` characters: the words are cut, the
     /// qualifier is not (a title cut at 255 must still say `advisory`).
     pub(crate) fn plain_within(&self, max: usize) -> String {
-        let (icon, tail) = (format!("{} ", self.icon), self.tail());
+        let base = self
+            .base
+            .as_deref()
+            .map(|b| format!(" · {}", visible(&b.replace('`', ""))))
+            .unwrap_or_default();
+        let (icon, tail) = (format!("{} ", self.icon), base + &self.tail());
         let room = max.saturating_sub(icon.chars().count() + tail.chars().count());
         let words = clip(&visible(&self.words.replace('`', "")), room);
         format!("{icon}{words}{tail}")
@@ -66,6 +81,11 @@ pub(crate) fn of(result: &Outcome) -> Verdict {
     Verdict {
         icon: icon(result.conclusion()),
         words: capitalize(&words(result)),
+        base: result
+            .instructions
+            .as_ref()
+            .and_then(|c| c.label())
+            .map(|l| format!("base {l}")),
         qualifier: (result.layout == Some(Layout::Advisory)).then_some(ADVISORY),
     }
 }
@@ -81,6 +101,10 @@ fn words(result: &Outcome) -> String {
             Some(Layout::Advisory) => imitation_posted(first, more),
             _ => imitation_words(first, more),
         };
+    }
+    // A base the pull request picked: nothing compared with it counts.
+    if let Some(words) = result.instructions.as_ref().and_then(elsewhere_words) {
+        return words;
     }
     // Integrity first: a receipt that does not match says nothing about the review.
     if let Some(v) = result.verification.as_ref().filter(|v| !v.passed()) {
@@ -214,6 +238,34 @@ fn lint_words(result: &Outcome) -> String {
             plural(w)
         ),
     }
+}
+
+/// A head whose pull request merges into another branch than the trusted one.
+fn elsewhere_words(c: &crate::base::Check) -> Option<String> {
+    let crate::base::Target::Elsewhere(other) = &c.target else {
+        return None;
+    };
+    let trusted = c
+        .base
+        .as_ref()
+        .and_then(|b| b.branch.as_deref())
+        .unwrap_or("the default branch");
+    let mut named: Vec<String> = other.iter().take(3).map(|b| branch(b)).collect();
+    if other.len() > 3 {
+        named.push(format!("{} more", other.len() - 3));
+    }
+    Some(format!(
+        "The pull request merges into {}, not {}: only the default branch or a protected base is trusted, so the receipt compared with {} and fails",
+        named.join(", "),
+        branch(trusted),
+        branch(trusted)
+    ))
+}
+
+/// A branch name for the verdict: quoted, one line, clipped, its own
+/// backticks turned to quotes (git allows them in a name).
+pub(crate) fn branch(name: &str) -> String {
+    crate::base::quoted(name)
 }
 
 /// What the pull request changed of what the agent runs and reads.
@@ -422,6 +474,7 @@ mod tests {
         let v = Verdict {
             icon: "❌",
             words: "Prompt file `a\u{202E}b.md` changed".into(),
+            base: None,
             qualifier: None,
         };
         assert_eq!(v.plain(), "❌ Prompt file a[U+202E]b.md changed");
@@ -433,6 +486,7 @@ mod tests {
         let v = Verdict {
             icon: "✅",
             words: format!("Receipt verified · `{}`", "x".repeat(400)),
+            base: None,
             qualifier: Some(ADVISORY),
         };
         let title = v.plain_within(255);

@@ -115,9 +115,13 @@ async fn a_pull_request_check_lands_on_the_head_commit() {
     );
     let prompt_sha = out.usage()["prompt_sha"].as_str().unwrap().to_string();
     assert_own_external_id(r);
+    // The base it was held to ends the title: the event's base commit.
     assert_eq!(
         r["output"]["title"],
-        "⚠️ Receipt verified · output valid · agent: not ok, 2 findings (1 high, 1 low)"
+        format!(
+            "⚠️ Receipt verified · output valid · agent: not ok, 2 findings (1 high, 1 low) · base {}",
+            &head[..12]
+        )
     );
     let summary = r["output"]["summary"].as_str().unwrap();
     // The title is above the summary on the check page: not said twice.
@@ -664,10 +668,11 @@ async fn another_check_of_the_name_posted_beforehand_is_named_and_fails_the_rece
     assert_eq!(ours["name"], name);
     let details = served["details_url"].as_str().unwrap();
     let expected = format!(
-        "❌ Another check named \"{}\" was posted on this commit by workflow run {} (job {}): only this one comes from the default branch",
+        "❌ Another check named \"{}\" was posted on this commit by workflow run {} (job {}): only this one comes from the default branch · base {}",
         ours["name"].as_str().unwrap(),
         number_after(details, "runs"),
         number_after(details, "job"),
+        &head[..12],
     );
     assert_eq!(ours["output"]["title"], expected.as_str());
     assert_eq!(ours["conclusion"], "failure");
@@ -947,9 +952,10 @@ async fn the_pull_requests_own_workflow_file_makes_the_check_advisory() {
         ),
         "{summary}"
     );
+    let heading = baseline.summary.lines().next().unwrap();
     assert!(
         out.summary
-            .starts_with(&format!("## {before} · {ADVISORY}\n")),
+            .starts_with(&format!("{heading} · {ADVISORY}\n")),
         "{}",
         out.summary
     );

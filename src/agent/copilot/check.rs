@@ -154,7 +154,8 @@ pub(crate) fn check(r: &Record, ours: &[Block], git_root: &str, expected: &Expec
             .map(|s| sha256_hex(s.as_bytes())),
         ..Context::default()
     });
-    c.unverified.push((
+    // Every run's: a limit, not something a pull request did.
+    c.limits.push((
         "the tools the model was offered".into(),
         "Copilot CLI's record holds the tool calls, not the tools list it sent (their names and schemas): the receipt cannot show which tools the model had".into(),
     ));
@@ -287,7 +288,8 @@ fn check_instructions(
                 let row = format!("'{rel}' |");
                 if system.contains(&row) {
                     found.push(b.clone());
-                    c.unverified.push((
+                    // Every run's (the file itself is compared with the base).
+                    c.limits.push((
                         format!("what `{}` says", crate::escape::one_line(&b.path)),
                         format!(
                             "its `applyTo` is `{}`: Copilot CLI listed its path for the model to read, and did not send its text; the receipt hashes the file (`agents`), and a tool call would show it read",
@@ -567,7 +569,9 @@ fn check_hooks(c: &mut AgentCheck, r: &Record) {
             }
             seen.push(h);
             let count = t.hooks.iter().filter(|x| *x == h).count();
-            c.unverified.push((
+            // Its configuration and scripts are compared with the base;
+            // that the record keeps no command or output holds for every run.
+            c.limits.push((
                 format!("what the {} hook ran{of_turn}", crate::escape::one_line(&crate::markdown::clip(h, 40))),
                 format!(
                     "a `{}` hook ran {count} time{}{of_turn} (the record's `hook.start`): Copilot CLI records neither its command nor the file it came from, nor what it printed; the hook configurations are in the receipt's runtime files (`.github/hooks/*.json`, `.github/copilot/settings*.json`)",
@@ -795,8 +799,9 @@ mod tests {
         let r = record(&system_of(&ours), None);
         let c = check(&r, &ours, ".", &expected(Some(&sha)));
         assert!(c.problems.is_empty(), "{:?}", c.problems);
+        // What holds for every run with such a file is a limit, not a cap.
         assert!(
-            c.unverified
+            c.limits
                 .iter()
                 .any(|(w, _)| w.contains("py.instructions.md"))
         );

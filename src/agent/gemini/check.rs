@@ -77,7 +77,8 @@ pub(crate) fn read_and_check(
         Some(system) => check_system(&mut c, &system, &global),
         None => {
             for (n, _) in global {
-                c.unverified.push((
+                // The file is hashed; without telemetry no run shows it sent.
+                c.limits.push((
                     format!("what the global `{}{n}` said", chain::HOME_PREFIX),
                     format!(
                         "Gemini CLI puts the agent home's `{n}` at the end of the system instruction, which the session record does not keep (local telemetry, `gemini-artifacts/telemetry.log`, does): the receipt hashes the file (`agents`), and cannot show that the agent received it"
@@ -434,16 +435,16 @@ fn check_models(
     out_model
 }
 
-/// The CLI version and the commit, which the record cannot show.
+/// The CLI version and the commit, which no Gemini CLI record shows: limits.
 fn unverified_version_and_commit(c: &mut AgentCheck, expected: &Expected) {
-    c.unverified.push((
+    c.limits.push((
         "the CLI version".into(),
         match expected.cli_version {
             Some(v) => format!("the step says Gemini CLI `{v}` ran, but Gemini CLI's session record and its JSON output name no version: nothing shows which Gemini CLI ran"),
             None => "Gemini CLI's session record and its JSON output name no version: nothing shows which Gemini CLI ran".into(),
         },
     ));
-    c.unverified.push((
+    c.limits.push((
         "the record's commit".into(),
         "Gemini CLI's session record names no git commit: nothing but the prompt and the instruction files ties it to this checkout".into(),
     ));
@@ -998,7 +999,7 @@ fn check_turns(c: &mut AgentCheck, single_turn: SingleTurn) {
             String::new()
         }
     };
-    let mut unverified = Vec::new();
+    let (mut unverified, mut limits) = (Vec::new(), Vec::new());
     for (t, turn) in c.turns.iter().enumerate() {
         for item in &turn.items {
             let (bytes, sha) = (
@@ -1009,7 +1010,8 @@ fn check_turns(c: &mut AgentCheck, single_turn: SingleTurn) {
                 ItemKind::Hook { event, before_prompt } => {
                     let place = if *before_prompt { "before" } else { "after" };
                     let hook = turns::hook_name(event.as_deref());
-                    unverified.push((
+                    // Compared with the base; what it printed is never recorded.
+                    limits.push((
                         format!("what the {hook} said {place} the prompt{}", of_turn(t)),
                         format!(
                             "a {hook} added text {place} the prompt{} ({bytes} bytes, sha256 {sha}): the hooks' configuration (`.gemini/settings.json`) is in the receipt's chain, what they printed is not, and it can change the review",
@@ -1030,6 +1032,7 @@ fn check_turns(c: &mut AgentCheck, single_turn: SingleTurn) {
         }
     }
     c.unverified.extend(unverified);
+    c.limits.extend(limits);
     let said = turns::beyond_one_turn(&c.turns);
     match single_turn {
         SingleTurn::Require => c.problems.extend(said.iter().map(|s| {
@@ -1330,7 +1333,9 @@ mod tests {
             "{:?}",
             c.notes
         );
-        assert!(c.unverified.iter().any(|(w, _)| w == "the CLI version"));
+        // No Gemini CLI record names its version: a limit of every run.
+        assert!(c.limits.iter().any(|(w, _)| w == "the CLI version"));
+        assert!(!c.unverified.iter().any(|(w, _)| w == "the CLI version"));
 
         let extra = format!(
             "{sent}\n\n--- Context from: /w/r/sub/GEMINI.md ---\nMore\n--- End of Context from: /w/r/sub/GEMINI.md ---"

@@ -8,12 +8,61 @@ use crate::base::{Check, Policy};
 use crate::markdown::{cell, code, fenced, prose, short_hash, shorten_middle};
 use crate::outcome::Outcome;
 
-/// Both sections, within `room` bytes for the diffs.
+/// The base, then both sections (within `room` bytes for the diffs), then
+/// what the agent's record never shows.
 pub(super) fn sections(md: &mut String, result: &Outcome, room: &mut usize) {
+    base_line(md, result);
     not_verified(md, result);
     if let Some(c) = result.instructions_changed() {
         changed(md, c, room);
     }
+    limits(md, result);
+}
+
+/// Which base the head was held to, always: a check run belongs to the
+/// commit, and shows on every pull request of this head.
+fn base_line(md: &mut String, result: &Outcome) {
+    let Some(c) = &result.instructions else {
+        return;
+    };
+    let Some(label) = c.label() else {
+        return;
+    };
+    let merge_base = c
+        .merge_base
+        .as_deref()
+        .filter(|m| Some(*m) != c.commit.as_deref())
+        .map(|m| {
+            format!(
+                " (the pull request branched from it at {})",
+                code(&m[..m.len().min(12)])
+            )
+        })
+        .unwrap_or_default();
+    md.push_str(&format!(
+        "**Base**: {}{merge_base}, whose instructions this head is held to.\n\n",
+        prose(&label)
+    ));
+}
+
+/// What the agent's record never shows, whatever the pull request does:
+/// said, and no cap on the conclusion.
+fn limits(md: &mut String, result: &Outcome) {
+    if result.limits.is_empty() {
+        return;
+    }
+    md.push_str(&format!(
+        "### What {}'s record never shows\n\n",
+        result.agent_kind().name()
+    ));
+    md.push_str(
+        "True of every run of this agent, so it does not change the conclusion; the receipt \
+         vouches for the rest.\n\n",
+    );
+    for u in &result.limits {
+        md.push_str(&format!("- **{}**: {}\n", prose(&u.what), prose(&u.why)));
+    }
+    md.push('\n');
 }
 
 fn not_verified(md: &mut String, result: &Outcome) {
@@ -22,10 +71,19 @@ fn not_verified(md: &mut String, result: &Outcome) {
         return;
     }
     md.push_str("### Not verified\n\n");
-    md.push_str(
-        "These checks could not run, so the receipt does not vouch for what they cover; the \
-         conclusion is at most `neutral`.\n\n",
-    );
+    if result.binding() {
+        md.push_str(
+            "These checks could not run, so the receipt does not vouch for what they cover. This \
+             workflow is out of the pull request's reach, where a required check is what stands \
+             before the merge and GitHub counts `neutral` as a pass: the conclusion is \
+             `failure`.\n\n",
+        );
+    } else {
+        md.push_str(
+            "These checks could not run, so the receipt does not vouch for what they cover; the \
+             conclusion is at most `neutral`.\n\n",
+        );
+    }
     for u in missing {
         md.push_str(&format!("- **{}**: {}\n", prose(&u.what), prose(&u.why)));
     }

@@ -272,6 +272,21 @@ fn trust_sentence(md: &mut String, result: &Outcome) -> bool {
         .as_ref()
         .map_or(Conclusion::Success, |d| d.conclusion);
     let changed = result.instructions_changed();
+    if let Some(c) = result
+        .instructions
+        .as_ref()
+        .filter(|c| matches!(c.target, crate::base::Target::Elsewhere(_)))
+    {
+        md.push_str(&format!(
+            "**The step fails**: a pull request of this head merges into a branch that is not the \
+             trusted base {}. Only the default branch, or a base the receipt workflow names in \
+             `protected-bases`, is trusted: a branch anyone can push could hold the very \
+             instructions it is compared with, and this check, on the commit, would show on the \
+             same head opened against the default branch.\n\n",
+            prose(&c.label().unwrap_or_default())
+        ));
+        return true;
+    }
     let closed = result
         .instructions
         .as_ref()
@@ -287,6 +302,17 @@ fn trust_sentence(md: &mut String, result: &Outcome) -> bool {
         md.push_str(
             "**The step fails**: this pull request changes the agent's instructions, and \
              `instructions-changed: fail` does not let that pass.\n\n",
+        );
+        return true;
+    }
+    if result.binding()
+        && result.conclusion() == Conclusion::Failure
+        && result.not_verified().next().is_some()
+    {
+        md.push_str(
+            "**The step fails**: some checks could not run (below). This workflow is out of the \
+             pull request's reach, so its check is the one a ruleset can require, and GitHub \
+             counts a `neutral` required check as passing: what could not be verified fails.\n\n",
         );
         return true;
     }

@@ -1,6 +1,7 @@
 //! A workflow as the runner and codex-action read it: jobs, their steps, and
 //! each step's inputs as values that are absent, literal, or unknown until the
-//! run (an expression).
+//! run (an expression). The lint reads it, and so does the agent workflow's
+//! reach (what its steps run, compared with the base).
 //!
 //! codex-action treats an empty input as not given, so empty is absent here
 //! too. `${{ env.X }}` is resolved when `X` is a literal in the step's, the
@@ -158,6 +159,23 @@ fn triggers(on: Option<&Node>) -> Vec<String> {
         None => on.entries().iter().filter_map(|(k, _)| k.text()).collect(),
     };
     names.iter().map(|n| n.trim().to_string()).collect()
+}
+
+impl<'a> Step<'a> {
+    /// A step read on its own (a composite action's), with no env around it.
+    pub(crate) fn lone(node: &'a Node) -> Step<'a> {
+        Step {
+            node,
+            mark: node.mark,
+            uses: node
+                .get("uses")
+                .and_then(Node::text)
+                .unwrap_or("")
+                .trim()
+                .to_string(),
+            env: [env_of(node.get("env")), Vec::new(), Vec::new()],
+        }
+    }
 }
 
 impl Step<'_> {
