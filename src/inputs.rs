@@ -287,6 +287,17 @@ pub struct Cli {
     #[arg(long, value_name = "SECONDS", default_value = "60", value_parser = clap::value_parser!(u64).range(1..=600))]
     pub(crate) api_timeout: u64,
 
+    /// The slug of the GitHub App whose installation token is github-token (receipt.yml
+    /// mints it from a key in an environment only the default branch reaches): a check
+    /// of this name from any other app, GitHub Actions included, is an imitation.
+    #[arg(long, value_name = "SLUG")]
+    pub(crate) app_slug: Option<String>,
+
+    /// Check runs of this name that earlier attempts of this workflow run posted, by id
+    /// (comma-separated; receipt.yml reads them from its own artifact): not imitations.
+    #[arg(long, value_name = "IDS")]
+    pub(crate) earlier_check_runs: Option<String>,
+
     /// Token for the GitHub API (the action passes `github.token`). Never logged.
     #[arg(long, value_name = "TOKEN")]
     pub(crate) github_token: Option<String>,
@@ -332,6 +343,10 @@ pub struct Inputs {
     pub(crate) model: Option<String>,
     pub(crate) working_directory: Option<String>,
     pub(crate) github_token: Option<String>,
+    /// `app-slug`: the app that posts the check, when it is not GitHub Actions.
+    pub(crate) app_slug: Option<String>,
+    /// `earlier-check-runs`: this workflow run's own checks of earlier attempts.
+    pub(crate) earlier_check_runs: Vec<u64>,
     pub workspace: Option<PathBuf>,
     pub(crate) findings_pointer: String,
     pub(crate) fail_on: FailOn,
@@ -534,6 +549,8 @@ impl Inputs {
             model: given(cli.model),
             working_directory: given(cli.working_directory),
             github_token: given(cli.github_token),
+            app_slug: given(cli.app_slug),
+            earlier_check_runs: check_run_ids(given(cli.earlier_check_runs))?,
             workspace: cli.workspace,
             findings_pointer: findings_pointer(&cli.findings_pointer)?,
             fail_on: cli.fail_on,
@@ -639,6 +656,21 @@ fn base_ref(given: Option<String>) -> Result<Option<String>, Error> {
         ))),
         r => Ok(r),
     }
+}
+
+/// Check run ids, one a line or separated by commas.
+fn check_run_ids(given: Option<String>) -> Result<Vec<u64>, Error> {
+    names(given)
+        .iter()
+        .map(|id| {
+            id.parse().map_err(|_| {
+                Error::new(format!(
+                    "input `earlier-check-runs` has `{}`, which is not a check run id; give the ids receipt.yml kept, one a line",
+                    crate::escape::one_line(&crate::markdown::clip(id, 40))
+                ))
+            })
+        })
+        .collect()
 }
 
 /// Branch names, one a line or separated by commas, each a branch name.

@@ -49,19 +49,12 @@ use inputs::Inputs;
 use outcome::Outcome;
 use workspace::Workspace;
 
-/// Runs one invocation and reports it everywhere it belongs.
+/// Runs one invocation and reports it everywhere it belongs. In Actions, a
+/// run that cannot be made (a missing artifact, an input that names no file)
+/// is reported too: a failing check that says why, never only an exit code,
+/// since a required check that never comes leaves the pull request waiting
+/// and says nothing.
 pub fn run(inputs: &Inputs, ctx: &Context) -> Result<Outcome, Error> {
-    let ws = Workspace::open(&ctx.workspace)?.with_runner_temp(ctx.runner_temp.as_deref());
-    tracing::debug!(workspace = %ws.root().display(), mode = ?inputs.mode, "starting");
-    let home = match &inputs.agent_home {
-        Some((input, given)) => Some(workspace::resolve_host_folder(
-            input,
-            given,
-            &ws,
-            ctx.runner_temp.as_deref(),
-        )?),
-        None => None,
-    };
     let origin = if ctx.in_actions {
         let payload = event::read(ctx.event_path.as_deref());
         event::origin(
@@ -73,7 +66,15 @@ pub fn run(inputs: &Inputs, ctx: &Context) -> Result<Outcome, Error> {
     } else {
         event::Origin::default()
     };
-    let mut outcome = modes::execute(inputs, &ws, home.as_deref(), &origin)?;
+    let mut outcome = match execute(inputs, ctx, &origin) {
+        Ok(outcome) => outcome,
+        Err(e) => {
+            if ctx.in_actions {
+                report_failure(inputs, ctx, &origin, &e);
+            }
+            return Err(e);
+        }
+    };
     if origin.from_fork && matches!(inputs.mode, inputs::Mode::Run | inputs::Mode::Verify) {
         outcome.unverified.push(outcome::Unverified::new(
             "an agent job the fork does not control",
@@ -91,6 +92,39 @@ pub fn run(inputs: &Inputs, ctx: &Context) -> Result<Outcome, Error> {
     }
     clock.lap("every report written");
     Ok(outcome)
+}
+
+/// The mode over the workspace and the agent home.
+fn execute(inputs: &Inputs, ctx: &Context, origin: &event::Origin) -> Result<Outcome, Error> {
+    let ws = Workspace::open(&ctx.workspace)?.with_runner_temp(ctx.runner_temp.as_deref());
+    tracing::debug!(workspace = %ws.root().display(), mode = ?inputs.mode, "starting");
+    let home = match &inputs.agent_home {
+        Some((input, given)) => Some(workspace::resolve_host_folder(
+            input,
+            given,
+            &ws,
+            ctx.runner_temp.as_deref(),
+        )?),
+        None => None,
+    };
+    modes::execute(inputs, &ws, home.as_deref(), origin)
+}
+
+/// A run that could not be made, reported where its verdict would have gone
+/// (the check run, the step outputs, the job summary); the log has the error
+/// from the caller. What fails to report here is left to the log.
+fn report_failure(inputs: &Inputs, ctx: &Context, origin: &event::Origin, err: &Error) {
+    let mut outcome = Outcome::empty(inputs.mode, String::new(), Default::default());
+    outcome.error = Some(err.message().to_string());
+    outcome.layout = origin.layout;
+    for r in &mut report::destinations(ctx, inputs.report_options(), inputs.mode) {
+        if r.name() == "console" || r.name() == "attestation files" {
+            continue;
+        }
+        if let Err(e) = r.report(&mut outcome) {
+            tracing::debug!("{} not written: {}", r.name(), e.message());
+        }
+    }
 }
 
 const FORK: &str = "the agent job ran the fork's own workflow on the fork's code, so everything it \

@@ -73,6 +73,9 @@ pub struct Outcome {
     /// every run of that layout yellow, and teach reviewers to read past
     /// yellow.
     pub(crate) layout: Option<Layout>,
+    /// The run could not be made: why, in one of our sentences (an input that
+    /// names no file, an artifact that is not there). Nothing was verified.
+    pub(crate) error: Option<String>,
 }
 
 /// What the advisory layout's check says, in its title, the job summary and
@@ -124,6 +127,7 @@ impl Outcome {
             audit: None,
             statement: false,
             layout: None,
+            error: None,
         }
     }
 
@@ -135,6 +139,9 @@ impl Outcome {
     /// A failed verification fails whatever `fail-on` says: it is about the
     /// receipt's integrity, not the review's content.
     pub(crate) fn conclusion(&self) -> Conclusion {
+        if self.error.is_some() {
+            return Conclusion::Failure;
+        }
         if self.verification.as_ref().is_some_and(|v| !v.passed()) {
             return Conclusion::Failure;
         }

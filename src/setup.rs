@@ -178,6 +178,10 @@ impl Inputs {
             token: self.github_token.clone(),
             max_annotations: self.max_annotations as usize,
             api_timeout: std::time::Duration::from_secs(self.api_timeout),
+            own: report::Own {
+                app: self.app_slug.clone(),
+                earlier: self.earlier_check_runs.clone(),
+            },
         }
     }
 }

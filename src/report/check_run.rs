@@ -10,9 +10,13 @@
 //!
 //! Before the create, the commit's check runs of the same name are listed
 //! (`GET .../commits/{ref}/check-runs`, paged and bounded, on the same budget):
-//! one that this workflow run did not post is an imitation, and it fails the
-//! outcome and names itself in the title that the create then carries (see
-//! [`ThisRun`]). A listing that cannot be made is "not verified".
+//! one that this receipt did not post, and that could pass, is an imitation;
+//! it fails the outcome and names itself in the title that the create then
+//! carries. Only what an imitator cannot set tells this receipt's checks
+//! ([`Own`]): the app that posted it (GitHub sets it), and the ids this
+//! receipt's own creates returned, on earlier attempts kept in its own
+//! artifact. `external_id` and `details_url` are the poster's to write. A
+//! listing that cannot be made is "not verified".
 
 use std::time::{Duration, Instant};
 
@@ -49,6 +53,43 @@ pub(crate) struct CheckRun {
     pub(crate) name: String,
     pub(crate) max_annotations: usize,
     pub(crate) budget: Duration,
+    pub(crate) own: Own,
+}
+
+/// What tells this receipt's own check runs from another's, by what GitHub
+/// sets and an imitator cannot.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Own {
+    /// The slug of the GitHub App whose token posts the check (`app-slug`;
+    /// GitHub sets each check's app, and slugs are unique): every check of
+    /// this name from it is this receipt's, any other app's is not. Without
+    /// it the check is GitHub Actions', as is every workflow job's.
+    pub(crate) app: Option<String>,
+    /// The ids earlier attempts of this workflow run's creates returned
+    /// (`earlier-check-runs`, from this run's own artifact).
+    pub(crate) earlier: Vec<u64>,
+}
+
+impl Own {
+    /// Posted by this receipt: its app's, or an earlier attempt's by id.
+    fn posted(&self, run: &ListedRun) -> bool {
+        match &self.app {
+            Some(app) => run.app.as_ref().and_then(|a| a.slug.as_deref()) == Some(app.as_str()),
+            None => self.earlier.contains(&run.id),
+        }
+    }
+}
+
+/// A check that cannot let anything pass: it concluded, and not as a pass
+/// (GitHub counts success, neutral and skipped as passing). receipt.yml's
+/// own "the agent's run ended" check, an earlier receipt that failed: not
+/// imitations, whoever posted them.
+fn cannot_pass(run: &ListedRun) -> bool {
+    run.status.as_deref() == Some("completed")
+        && matches!(
+            run.conclusion.as_deref(),
+            Some("failure" | "cancelled" | "timed_out" | "action_required" | "stale")
+        )
 }
 
 impl Report for CheckRun {
@@ -86,7 +127,7 @@ impl Report for CheckRun {
                     let this_run = ThisRun {
                         server: self.ctx.server_url.trim_end_matches('/').to_string(),
                         repo: repo.clone(),
-                        run_id: self.ctx.run_id.clone(),
+                        own: self.own.clone(),
                     };
                     runtime.block_on(async {
                         let mut api = match Api::start(&self.ctx.api_url, token, self.budget) {
@@ -376,6 +417,7 @@ struct ListedRun {
 
 #[derive(Deserialize)]
 struct ListedApp {
+    /// GitHub sets it: what tells one app's checks from another's.
     #[serde(default)]
     slug: Option<String>,
 }
@@ -659,11 +701,14 @@ async fn create(api: &mut Api, repo: &str, plan: &Plan) -> Result<Created, Strin
 
 /// Pages through the commit's check runs of this name for the one this
 /// invocation made (by its `external_id`, nonce included). `None` when it was
-/// not made after all.
+/// not made after all. Another poster can copy the mark once it has seen the
+/// run, never before it: of several bearing it, the first made (the lowest
+/// id) is this one's.
 async fn find_own(api: &mut Api, repo: &str, plan: &Plan) -> Result<Option<Created>, String> {
     /// 10,000 runs of one name on one commit is far past any real workflow.
     const MAX_PAGES: usize = 100;
     let mut page = 1;
+    let mut found: Option<Created> = None;
     loop {
         let listed = list_page(api, repo, &plan.create.head_sha, &plan.create.name, page)
             .await
@@ -675,17 +720,19 @@ async fn find_own(api: &mut Api, repo: &str, plan: &Plan) -> Result<Option<Creat
                 ListError::Unreadable(why) => why,
             })?;
         let count = listed.check_runs.len();
-        if let Some(run) = listed.check_runs.into_iter().find(|r| {
+        for run in listed.check_runs.into_iter().filter(|r| {
             r.name == plan.create.name
                 && r.external_id.as_deref() == Some(plan.create.external_id.as_str())
         }) {
-            return Ok(Some(Created {
-                id: run.id,
-                html_url: run.html_url,
-            }));
+            if found.as_ref().is_none_or(|f| run.id < f.id) {
+                found = Some(Created {
+                    id: run.id,
+                    html_url: run.html_url,
+                });
+            }
         }
         if count < PER_PAGE || page * PER_PAGE >= listed.total_count || page == MAX_PAGES {
-            return Ok(None);
+            return Ok(found);
         }
         page += 1;
     }
@@ -737,34 +784,18 @@ async fn list_page(
     }
 }
 
-/// Who this workflow run is: its check runs, on this or an earlier attempt,
-/// are not another's.
+/// Who this receipt is, and where its links go.
 struct ThisRun {
     /// `GITHUB_SERVER_URL`, without a trailing slash.
     server: String,
     repo: String,
-    /// `GITHUB_RUN_ID`.
-    run_id: Option<String>,
+    own: Own,
 }
 
 impl ThisRun {
-    /// Posted by this workflow run: marked with its id by prompt-receipt
-    /// (`external_id`, on this or an earlier attempt, any job), or linked to
-    /// it as an Actions job's own check run is (`details_url`).
-    fn posted(&self, run: &ListedRun) -> bool {
-        let Some(id) = self.run_id.as_deref().filter(|id| !id.is_empty()) else {
-            return false;
-        };
-        let marked = run
-            .external_id
-            .as_deref()
-            .is_some_and(|e| e.starts_with(&format!("prompt-receipt/{id}/")));
-        let linked = run
-            .details_url
-            .as_deref()
-            .and_then(|u| self.actions_run(u))
-            .is_some_and(|(run, _)| id.parse::<u64>() == Ok(run));
-        marked || linked
+    /// Not this receipt's, and able to pass: an imitation.
+    fn imitation(&self, run: &ListedRun) -> bool {
+        !self.own.posted(run) && !cannot_pass(run)
     }
 
     /// The workflow run (and job) a `details_url` of this repository's
@@ -845,7 +876,7 @@ async fn others(
         let count = listed.check_runs.len();
         for run in &listed.check_runs {
             // The API matches the name exactly; this says so again.
-            if run.name != name || this_run.posted(run) {
+            if run.name != name || !this_run.imitation(run) {
                 continue;
             }
             found.push(Imitation {
@@ -937,41 +968,70 @@ mod tests {
     }
 
     #[test]
-    fn this_run_is_told_by_its_id_and_others_are_named_by_numbers_and_slugs() {
-        let this = ThisRun {
-            server: "https://github.com".into(),
-            repo: "o/r".into(),
-            run_id: Some("100".into()),
-        };
+    fn only_what_github_sets_tells_this_receipts_checks_and_others_are_named() {
         let url = |tail: &str| format!("https://github.com/o/r/actions/runs/{tail}");
         let actions = Some(GITHUB_ACTIONS);
-        // This run's: its jobs' own check runs, any attempt, prompt-receipt's mark.
-        for (details, external) in [
-            (Some(url("100/job/5")), None),
-            (Some(url("100/attempts/2")), None),
-            (Some(url("100")), None),
-            (None, Some("prompt-receipt/100/1/receipt/abcd")),
+        let this = |own: Own| ThisRun {
+            server: "https://github.com".into(),
+            repo: "o/r".into(),
+            own,
+        };
+        // With GITHUB_TOKEN: an earlier attempt's id, and nothing the poster
+        // writes (its mark, a link to this run) makes a check this receipt's.
+        let actions_token = this(Own {
+            app: None,
+            earlier: vec![7],
+        });
+        assert!(!actions_token.imitation(&listed(None, None, actions)));
+        let other = ListedRun {
+            id: 8,
+            ..listed(
+                Some(&url("100/job/5")),
+                Some("prompt-receipt/100/1/receipt/abcd"),
+                actions,
+            )
+        };
+        assert!(actions_token.imitation(&other));
+        // A check that concluded without passing cannot let the merge pass.
+        for conclusion in [
+            "failure",
+            "cancelled",
+            "timed_out",
+            "action_required",
+            "stale",
         ] {
-            assert!(this.posted(&listed(details.as_deref(), external, actions)));
+            let failed = ListedRun {
+                conclusion: Some(conclusion.into()),
+                ..listed(None, None, actions)
+            };
+            let failed = ListedRun { id: 9, ..failed };
+            assert!(!actions_token.imitation(&failed), "{conclusion}");
         }
-        // Not this run's: another run, a run id that only starts the same,
-        // another repository, another mark.
-        for (details, external) in [
-            (Some(url("1000/job/5")), None),
-            (Some(url("101")), None),
-            (
-                Some("https://github.com/o/other/actions/runs/100".to_string()),
-                None,
-            ),
-            (Some(url("100x")), None),
-            (None, Some("prompt-receipt/1000/1/receipt/abcd")),
-            (None, Some("other/100/")),
-        ] {
-            let run = listed(details.as_deref(), external, actions);
-            assert!(!this.posted(&run), "{details:?} {external:?}");
+        for passing in ["success", "neutral", "skipped"] {
+            let run = ListedRun {
+                id: 9,
+                conclusion: Some(passing.into()),
+                ..listed(None, None, actions)
+            };
+            assert!(actions_token.imitation(&run), "{passing}");
         }
+        let running = ListedRun {
+            id: 9,
+            status: Some("in_progress".into()),
+            conclusion: None,
+            ..listed(None, None, actions)
+        };
+        assert!(actions_token.imitation(&running));
+        // With the receipt's own app: its app id, GitHub's to set, decides.
+        let app = this(Own {
+            app: Some("acme-receipts".into()),
+            earlier: Vec::new(),
+        });
+        let ours = listed(None, None, Some("acme-receipts"));
+        assert!(!app.imitation(&ours));
+        assert!(app.imitation(&listed(Some(&url("100/job/5")), None, actions)));
         let name = |details: Option<String>, slug: Option<&str>| {
-            this.source(&listed(details.as_deref(), None, slug))
+            app.source(&listed(details.as_deref(), None, slug))
         };
         assert_eq!(
             name(Some(url("9/job/8")), actions),
@@ -988,12 +1048,6 @@ mod tests {
         );
         assert_eq!(name(None, Some("@@")), "another app (check run 7)");
         assert_eq!(name(None, None), "check run 7");
-        // Without a run id, nothing is taken for this run's.
-        let unknown = ThisRun {
-            run_id: None,
-            ..this
-        };
-        assert!(!unknown.posted(&listed(Some(&url("100")), None, actions)));
     }
 
     #[test]

@@ -11,7 +11,7 @@ mod summary;
 pub(crate) mod verdict;
 
 pub(crate) use attestation::Attestation;
-pub(crate) use check_run::CheckRun;
+pub(crate) use check_run::{CheckRun, Own};
 pub(crate) use console::Console;
 pub(crate) use outputs::StepOutputs;
 pub use outputs::{OTHER_OUTPUTS, OUTPUTS};
@@ -31,6 +31,8 @@ pub(crate) struct Options {
     pub(crate) max_annotations: usize,
     /// What all GitHub API calls may take, retries included.
     pub(crate) api_timeout: std::time::Duration,
+    /// Who else may have posted a check of this name for this receipt.
+    pub(crate) own: check_run::Own,
 }
 
 /// Every destination of a `mode`'s outcome here, in the order they report:
@@ -46,6 +48,7 @@ pub(crate) fn destinations(ctx: &Context, options: Options, mode: Mode) -> Vec<B
             name: options.check_name,
             max_annotations: options.max_annotations,
             budget: options.api_timeout,
+            own: options.own,
         }));
     }
     if mode == Mode::Run {

@@ -91,6 +91,9 @@ pub(crate) fn of(result: &Outcome) -> Verdict {
 }
 
 fn words(result: &Outcome) -> String {
+    if let Some(error) = &result.error {
+        return format!("The receipt could not run: {error}");
+    }
     // A check of this name that someone else posted first: branch protection
     // reads checks by name, so whatever else this receipt says, it says that.
     if let Some(first) = result.imitations.first() {

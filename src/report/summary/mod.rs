@@ -229,6 +229,14 @@ fn advisory(md: &mut String, result: &Outcome) {
 
 /// What the step does and why, in one paragraph: which policy let what pass.
 fn status(md: &mut String, result: &Outcome) {
+    if result.error.is_some() {
+        md.push_str(
+            "**The step fails**: the receipt could not run, so nothing was verified. The line \
+             above says what is missing and how to fix it; a receipt that could not run is never \
+             a pass.\n\n",
+        );
+        return;
+    }
     if !result.imitations.is_empty() {
         md.push_str(
             "**The step fails**, whatever `fail-on` says: another check of this name is on the \
