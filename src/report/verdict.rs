@@ -47,6 +47,15 @@ impl Verdict {
         format!("{icon}{words}{tail}")
     }
 
+    /// The plain words and qualifier without the icon, in at most `max`
+    /// characters: the verdict as the predicate carries it.
+    pub(crate) fn words_within(&self, max: usize) -> String {
+        let title = self.plain_within(max.saturating_add(self.icon.chars().count() + 1));
+        title
+            .strip_prefix(self.icon)
+            .map_or(title.clone(), |t| t.trim_start().to_string())
+    }
+
     fn tail(&self) -> String {
         self.qualifier
             .map(|q| format!(" · {q}"))
@@ -426,6 +435,27 @@ mod tests {
         };
         assert_eq!(v.plain(), "❌ Prompt file a[U+202E]b.md changed");
         assert_eq!(v.markdown(), "❌ Prompt file `a[U+202E]b.md` changed");
+    }
+
+    /// The predicate's `verdict.title`: the words and the qualifier, no icon
+    /// (`⚠️` is two characters), within the check run title's 255.
+    #[test]
+    fn the_words_without_the_icon_fit_a_title() {
+        let v = Verdict {
+            icon: "⚠️",
+            words: format!("Not verified, missing: `{}`", "x".repeat(400)),
+            qualifier: Some(ADVISORY),
+        };
+        let words = v.words_within(255);
+        assert_eq!(words.chars().count(), 255, "{words}");
+        assert!(words.starts_with("Not verified, missing: xxx"), "{words}");
+        assert!(words.ends_with(&format!("… · {ADVISORY}")), "{words}");
+        let short = Verdict {
+            icon: "✅",
+            words: "Receipt verified".into(),
+            qualifier: None,
+        };
+        assert_eq!(short.words_within(255), "Receipt verified");
     }
 
     #[test]
