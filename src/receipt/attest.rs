@@ -4,20 +4,25 @@
 //! The statement's subjects are the review the agent wrote and every file of
 //! its instructions the receipt names (prompt, template, tools, schema,
 //! fixture, each chain file, hook configurations, what the runtime runs), by
-//! path and SHA-256. The predicate (`PREDICATE_TYPE`, documented field by
-//! field in `docs/attestation.md` and `docs/predicate-v1.schema.json`) says
-//! who ran, with which models and contexts, what the base comparison found,
-//! the verdict and which workflow made it; under `receipt`, the receipt
-//! without anything the agent job's upload claimed. `actions/attest` signs
-//! the predicate file with the subjects file (it builds the same statement);
-//! `gh attestation verify --predicate-type` checks the signature, and
-//! `verify --statement` re-checks the subjects against a checkout.
+//! name and SHA-256. The predicate (`PREDICATE_TYPE`, documented field by
+//! field in `docs/attestation.md` and `docs/predicate-v1.schema.json`) leads
+//! with the verdict, and says who ran, what the base comparison found and
+//! which workflow made it; under `receipt`, what was recomputed from files;
+//! under `claimed`, what only the agent job's upload says (its session
+//! record). `actions/attest` signs the predicate file with the subjects file
+//! (it builds the same statement); `gh attestation verify --predicate-type`
+//! checks the signature, and `verify --statement` re-checks the verdict, the
+//! signer and the subjects against a checkout.
 
 use serde_json::{Map, Value, json};
 
 pub(crate) const STATEMENT_TYPE: &str = "https://in-toto.io/Statement/v1";
 /// This project's predicate type, versioned: a name, not a page to fetch.
 pub(crate) const PREDICATE_TYPE: &str = "https://prompt-receipt.dev/agent-run/v1";
+/// This project's reusable receipt workflow, which signs as itself in the
+/// binding layout: the signer `verify --statement` expects unless told another.
+pub(crate) const RECEIPT_WORKFLOW: &str =
+    "prompt-receipt/prompt-receipt/.github/workflows/receipt.yml";
 
 /// The three files written beside the receipt: `usage.json` ->
 /// `usage.intoto.json`, `usage.predicate.json`, `usage.subjects.sha256`.

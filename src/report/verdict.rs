@@ -91,6 +91,9 @@ fn words(result: &Outcome) -> String {
             _ => imitation_words(first, more),
         };
     }
+    if result.statement {
+        return statement_words(result);
+    }
     // Integrity first: a receipt that does not match says nothing about the review.
     if let Some(v) = result.verification.as_ref().filter(|v| !v.passed()) {
         return verification_words(v);
@@ -120,10 +123,6 @@ fn words(result: &Outcome) -> String {
     match (result.mode, &result.verification) {
         (Mode::Record, _) => parts.push("Receipt recorded".to_string()),
         (_, Some(_)) if !missing.is_empty() || !result.timeline.is_empty() => {}
-        (Mode::Verify, Some(v)) if result.statement => parts.push(format!(
-            "Statement verified: {} subjects match the files; its signature is checked by gh attestation verify",
-            distinct(&v.checked)
-        )),
         (Mode::Verify, Some(v)) => parts.push(format!(
             "Receipt verified: {} identities match the files{}",
             distinct(&v.checked),
@@ -141,6 +140,35 @@ fn words(result: &Outcome) -> String {
     }
     if parts.is_empty() {
         parts.push("Nothing to report".into());
+    }
+    parts.join(" · ")
+}
+
+/// A statement re-checked (`verify --statement`): why it is not verified
+/// first (the verdict of the receipt it records, its subjects, who made
+/// it), then what the files say. Only a statement with nothing against it
+/// reads as verified.
+fn statement_words(result: &Outcome) -> String {
+    let mut parts: Vec<String> = result
+        .decision
+        .iter()
+        .flat_map(|d| d.fails.iter().cloned())
+        .collect();
+    let refused = !parts.is_empty();
+    if let Some(v) = result.verification.as_ref().filter(|v| !v.passed()) {
+        parts.push(verification_words(v));
+    }
+    let missing: Vec<String> = result.not_verified().map(|u| u.what).collect();
+    if !missing.is_empty() {
+        parts.push(format!("not verified, missing: {}", missing.join(", ")));
+    }
+    match &result.verification {
+        Some(v) if parts.is_empty() => parts.push(format!(
+            "Statement verified: {} subjects match the files; its signature is checked by gh attestation verify",
+            distinct(&v.checked)
+        )),
+        _ if refused => parts.push("the statement is not verified".into()),
+        _ => {}
     }
     parts.join(" · ")
 }
