@@ -186,15 +186,21 @@ fn of_receipt(v: &Value, mtime: Option<std::time::SystemTime>, rel: &str) -> Run
     run(v, (None, mtime), cli, verdict, None, rel.to_string(), false)
 }
 
-/// A statement's run, from its predicate.
+/// A statement's run, from its predicate. Its receipt is `receipt` and
+/// `claimed` together (what was recomputed, and what the session record
+/// says), as `usage.json` holds them: the run reads as its receipt does.
 fn of_statement(p: &Value, mtime: Option<std::time::SystemTime>, source: String) -> Run {
-    let receipt = p.get("receipt").unwrap_or(&Value::Null);
+    let mut whole = p.get("receipt").cloned().unwrap_or(Value::Null);
+    if let (Some(r), Some(Value::Object(claimed))) = (whole.as_object_mut(), p.get("claimed")) {
+        r.extend(claimed.iter().map(|(k, v)| (k.clone(), v.clone())));
+    }
+    let receipt = &whole;
     let mut verdict = text(p, "/verdict/conclusion").unwrap_or_else(|| "unknown".into());
     if let Some(n) = p.pointer("/verdict/findings").and_then(Value::as_u64) {
         verdict.push_str(&format!(", {n} findings"));
     }
     let recorded = text(p, "/recorded_at");
-    let cli = text(p, "/agent/cli_version");
+    let cli = text(p, "/claimed/session/cli_version").or_else(|| text(p, "/agent/cli_version"));
     let run_id = text(p, "/workflow/run_id");
     run(
         receipt,

@@ -90,7 +90,7 @@ impl Context {
 
 /// `owner/repo/.github/workflows/file.yml`, plainly: the only shape a signer
 /// workflow is taken in (it goes into a command the summary prints).
-fn signer_workflow_shape(w: &str) -> bool {
+pub(crate) fn signer_workflow_shape(w: &str) -> bool {
     let plain = |p: &str| {
         !p.is_empty()
             && !p.starts_with('.')

@@ -261,10 +261,40 @@ pub struct Cli {
     pub(crate) lint_workflows: bool,
 
     /// (verify) An in-toto statement a run wrote (usage.intoto.json), or the Sigstore
-    /// bundles `gh attestation download` wrote (.jsonl): every subject is hashed again
-    /// in the checkout, and the command that checks the signature is printed.
+    /// bundles `gh attestation download` wrote (.jsonl). Verified only when the receipt
+    /// it records succeeded, it names a subject, its signer, ref and repository are the
+    /// ones expected, and every subject hashes again as recorded in the checkout; the
+    /// command that checks the signature is printed with the expected values.
     #[arg(long, value_name = "PATH")]
     pub(crate) statement: Option<String>,
+
+    /// (verify, with statement) The repository the statement must come from, OWNER/REPO:
+    /// compared with the repository it names, and the `-R` of the `gh attestation verify`
+    /// command printed. Without it the repository is not verified.
+    #[arg(long, value_name = "OWNER/REPO")]
+    pub(crate) repo: Option<String>,
+
+    /// (verify, with statement) The repository's default branch: the statement must have
+    /// been made by a workflow run from it (`--source-ref refs/heads/NAME`).
+    #[arg(long, value_name = "NAME", default_value = "main")]
+    pub(crate) default_branch: String,
+
+    /// (verify, with statement) The workflow that must have signed the statement,
+    /// OWNER/REPO/.github/workflows/FILE.yml: receipt.yml in the binding layout (a reusable
+    /// workflow signs as itself), or your own workflow file if it runs actions/attest.
+    #[arg(
+        long,
+        value_name = "WORKFLOW",
+        default_value = crate::receipt::attest::RECEIPT_WORKFLOW
+    )]
+    pub(crate) signer_workflow: String,
+
+    /// (verify, with statement) The review the agent job uploaded, where you downloaded it:
+    /// hashed for the statement's review subject. Default: the subject's own name
+    /// in the checkout, `agent-run/review.json` in the binding layout
+    /// (`gh run download RUN_ID -n agent-run -D agent-run`).
+    #[arg(long, value_name = "PATH")]
+    pub(crate) review: Option<String>,
 
     /// (audit) The folder of receipts (usage.json), statements or bundles, read recursively.
     #[arg(long, value_name = "PATH")]
@@ -381,6 +411,11 @@ pub struct Inputs {
     pub(crate) lint_workflows: bool,
     /// (verify) The statement or bundle file to re-check.
     pub(crate) statement: Option<String>,
+    /// (verify, with `statement`) What the statement must say of who signed
+    /// it, from the user, never from the statement.
+    pub(crate) expected_signer: ExpectedSigner,
+    /// (verify, with `statement`) Where the downloaded review is.
+    pub(crate) review: Option<String>,
     /// (audit) The folder to read.
     pub(crate) audit_dir: Option<String>,
     pub(crate) format: Format,
@@ -476,6 +511,80 @@ fn mode_word_of(m: Mode) -> String {
         .unwrap_or_default()
 }
 
+/// Who must have signed a statement, as the user expects it: the repository
+/// (`None`: not given, so not compared), the ref its workflow ran from
+/// (`refs/heads/<default branch>`) and the signing workflow file.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct ExpectedSigner {
+    pub(crate) repo: Option<String>,
+    pub(crate) source_ref: String,
+    pub(crate) workflow: String,
+}
+
+/// An input `verify --statement` reads, given without a statement: nothing
+/// would read it, and the step would pass without the check it asked for.
+fn with_statement(
+    reads_statement: bool,
+    name: &str,
+    value: Option<String>,
+) -> Result<Option<String>, Error> {
+    match value {
+        Some(_) if !reads_statement => Err(Error::new(format!(
+            "input `{name}` is read by `verify --statement` only (mode `verify` with `statement`), and this step has no statement; give the statement (`prompt-receipt verify --statement usage.intoto.json --{name} ...`) or leave `{name}` out"
+        ))),
+        v => Ok(v),
+    }
+}
+
+/// `OWNER/REPO`, plainly: it goes into the command the step prints.
+fn repository(given: &str) -> Result<String, Error> {
+    let plain = |p: &str| {
+        !p.is_empty()
+            && !p.starts_with('.')
+            && p.bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b"._-".contains(&b))
+    };
+    match given.split_once('/') {
+        Some((owner, repo)) if plain(owner) && plain(repo) => Ok(given.to_string()),
+        _ => Err(Error::new(format!(
+            "input `repo` is `{}`, not OWNER/REPO; give the repository whose receipt workflow signed the statement, e.g. `octo/reviews`",
+            crate::escape::one_line(&crate::markdown::clip(given, 80))
+        ))),
+    }
+}
+
+/// `refs/heads/<default branch>`: the ref the signing workflow must have run from.
+fn source_ref(branch: &str) -> Result<String, Error> {
+    let branch = branch.trim();
+    let plain = crate::base::valid_ref(branch)
+        && !branch.starts_with("refs/")
+        && !branch.contains("..")
+        && !branch.ends_with('/');
+    if plain {
+        Ok(format!("refs/heads/{branch}"))
+    } else {
+        Err(Error::new(format!(
+            "input `default-branch` is `{}`, not a branch name; give the repository's default branch as its name alone, e.g. `main`",
+            crate::escape::one_line(&crate::markdown::clip(branch, 80))
+        )))
+    }
+}
+
+/// `OWNER/REPO/.github/workflows/FILE.yml`, as `gh attestation verify
+/// --signer-workflow` takes it.
+fn signer_workflow(given: &str) -> Result<String, Error> {
+    let given = given.trim();
+    if crate::context::signer_workflow_shape(given) {
+        Ok(given.to_string())
+    } else {
+        Err(Error::new(format!(
+            "input `signer-workflow` is `{}`, not OWNER/REPO/.github/workflows/FILE.yml; give the workflow file that signs the statements, e.g. `{}`",
+            crate::escape::one_line(&crate::markdown::clip(given, 120)),
+            crate::receipt::attest::RECEIPT_WORKFLOW
+        )))
+    }
+}
+
 /// `audit` needs its folder, and only `audit` reads one.
 fn audit_dir(mode: Mode, dir: Option<String>) -> Result<Option<String>, Error> {
     let dir = only_in(mode, Mode::Audit, "audit-dir", dir)?;
@@ -514,6 +623,7 @@ fn given(value: Option<String>) -> Option<String> {
 impl Inputs {
     fn validate(cli: Cli, matches: &ArgMatches) -> Result<Inputs, Error> {
         let explicit = |id: &str| matches.value_source(id) == Some(ValueSource::CommandLine);
+        let reads_statement = cli.mode == Mode::Verify && given(cli.statement.clone()).is_some();
         let prompt = prompt_source(cli.mode, given(cli.prompt), given(cli.prompt_file))?;
         let schema = schema_source(given(cli.output_schema), given(cli.output_schema_file))?;
         let aliased = |neutral: &'static str, values: [(&'static str, Option<String>); 3]| {
@@ -534,6 +644,14 @@ impl Inputs {
             ("claude-args", cli.claude_args),
         ];
         let agent_args = aliased("agent-args", args)?.map(|(_, v)| v);
+        let expected_signer = ExpectedSigner {
+            repo: with_statement(reads_statement, "repo", given(cli.repo.clone()))?
+                .map(|r| repository(&r))
+                .transpose()?,
+            source_ref: source_ref(&cli.default_branch)?,
+            workflow: signer_workflow(&cli.signer_workflow)?,
+        };
+        let review = with_statement(reads_statement, "review", given(cli.review.clone()))?;
         Ok(Inputs {
             mode: cli.mode,
             prompt,
@@ -581,6 +699,8 @@ impl Inputs {
             single_turn: cli.single_turn,
             lint_workflows: cli.lint_workflows,
             statement: only_in(cli.mode, Mode::Verify, "statement", given(cli.statement))?,
+            expected_signer,
+            review,
             audit_dir: audit_dir(cli.mode, given(cli.audit_dir))?,
             format: cli.format,
         })
@@ -943,6 +1063,80 @@ mod tests {
             e.message(),
             "input `statement` is read by mode `verify` only, and this step's mode is `run`; set `mode: verify` or leave `statement` out"
         );
+    }
+
+    /// What a statement is held to comes from the user, checked for the shape
+    /// it goes into a command in; each refusal names the input and the fix.
+    #[test]
+    fn the_expected_signer_of_a_statement() {
+        let v = inputs(&["verify", "--statement", "s.json"], &[]).unwrap();
+        assert_eq!(
+            v.expected_signer,
+            ExpectedSigner {
+                repo: None,
+                source_ref: "refs/heads/main".into(),
+                workflow: "prompt-receipt/prompt-receipt/.github/workflows/receipt.yml".into(),
+            }
+        );
+        let v = inputs(
+            &[
+                "verify",
+                "--statement",
+                "s.json",
+                "--repo",
+                "octo/reviews",
+                "--review",
+                "dl/review.json",
+            ],
+            &[
+                ("INPUT_DEFAULT-BRANCH", "trunk"),
+                (
+                    "INPUT_SIGNER-WORKFLOW",
+                    "octo/reviews/.github/workflows/sign.yml",
+                ),
+            ],
+        )
+        .unwrap();
+        assert_eq!(v.expected_signer.repo.as_deref(), Some("octo/reviews"));
+        assert_eq!(v.expected_signer.source_ref, "refs/heads/trunk");
+        assert_eq!(
+            v.expected_signer.workflow,
+            "octo/reviews/.github/workflows/sign.yml"
+        );
+        assert_eq!(v.review.as_deref(), Some("dl/review.json"));
+        for (args, says) in [
+            (
+                &["--repo", "octo"][..],
+                "input `repo` is `octo`, not OWNER/REPO",
+            ),
+            (&["--repo", "o/r; rm -rf ~"], "not OWNER/REPO"),
+            (
+                &["--default-branch", "refs/heads/main"],
+                "input `default-branch` is `refs/heads/main`, not a branch name; give the repository's default branch as its name alone",
+            ),
+            (&["--default-branch", "a..b"], "not a branch name"),
+            (
+                &[
+                    "--signer-workflow",
+                    "o/r/.github/workflows/x.yml@refs/heads/main",
+                ],
+                "input `signer-workflow` is `o/r/.github/workflows/x.yml@refs/heads/main`, not OWNER/REPO/.github/workflows/FILE.yml",
+            ),
+        ] {
+            let mut argv = vec!["verify", "--statement", "s.json"];
+            argv.extend(args);
+            let e = inputs(&argv, &[]).unwrap_err();
+            assert!(e.message().contains(says), "{e}");
+        }
+        // Read with a statement only: without one, nothing would check them.
+        for flag in ["--repo", "--review"] {
+            let e = inputs(&["verify", flag, "o/r"], &[]).unwrap_err();
+            assert!(
+                e.message().contains("is read by `verify --statement` only"),
+                "{e}"
+            );
+            assert!(inputs(&["--prompt", "x", flag, "o/r"], &[]).is_err());
+        }
     }
 
     #[test]

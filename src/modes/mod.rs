@@ -38,7 +38,12 @@ pub(crate) fn execute(
         Mode::Run => run::run(inputs, ws, home, origin),
         Mode::Record => record::record(inputs, ws, home),
         Mode::Verify => match &inputs.statement {
-            Some(statement) => attested::verify_statement(statement, ws),
+            Some(statement) => attested::verify_statement(
+                statement,
+                &inputs.expected_signer,
+                inputs.review.as_deref(),
+                ws,
+            ),
             None => verify::verify(inputs, ws, home, origin),
         },
         Mode::Audit => audit(inputs, ws),

@@ -228,6 +228,27 @@ pub(crate) const OWNED_KEYS: &[&str] = &[
     "verification",
 ];
 
+/// The keys of [`OWNED_KEYS`] whose values are read from the agent's session
+/// record, which the agent job uploaded, and not recomputed from a file of
+/// the checkout: what the record says the agent received (the prompt as
+/// sent, the context, each turn, the models), the tokens and settings it
+/// reports, and the record itself. The receipt checks them against the
+/// checkout where it can, but only the upload says them: the in-toto
+/// predicate keeps them apart, under `claimed`.
+pub(crate) const RECORD_KEYS: &[&str] = &[
+    "prompt_sent_sha",
+    "transcript",
+    "tokens",
+    "session",
+    "context_sha",
+    "base_instructions_sha",
+    "developer_sha",
+    "environment_sha",
+    "turns",
+    "models",
+    "skills",
+];
+
 impl Receipt {
     /// Every file this receipt vouches for as an input to the agent, relative
     /// to the workspace: the prompt, its template, the tools, the schema, the
@@ -356,5 +377,8 @@ mod tests {
             );
         }
         assert_eq!(r.to_map().len(), OWNED_KEYS.len());
+        for key in RECORD_KEYS {
+            assert!(OWNED_KEYS.contains(key), "{key} is claimed but not owned");
+        }
     }
 }

@@ -107,6 +107,7 @@ pub(crate) fn collect(result: &Outcome, per_level: usize) -> Annotations {
         ..Annotations::default()
     };
     imitations(&mut out, result);
+    statement_refused(&mut out, result);
     if let Some(v) = &result.verification {
         for m in &v.mismatches {
             out.add(Level::Failure, false, || {
@@ -176,6 +177,21 @@ pub(crate) fn collect(result: &Outcome, per_level: usize) -> Annotations {
     }
     out.list.sort_by_key(|a| std::cmp::Reverse(a.level));
     out
+}
+
+/// (`verify --statement`) Why the statement is not verified, first: on a
+/// terminal the first line says it, before any file.
+fn statement_refused(out: &mut Annotations, result: &Outcome) {
+    let Some(d) = result.decision.as_ref().filter(|_| result.statement) else {
+        return;
+    };
+    for why in &d.fails {
+        out.add(Level::Failure, false, || Annotation {
+            path: Some(result.usage_file.clone()),
+            title: Some("Statement not verified".into()),
+            ..note(Level::Failure, why.clone())
+        });
+    }
 }
 
 /// The advisory layout, as a notice: the log's pointer to the binding one.

@@ -10,6 +10,10 @@ use crate::receipt::attest::{self, Verdict, Workflow};
 use crate::receipt::pyjson;
 use crate::receipt::usage_file::write_derived;
 
+/// The verdict's words in the predicate, at most as long as a check run's
+/// title (GitHub keeps 255 characters of it).
+const TITLE_CHARS: usize = 255;
+
 pub(crate) struct Attestation {
     pub(crate) ctx: Context,
 }
@@ -23,8 +27,10 @@ impl Report for Attestation {
         let Some([statement, predicate_file, subjects_file]) = &result.attestation else {
             return Ok(());
         };
+        let said = super::verdict::of(result);
         let verdict = Verdict {
             conclusion: result.conclusion().as_str(),
+            title: said.words_within(TITLE_CHARS),
             verified: result.verification.as_ref().is_some_and(|v| v.passed()),
             not_verified: result.not_verified().map(|u| u.what).collect(),
         };
@@ -36,6 +42,7 @@ impl Report for Attestation {
             result.instructions.as_ref(),
             workflow.as_ref(),
             &now,
+            self.ctx.runner_temp.as_deref().and_then(|t| t.to_str()),
         );
         let subjects = attest::subjects(&predicate);
         write_derived(predicate_file, pyjson::to_string(&predicate).as_bytes())?;

@@ -62,6 +62,15 @@ impl Verdict {
         format!("{icon}{words}{tail}")
     }
 
+    /// The plain words and qualifier without the icon, in at most `max`
+    /// characters: the verdict as the predicate carries it.
+    pub(crate) fn words_within(&self, max: usize) -> String {
+        let title = self.plain_within(max.saturating_add(self.icon.chars().count() + 1));
+        title
+            .strip_prefix(self.icon)
+            .map_or(title.clone(), |t| t.trim_start().to_string())
+    }
+
     fn tail(&self) -> String {
         self.qualifier
             .map(|q| format!(" · {q}"))
@@ -109,6 +118,9 @@ fn words(result: &Outcome) -> String {
     if let Some(words) = result.instructions.as_ref().and_then(elsewhere_words) {
         return words;
     }
+    if result.statement {
+        return statement_words(result);
+    }
     // Integrity first: a receipt that does not match says nothing about the review.
     if let Some(v) = result.verification.as_ref().filter(|v| !v.passed()) {
         return verification_words(v);
@@ -138,10 +150,6 @@ fn words(result: &Outcome) -> String {
     match (result.mode, &result.verification) {
         (Mode::Record, _) => parts.push("Receipt recorded".to_string()),
         (_, Some(_)) if !missing.is_empty() || !result.timeline.is_empty() => {}
-        (Mode::Verify, Some(v)) if result.statement => parts.push(format!(
-            "Statement verified: {} subjects match the files; its signature is checked by gh attestation verify",
-            distinct(&v.checked)
-        )),
         (Mode::Verify, Some(v)) => parts.push(format!(
             "Receipt verified: {} identities match the files{}",
             distinct(&v.checked),
@@ -159,6 +167,35 @@ fn words(result: &Outcome) -> String {
     }
     if parts.is_empty() {
         parts.push("Nothing to report".into());
+    }
+    parts.join(" · ")
+}
+
+/// A statement re-checked (`verify --statement`): why it is not verified
+/// first (the verdict of the receipt it records, its subjects, who made
+/// it), then what the files say. Only a statement with nothing against it
+/// reads as verified.
+fn statement_words(result: &Outcome) -> String {
+    let mut parts: Vec<String> = result
+        .decision
+        .iter()
+        .flat_map(|d| d.fails.iter().cloned())
+        .collect();
+    let refused = !parts.is_empty();
+    if let Some(v) = result.verification.as_ref().filter(|v| !v.passed()) {
+        parts.push(verification_words(v));
+    }
+    let missing: Vec<String> = result.not_verified().map(|u| u.what).collect();
+    if !missing.is_empty() {
+        parts.push(format!("not verified, missing: {}", missing.join(", ")));
+    }
+    match &result.verification {
+        Some(v) if parts.is_empty() => parts.push(format!(
+            "Statement verified: {} subjects match the files; its signature is checked by gh attestation verify",
+            distinct(&v.checked)
+        )),
+        _ if refused => parts.push("the statement is not verified".into()),
+        _ => {}
     }
     parts.join(" · ")
 }
@@ -482,6 +519,32 @@ mod tests {
         };
         assert_eq!(v.plain(), "❌ Prompt file a[U+202E]b.md changed");
         assert_eq!(v.markdown(), "❌ Prompt file `a[U+202E]b.md` changed");
+    }
+
+    /// The predicate's `verdict.title`: the words and the qualifier, no icon
+    /// (`⚠️` is two characters), within the check run title's 255.
+    #[test]
+    fn the_words_without_the_icon_fit_a_title() {
+        let v = Verdict {
+            icon: "⚠️",
+            words: format!("Not verified, missing: `{}`", "x".repeat(400)),
+            base: None,
+            qualifier: Some(ADVISORY),
+        };
+        let words = v.words_within(255);
+        assert_eq!(words.chars().count(), 255, "{words}");
+        assert!(words.starts_with("Not verified, missing: xxx"), "{words}");
+        assert!(words.ends_with(&format!("… · {ADVISORY}")), "{words}");
+        let short = Verdict {
+            icon: "✅",
+            words: "Receipt verified".into(),
+            base: Some("base `main` at `1a2b3c4d5e6f`".into()),
+            qualifier: None,
+        };
+        assert_eq!(
+            short.words_within(255),
+            "Receipt verified · base main at 1a2b3c4d5e6f"
+        );
     }
 
     #[test]

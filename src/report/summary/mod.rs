@@ -244,6 +244,9 @@ fn status(md: &mut String, result: &Outcome) {
         );
         return;
     }
+    if result.statement && statement_refused(md, result) {
+        return;
+    }
     if !holds_up(result) {
         md.push_str(
             "**The step fails**, whatever `fail-on` says: the receipt is the evidence of what the \
@@ -256,6 +259,11 @@ fn status(md: &mut String, result: &Outcome) {
             "Recorded only: run the action with mode `verify` or `run` after the agent to check it.\n\n",
         ),
         Mode::Run | Mode::Validate | Mode::Verify if trust_sentence(md, result) => {}
+        Mode::Verify if result.statement => md.push_str(
+            "**The step passes**: the receipt this statement records succeeded, the repository, \
+             workflow and ref it names are the ones expected, and every subject was hashed again \
+             and is equal. The signature is checked by `gh attestation verify` (the command below).\n\n",
+        ),
         Mode::Verify => md.push_str("**The step passes**: every recorded identity was recomputed from the files and is equal.\n\n"),
         Mode::Run | Mode::Validate => {
             if let Some(d) = &result.decision {
@@ -269,6 +277,21 @@ fn status(md: &mut String, result: &Outcome) {
         }
         Mode::Lint | Mode::Audit => {}
     }
+}
+
+/// (`verify --statement`) Why the statement is not verified, and what it
+/// takes to be; `false` when nothing refuses it.
+fn statement_refused(md: &mut String, result: &Outcome) -> bool {
+    let Some(d) = result.decision.as_ref().filter(|d| !d.fails.is_empty()) else {
+        return false;
+    };
+    md.push_str(&format!(
+        "**The step fails**: {}. A statement is verified only when the receipt it records \
+         succeeded, it names at least one subject, and the repository, workflow and ref it names \
+         are the ones expected (`--repo`, `--signer-workflow`, `--default-branch`).\n\n",
+        prose(&d.fails.join("; "))
+    ));
+    true
 }
 
 /// When the trust checks, not the review, set the conclusion: what they found

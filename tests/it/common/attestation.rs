@@ -1,6 +1,8 @@
 //! Every statement a test's step writes is checked here, as the step leaves
 //! it: the in-toto Statement v1 layout, the predicate against the documented
-//! schema (`docs/predicate-v1.schema.json`), the predicate file equal to the
+//! schema (`docs/predicate-v1.schema.json`), what was recomputed (`receipt`)
+//! and what only the session record claims (`claimed`) together equal to
+//! `usage.json`, the verdict the step's, the predicate file equal to the
 //! statement's predicate, and the subjects file equal to its subjects, each
 //! digest the file's as `sha256sum` computes it (the subject of a file
 //! changed since is the test's to make, not the step's).
@@ -92,21 +94,26 @@ pub fn check_written(ws: &Path, temp: &Path, outputs: &BTreeMap<String, String>)
         schema.is_empty(),
         "{statement_file}: {schema:?}\n{predicate:#}"
     );
-    // Each turn's model and context hash, as the receipt holds them.
-    let receipt = &predicate["receipt"];
-    let turns: Vec<Value> = receipt["turns"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .map(|t| json!([t["model"], t["context_sha"]]))
-        .collect();
-    let told: Vec<Value> = predicate["turns"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|t| json!([t["model"], t["context_sha256"]]))
-        .collect();
-    assert_eq!(told, turns, "{statement_file}: the turns");
+    // What was recomputed and what only the session record says, apart;
+    // together, the receipt as usage.json holds it, without what the upload
+    // added to that file.
+    let (receipt, claimed) = (&predicate["receipt"], &predicate["claimed"]);
+    let usage: Value = serde_json::from_slice(&read("usage-file")).unwrap();
+    let mut owned = usage.as_object().unwrap().clone();
+    owned.remove("claimed_by_upload");
+    let mut together = receipt.as_object().unwrap().clone();
+    for (key, value) in claimed.as_object().unwrap() {
+        let twice = together.insert(key.clone(), value.clone());
+        assert!(
+            twice.is_none(),
+            "{statement_file}: `{key}` recomputed and claimed"
+        );
+    }
+    assert_eq!(
+        Value::Object(together),
+        Value::Object(owned),
+        "{statement_file}: the receipt and what it claims, against usage.json"
+    );
     assert_eq!(
         predicate["agent"]["name"],
         receipt.get("agent").cloned().unwrap_or(json!("codex"))
@@ -116,9 +123,34 @@ pub fn check_written(ws: &Path, temp: &Path, outputs: &BTreeMap<String, String>)
         receipt.get("agents_sha").cloned().unwrap_or(Value::Null)
     );
     assert!(
-        receipt.get("claimed_by_upload").is_none(),
-        "{statement_file}: a claim in the predicate"
+        !serde_json::to_string(predicate)
+            .unwrap()
+            .contains("claimed_by_upload"),
+        "{statement_file}: a claim of the upload's usage.json in the predicate"
     );
+    // The verdict the step gave, in words too.
+    assert_eq!(
+        predicate["verdict"]["conclusion"].as_str(),
+        outputs.get("conclusion").map(String::as_str),
+        "{statement_file}: the verdict"
+    );
+    assert!(
+        !predicate["verdict"]["title"].as_str().unwrap().is_empty(),
+        "{statement_file}: the verdict's words"
+    );
+    // The review is the subject `output.subject` names, with its digest.
+    if let Some(name) = predicate["output"]["subject"].as_str() {
+        let review = statement["subject"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|s| s["name"] == name);
+        assert_eq!(
+            review.map(|s| &s["digest"]["sha256"]),
+            Some(&predicate["output"]["sha256"]),
+            "{statement_file}: the review's subject `{name}`"
+        );
+    }
     let alone: Value = serde_json::from_slice(&read("predicate-file")).unwrap();
     assert_eq!(&alone, predicate, "the predicate file is the statement's");
     let sums: String = statement["subject"]
