@@ -60,6 +60,7 @@ pub(crate) fn lint_workflows(ws: &Workspace) -> Vec<Lint> {
     files.sort();
     let local = memoized(ws);
     let (mut out, mut read) = (Vec::new(), 0u64);
+    let mut names = Names::default();
     for (i, path) in files.iter().enumerate() {
         let shown = ws.relative(path);
         let unread = |message: String| Lint {
@@ -81,12 +82,98 @@ pub(crate) fn lint_workflows(ws: &Workspace) -> Vec<Lint> {
         match crate::workspace::read_contained(path, &[ws.root()], MAX_WORKFLOW_BYTES) {
             Ok(bytes) => {
                 read += bytes.len() as u64;
-                out.extend(lint(&shown, &String::from_utf8_lossy(&bytes), &local));
+                let text = line_breaks(&String::from_utf8_lossy(&bytes));
+                out.extend(lint(&shown, &text, &local));
+                names.read(&shown, &text, &local);
             }
-            Err(why) => out.push(unread(not_linted(&why))),
+            Err(why) => {
+                // A workflow not read may bear any name: none is judged missing.
+                names.unknown = true;
+                out.push(unread(not_linted(&why)));
+            }
         }
     }
+    out.extend(names.lints());
     out
+}
+
+/// Every workflow's `name:` (a workflow without one is known by its path),
+/// and the names each `workflow_run` receipt workflow waits for: GitHub
+/// starts it only when a workflow of one of those names completes.
+#[derive(Default)]
+struct Names {
+    names: Vec<String>,
+    /// (file, name waited for, its line) of each receipt workflow.
+    waits: Vec<(String, String, u64)>,
+    /// Some workflow could not be read: its name is not known.
+    unknown: bool,
+}
+
+impl Names {
+    fn read(&mut self, file: &str, text: &str, local: &dyn Fn(&str) -> Option<LocalAction>) {
+        let Ok(Some(doc)) = yaml::parse(text) else {
+            self.unknown = true;
+            return;
+        };
+        let name = doc.get("name").and_then(yaml::Node::text).map(str::trim);
+        self.names
+            .push(name.filter(|n| !n.is_empty()).unwrap_or(file).to_string());
+        let wf = workflow::Workflow::of(&doc);
+        let receipt = wf.jobs.iter().any(|j| {
+            rules::receipt_workflow(&j.uses)
+                || j.steps.iter().any(|s| rules::kind_of(s, local).receipt)
+        });
+        let Some(waited) = doc
+            .get("on")
+            .and_then(|on| on.get("workflow_run"))
+            .and_then(|run| run.get("workflows"))
+            .filter(|_| receipt)
+        else {
+            return;
+        };
+        let listed: Vec<&yaml::Node> = match waited.text() {
+            Some(_) => vec![waited],
+            None => waited.items().iter().collect(),
+        };
+        for n in listed {
+            if let Some(t) = n.text() {
+                self.waits
+                    .push((file.to_string(), t.trim().to_string(), n.mark.line));
+            }
+        }
+    }
+
+    fn lints(&self) -> Vec<Lint> {
+        if self.unknown {
+            return Vec::new();
+        }
+        let shown =
+            |s: &str| crate::escape::one_line(&crate::markdown::clip(s, 80)).replace('`', "'");
+        let mut known: Vec<String> = self
+            .names
+            .iter()
+            .map(|n| format!("`{}`", shown(n)))
+            .collect();
+        known.sort();
+        known.dedup();
+        known.truncate(10);
+        self.waits
+            .iter()
+            // A pattern is GitHub's to match; only a plain name can be missing.
+            .filter(|(_, name, _)| !name.contains(['*', '?', '[']) && !self.names.contains(name))
+            .map(|(file, name, line)| Lint {
+                level: Level::Failure,
+                rule: "receipt-workflow-name",
+                file: file.clone(),
+                line: *line,
+                message: format!(
+                    "`workflows:` names `{}`, but no workflow in .github/workflows has that `name:` (they are {}): GitHub starts this receipt only when a workflow of that name completes, so it would never run and a required check would wait forever; make it the agent workflow's `name:`",
+                    shown(name),
+                    if known.is_empty() { "none".to_string() } else { known.join(", ") }
+                ),
+            })
+            .collect()
+    }
 }
 
 /// Folder entries looked at in `.github/workflows`.

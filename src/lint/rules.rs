@@ -80,6 +80,11 @@ pub const RULES: &[Rule] = &[
         catches: "a workflow on `pull_request` (or a pull request review event) with a prompt-receipt step in a mode that reports (`run`, the default, or `verify`), or a job that calls prompt-receipt's reusable workflow: the pull request's own copy of the workflow runs, so it can change the receipt's inputs or post the check itself",
     },
     Rule {
+        name: "receipt-workflow-name",
+        level: Level::Failure,
+        catches: "a `workflow_run` receipt workflow (one that calls prompt-receipt's reusable workflow or runs its action) whose `workflows:` names a workflow that no file of `.github/workflows/` has as its `name:`: GitHub starts it only when a workflow of that name completes, so no receipt would ever run and a required check would wait forever",
+    },
+    Rule {
         name: "shallow-checkout",
         level: Level::Warning,
         catches: "`actions/checkout` before an agent step without `fetch-depth: 0`",
@@ -286,7 +291,7 @@ fn advisory_layout(
 
 /// A reusable workflow of prompt-receipt's repository
 /// (`owner/prompt-receipt/.github/workflows/...@ref`).
-fn receipt_workflow(uses: &str) -> bool {
+pub(crate) fn receipt_workflow(uses: &str) -> bool {
     let mut parts = uses.split('@').next().unwrap_or("").split('/');
     let (_owner, repo, rest) = (parts.next(), parts.next(), parts.next());
     repo.is_some_and(|r| r.eq_ignore_ascii_case("prompt-receipt")) && rest == Some(".github")
@@ -351,7 +356,7 @@ pub(crate) fn records_before_agent(
 }
 
 /// What the runner does with a step's action, as far as the repository tells.
-fn kind_of(step: &Step, local: &dyn Fn(&str) -> Option<LocalAction>) -> LocalAction {
+pub(crate) fn kind_of(step: &Step, local: &dyn Fn(&str) -> Option<LocalAction>) -> LocalAction {
     let action = step.action();
     if action.starts_with("docker://") {
         return LocalAction {

@@ -55,6 +55,9 @@ impl Report for StepOutputs {
     }
 
     fn report(&mut self, result: &mut Outcome) -> Result<(), Error> {
+        if result.error.is_some() {
+            return self.write(failed(result));
+        }
         let mut values: Vec<(&str, String)> = OUTPUTS
             .iter()
             .map(|(name, field)| (*name, result.field(field)))
@@ -126,12 +129,38 @@ impl Report for StepOutputs {
             values.push(("check-run-id", id.to_string()));
             values.push(("check-run-url", url.clone()));
         }
+        self.write(values)
+    }
+}
+
+impl StepOutputs {
+    fn write(&self, values: Vec<(&str, String)>) -> Result<(), Error> {
         let mut text = String::new();
         for (name, value) in values {
             text.push_str(&entry(name, &value, &delimiter()?)?);
         }
         super::append_to_step_file("GITHUB_OUTPUT", &self.file, text.as_bytes())
     }
+}
+
+/// A run that could not be made: its conclusion, the layout, and the check
+/// that says why; nothing of a receipt that was never made.
+fn failed(result: &Outcome) -> Vec<(&'static str, String)> {
+    let mut values = vec![
+        ("conclusion", result.conclusion().as_str().to_string()),
+        (
+            "layout",
+            result
+                .layout
+                .map(|l| l.as_str().to_string())
+                .unwrap_or_default(),
+        ),
+    ];
+    if let Some(crate::outcome::CheckRunOutcome::Published { id, url, .. }) = &result.check_run {
+        values.push(("check-run-id", id.to_string()));
+        values.push(("check-run-url", url.clone()));
+    }
+    values
 }
 
 /// Where `run` wrote the statement, its predicate and its subjects.

@@ -396,9 +396,12 @@ async fn github_enterprise_server_paths_are_kept() {
     );
 }
 
-/// Two jobs of one workflow run (a matrix over models) with the same prompt.
-/// The second's create fails ambiguously; its lookup must find its own run or
-/// none, never the sibling's, and must page through every run of the commit.
+/// Two jobs of one workflow run (a matrix over models) with the same prompt
+/// and check name. The second's create fails ambiguously; its lookup must
+/// find its own run or none, never the sibling's, and must page through every
+/// run of the commit. Nothing GitHub sets tells the sibling's check from an
+/// imitation, so the second names it and fails: each job needs its own
+/// `check-name`.
 #[tokio::test(flavor = "multi_thread")]
 async fn two_jobs_with_one_prompt_each_get_their_own_check_run() {
     for created_anyway in [false, true] {
@@ -413,7 +416,7 @@ async fn two_jobs_with_one_prompt_each_get_their_own_check_run() {
         let before = gh.requests().len();
         gh.fail_next_create(500, &[], created_anyway);
         let second = run(step(&s, &gh).event("pull_request", event)).await;
-        second.code(0);
+        second.code(1);
 
         let runs = gh.runs();
         let ours: Vec<&Value> = runs
@@ -455,11 +458,16 @@ async fn two_jobs_with_one_prompt_each_get_their_own_check_run() {
             .unwrap();
         assert_eq!(gets(&second_requests[..create]), 3, "listed every page");
         assert_eq!(gets(&second_requests[create..]), 3, "followed the pages");
-        // Its siblings are this run's: nothing named, the verdict the first's.
-        assert_eq!(
-            second.outputs["conclusion"], first.outputs["conclusion"],
-            "{}",
-            second.stdout
+        // The first job's check could pass: named, whatever its mark says.
+        // The failed ones cannot, and are not.
+        assert_eq!(second.outputs["conclusion"], "failure");
+        let title = runs.iter().find(|r| r["id"].to_string() == b).unwrap()["output"]["title"]
+            .as_str()
+            .unwrap()
+            .to_string();
+        assert!(
+            title.starts_with("❌ Another check named \"Agent review receipt\" was posted on this commit by workflow run 123456789:"),
+            "{title}"
         );
     }
 }
@@ -682,8 +690,13 @@ async fn another_check_of_the_name_posted_beforehand_is_named_and_fails_the_rece
         "the log's last line:\n{}",
         out.stdout
     );
+    // The summary's heading is Markdown: the base's commit in a code span.
+    let heading = expected.replace(
+        &format!("base {}", &head[..12]),
+        &format!("base `{}`", &head[..12]),
+    );
     assert!(
-        out.summary.starts_with(&format!("## {expected}\n")),
+        out.summary.starts_with(&format!("## {heading}\n")),
         "{}",
         out.summary
     );
@@ -740,8 +753,9 @@ async fn another_check_of_the_name_posted_beforehand_is_named_and_fails_the_rece
     assert_eq!(
         ours["output"]["title"],
         format!(
-            "❌ Another check named \"{name}\" was posted on this commit by workflow run {}: only this one comes from the default branch",
-            number_after(served["details_url"].as_str().unwrap(), "runs")
+            "❌ Another check named \"{name}\" was posted on this commit by workflow run {}: only this one comes from the default branch · base {}",
+            number_after(served["details_url"].as_str().unwrap(), "runs"),
+            &head[..12]
         )
         .as_str()
     );
@@ -756,7 +770,8 @@ async fn another_check_of_the_name_posted_beforehand_is_named_and_fails_the_rece
     assert_eq!(
         ours["output"]["title"],
         format!(
-            "❌ Another check named \"{name}\" was posted on this commit by the app imitatorteamerrorx (check run {other}): only this one comes from the default branch"
+            "❌ Another check named \"{name}\" was posted on this commit by the app imitatorteamerrorx (check run {other}): only this one comes from the default branch · base {}",
+            &head[..12]
         )
         .as_str()
     );
@@ -771,11 +786,17 @@ async fn another_check_of_the_name_posted_beforehand_is_named_and_fails_the_rece
     assert_token_kept(&out);
 }
 
-/// This job's own Actions check run (a receipt job named after the check)
-/// and the check run of an earlier attempt of this workflow run are this
-/// run's: the verdict is the one a commit without them gets.
+/// What counts as this receipt's own is only what an imitator cannot set.
+/// An earlier attempt's check, named by the id its create returned (kept in
+/// the run's own artifact: `earlier-check-runs`), is this receipt's: the
+/// re-run's verdict is the one a commit without it gets. A check that copies
+/// the receipt's mark (`external_id`) and links this very run
+/// (`details_url`) is named: both are the poster's to write. So is the
+/// earlier check itself when nothing says it was this run's. A check that
+/// failed (receipt.yml's own "the agent's run ended") cannot pass anything,
+/// and is not named.
 #[tokio::test(flavor = "multi_thread")]
-async fn this_runs_own_checks_and_a_reruns_are_not_imitations() {
+async fn only_what_github_sets_makes_a_check_this_receipts() {
     let s = Scenario::example();
     passing_review(&s);
     let head = s.git(&["rev-parse", "HEAD"]);
@@ -785,31 +806,25 @@ async fn this_runs_own_checks_and_a_reruns_are_not_imitations() {
     let alone = FakeGitHub::start().await;
     let baseline = run(step(&s, &alone).event("pull_request", event.clone())).await;
     let baseline_run = our_run(&alone);
+    assert_eq!(baseline_run["conclusion"], "success");
 
+    // Attempt 1 posted its check; attempt 2 is given its id.
     let gh = FakeGitHub::start().await;
-    // The receipt job's own check run: the job's page in this workflow run.
-    gh.post_job_check_run(&head, name, 123456789, 42);
-    // Attempt 1 of this run posted its receipt; this is attempt 2.
-    run(step(&s, &gh).event("pull_request", event.clone()))
-        .await
-        .code(baseline.code);
-    assert_eq!(gh.runs().len(), 2);
+    let first = run(step(&s, &gh).event("pull_request", event.clone())).await;
+    first.code(baseline.code);
+    let earlier = first.outputs["check-run-id"].clone();
+    // The agent's earlier failed run got receipt.yml's own failing check.
+    gh.seed_runs(&head, name, 1);
     let before = gh.requests().len();
     let out = run(step(&s, &gh)
         .env("GITHUB_RUN_ATTEMPT", "2")
-        .event("pull_request", event))
+        .input("earlier-check-runs", &earlier)
+        .event("pull_request", event.clone()))
     .await;
     out.code(baseline.code);
     let runs = gh.runs();
     assert_eq!(runs.len(), 3);
     let rerun = &runs[2];
-    assert!(
-        rerun["external_id"]
-            .as_str()
-            .unwrap()
-            .starts_with("prompt-receipt/123456789/2/"),
-        "{rerun}"
-    );
     assert_eq!(
         gh.requests()[before].method,
         "GET",
@@ -820,6 +835,103 @@ async fn this_runs_own_checks_and_a_reruns_are_not_imitations() {
     assert_eq!(out.outputs["conclusion"], baseline.outputs["conclusion"]);
     assert!(!out.summary.contains("Another check"), "{}", out.summary);
     assert!(!out.outputs.contains_key("not-verified"));
+
+    // Without the id, the earlier check is one more check that could pass.
+    let out = run(step(&s, &gh)
+        .env("GITHUB_RUN_ATTEMPT", "3")
+        .event("pull_request", event.clone()))
+    .await;
+    out.code(1);
+    assert!(
+        out.summary.contains("Another check of this name"),
+        "{}",
+        out.summary
+    );
+
+    // The imitation: this run's mark, this run's job page. Named.
+    let gh = FakeGitHub::start().await;
+    let fake = gh.post_job_check_run(&head, name, 123456789, 42);
+    gh.state.lock().unwrap().runs[0]["external_id"] =
+        json!("prompt-receipt/123456789/1/receipt/0123456789abcdef");
+    let out = run(step(&s, &gh)
+        .env("GITHUB_RUN_ATTEMPT", "2")
+        .event("pull_request", event))
+    .await;
+    out.code(1);
+    let ours = our_run(&gh);
+    assert_eq!(ours["conclusion"], "failure");
+    assert!(
+        ours["output"]["title"]
+            .as_str()
+            .unwrap()
+            .starts_with(&format!("❌ Another check named \"{name}\" was posted on this commit by workflow run 123456789 (job 42)")),
+        "{}",
+        ours["output"]["title"]
+    );
+    assert!(
+        ours["output"]["summary"]
+            .as_str()
+            .unwrap()
+            .contains(&format!("runs/{fake}")),
+        "{}",
+        ours["output"]["summary"]
+    );
+}
+
+/// The strongest source: the receipt posts as the repository's own GitHub
+/// App (`github-token` an installation token of it, `app-slug` its slug), so
+/// a ruleset can require the check from that app. Every earlier check of the
+/// app is this receipt's; one from any other app, GitHub Actions included,
+/// is named and fails the receipt, whatever its mark and link say.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_check_from_another_app_is_named_when_the_receipt_posts_as_its_own() {
+    use common::github::{APP_SLUG, APP_TOKEN};
+    let s = Scenario::example();
+    passing_review(&s);
+    let head = s.git(&["rev-parse", "HEAD"]);
+    let event = pull_request(&head, false);
+    let name = "Agent review receipt";
+    let as_app = |gh: &FakeGitHub| {
+        step(&s, gh)
+            .input("github-token", APP_TOKEN)
+            .input("app-slug", APP_SLUG)
+            .event("pull_request", event.clone())
+    };
+
+    // Control: the app's own earlier check (another receipt run, another
+    // attempt) is the receipt's; the new one is the app's too.
+    let gh = FakeGitHub::start().await;
+    gh.post_app_check_run(&head, name, APP_SLUG);
+    let out = run(as_app(&gh)).await;
+    out.code(0);
+    let ours = our_run(&gh);
+    assert_eq!(ours["app"]["slug"], APP_SLUG, "posted as the app");
+    assert_eq!(ours["conclusion"], "success");
+    assert!(!out.summary.contains("Another check"), "{}", out.summary);
+
+    // A GitHub Actions job's check of the name, marked and linked as this
+    // run's: another app's, named.
+    let gh = FakeGitHub::start().await;
+    let fake = gh.post_job_check_run(&head, name, 123456789, 42);
+    gh.state.lock().unwrap().runs[0]["external_id"] =
+        json!("prompt-receipt/123456789/1/receipt/0123456789abcdef");
+    let out = run(as_app(&gh)).await;
+    out.code(1);
+    let ours = our_run(&gh);
+    assert_eq!(ours["app"]["slug"], APP_SLUG);
+    assert_eq!(ours["conclusion"], "failure");
+    let summary = ours["output"]["summary"].as_str().unwrap();
+    assert!(summary.contains(&format!("runs/{fake}")), "{summary}");
+    // Another app altogether: named by its slug.
+    let gh = FakeGitHub::start().await;
+    gh.post_app_check_run(&head, name, "some-other-app");
+    let out = run(as_app(&gh)).await;
+    out.code(1);
+    let title = our_run(&gh)["output"]["title"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(title.contains("by the app some-other-app"), "{title}");
 }
 
 /// The listing that could not be made is a check that did not run: named in
@@ -990,7 +1102,8 @@ async fn the_pull_requests_own_workflow_file_makes_the_check_advisory() {
     assert_eq!(
         r["output"]["title"],
         format!(
-            "❌ Another check named \"Agent review receipt\" was posted on this commit by workflow run 555 (job 666) · {ADVISORY}"
+            "❌ Another check named \"Agent review receipt\" was posted on this commit by workflow run 555 (job 666) · base {} · {ADVISORY}",
+            &head[..12]
         )
     );
 }

@@ -265,7 +265,9 @@ async fn act_runs_the_binding_layout_end_to_end() {
     under_act(&s.ws.join(".github/workflows/agent-receipt.yml"));
     let s = s.commit("the default branch, as act runs it");
     let base = s.git(&["rev-parse", "HEAD"]);
-    // A pull request that changes code, not what the agent is told.
+    // A pull request that changes code, not what the agent is told, on a
+    // branch of its own: `main` stays the base.
+    s.git(&["checkout", "-q", "-b", "feature"]);
     s.write(
         "src/billing/invoice.ts",
         "export const total = (cents: number[]) => cents.reduce((a, b) => a + b, 0);\n",
@@ -324,6 +326,7 @@ async fn act_runs_the_binding_layout_end_to_end() {
             .unwrap();
         assert!(tagged.success(), "podman tag {} {act_image}", image());
     }
+    let gh_url = gh.url();
     let common_args = |extra: &[&str]| -> Vec<String> {
         let mut v: Vec<String> = vec![
             "--container-options".into(),
@@ -382,7 +385,7 @@ async fn act_runs_the_binding_layout_end_to_end() {
             "html_url": format!("https://github.com/{REPO}/actions/runs/4242"),
             "head_repository": {"full_name": REPO, "owner": {"login": REPO.split('/').next().unwrap()}},
             "repository": {"full_name": REPO},
-            "pull_requests": [{"number": 42, "head": {"sha": head}, "base": {"sha": base}}]
+            "pull_requests": [{"number": 42, "head": {"sha": head, "ref": "feature"}, "base": {"sha": base, "ref": "main"}}]
         },
         "repository": {"full_name": REPO, "default_branch": "main"}
     });
@@ -415,12 +418,19 @@ async fn act_runs_the_binding_layout_end_to_end() {
         common::codex::CODEX_VERSION,
         "from the receipt workflow's own input"
     );
+    // The base is the default branch's tip, found in the checkout.
     assert_eq!(usage["base"]["commit"], base.as_str(), "{usage:#}");
+    assert_eq!(usage["base"]["branch"], "main", "{usage:#}");
     let runs = gh.runs();
     assert_eq!(runs.len(), 1, "{runs:?}\n{log}");
     assert_eq!(runs[0]["head_sha"], head.as_str());
     assert_eq!(runs[0]["name"], "Agent review receipt");
     assert_eq!(runs[0]["conclusion"], "success", "{:#}", runs[0]);
+    let said = runs[0]["output"]["summary"].as_str().unwrap();
+    assert!(
+        said.contains(&format!("**Base**: `main` at `{}`", &base[..12])),
+        "the check names its base: {said}"
+    );
 
     // 3. Signed, or said why not. The sign job gave actions/attest the
     // statement's predicate and subjects (the stand-in checks them as the
@@ -449,7 +459,10 @@ async fn act_runs_the_binding_layout_end_to_end() {
     );
     let title = runs[0]["output"]["title"].as_str().unwrap();
     assert!(
-        title.ends_with(" · unsigned: actions/attest could not sign"),
+        title.ends_with(&format!(
+            " · base main at {} · unsigned: actions/attest could not sign",
+            &base[..12]
+        )),
         "{title}\n{log}"
     );
     assert!(
@@ -459,5 +472,74 @@ async fn act_runs_the_binding_layout_end_to_end() {
             .contains("**Unsigned**: actions/attest could not sign"),
         "{:#}",
         runs[0]
+    );
+
+    // 4. The same head, its pull request opened against a branch the
+    // contributor pushed: compared with `main` all the same, failed, and
+    // named; nothing is signed.
+    std::fs::remove_dir_all(&given).unwrap();
+    let gh = FakeGitHub::start().await;
+    let mut elsewhere = run.clone();
+    elsewhere["workflow_run"]["pull_requests"][0]["base"] =
+        json!({"sha": head, "ref": "evil-base"});
+    let event = s.root.join("workflow-run-elsewhere.json");
+    std::fs::write(&event, elsewhere.to_string()).unwrap();
+    let args = common_args(&[]);
+    let args: Vec<String> = args.iter().map(|a| a.replace(&gh_url, &gh.url())).collect();
+    let (ok, log) = act
+        .run(
+            &s.ws,
+            "workflow_run",
+            ".github/workflows/agent-receipt.yml",
+            &event,
+            &args,
+        )
+        .await;
+    assert!(
+        !ok,
+        "a pull request into another branch fails the receipt:\n{log}"
+    );
+    let runs = gh.runs();
+    assert_eq!(runs.len(), 1, "{runs:?}\n{log}");
+    assert_eq!(runs[0]["conclusion"], "failure", "{:#}", runs[0]);
+    let title = runs[0]["output"]["title"].as_str().unwrap();
+    assert!(
+        title.starts_with("❌ The pull request merges into evil-base, not main"),
+        "{title}"
+    );
+    assert!(
+        !given.exists(),
+        "a receipt that failed is not signed:\n{log}"
+    );
+
+    // 5. The agent's run left no artifact: a failing check says so.
+    let gh = FakeGitHub::start().await;
+    std::fs::rename(&collected, artifacts.path().join("kept-aside")).unwrap();
+    let args: Vec<String> = common_args(&[])
+        .iter()
+        .map(|a| a.replace(&gh_url, &gh.url()))
+        .collect();
+    let event = s.root.join("workflow-run.json");
+    let (ok, log) = act
+        .run(
+            &s.ws,
+            "workflow_run",
+            ".github/workflows/agent-receipt.yml",
+            &event,
+            &args,
+        )
+        .await;
+    assert!(!ok, "no artifact, no pass:\n{log}");
+    let runs = gh.runs();
+    assert_eq!(
+        runs.len(),
+        1,
+        "the missing artifact is a check: {runs:?}\n{log}"
+    );
+    assert_eq!(runs[0]["conclusion"], "failure");
+    assert_eq!(runs[0]["head_sha"], head.as_str());
+    assert_eq!(
+        runs[0]["output"]["title"],
+        "❌ The receipt could not run: the agent's run left no artifact `agent-run` to verify: its collect step did not upload one, or it expired"
     );
 }

@@ -1080,3 +1080,48 @@ fn copilots_npm_install_is_its_agent_step_and_is_pinned() {
         []
     );
 }
+
+/// A `workflow_run` receipt workflow waits for a workflow by its `name:`: a
+/// name no workflow has means no receipt ever runs, and a required check
+/// waits forever. The lint fails, naming both; the example's names agree.
+#[test]
+fn a_receipt_workflow_waiting_for_no_workflow_fails_naming_both() {
+    let s = Scenario::example();
+    let receipt = ".github/workflows/agent-receipt.yml";
+    let text = String::from_utf8(s.read(receipt)).unwrap();
+    assert!(text.contains("workflows: [Agent review]"), "{text}");
+    // The example as it is: its agent workflow is `name: Agent review`.
+    s.action().input("mode", "lint").run().code(0);
+    s.write(
+        receipt,
+        text.replace("workflows: [Agent review]", "workflows: [Agent reveiw]"),
+    );
+    let out = s.action().input("mode", "lint").run();
+    out.code(1);
+    let line = text
+        .lines()
+        .position(|l| l.contains("workflows: [Agent review]"))
+        .unwrap()
+        + 1;
+    let error = out
+        .stdout
+        .lines()
+        .find(|l| l.contains("receipt-workflow-name") || l.contains("Agent reveiw"))
+        .unwrap_or_else(|| panic!("{}", out.stdout));
+    assert!(
+        error.starts_with(&format!(
+            "::error file={receipt},line={line},title=Workflow lint::"
+        )),
+        "{error}"
+    );
+    for said in ["`Agent reveiw`", "`Agent review`", "would never run"] {
+        assert!(error.contains(said), "{said}: {error}");
+    }
+    // A workflow that calls no receipt may wait for anything.
+    s.write(
+        ".github/workflows/other.yml",
+        "on:\n  workflow_run: { workflows: [Nightly], types: [completed] }\njobs:\n  x:\n    runs-on: ubuntu-latest\n    steps:\n      - run: echo\n",
+    );
+    s.write(receipt, text);
+    s.action().input("mode", "lint").run().code(0);
+}

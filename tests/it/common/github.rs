@@ -25,6 +25,10 @@ use wiremock::{Mock, MockServer, Request, Respond, ResponseTemplate};
 
 pub const TOKEN: &str = "ghs_faketoken0123456789";
 pub const REPO: &str = "octo/widgets";
+/// An installation token of the repository's own GitHub App (receipt.yml
+/// mints one with `app-client-id`): check runs it creates are that app's.
+pub const APP_TOKEN: &str = "ghs_appinstallation0123456789";
+pub const APP_SLUG: &str = "octo-receipts";
 
 /// A fault to inject into the next create request.
 #[derive(Clone, Debug)]
@@ -90,6 +94,13 @@ impl FakeGitHub {
             .await;
         Mock::given(method("GET"))
             .and(path_regex(format!(
+                r"^{prefix}/repos/[^/]+/[^/]+/check-runs/\d+$"
+            )))
+            .respond_with(GetOne(state.clone(), prefix.to_string()))
+            .mount(&server)
+            .await;
+        Mock::given(method("GET"))
+            .and(path_regex(format!(
                 r"^{prefix}/repos/[^/]+/[^/]+/commits/[0-9a-f]+/check-runs$"
             )))
             .respond_with(List(state.clone(), prefix.to_string()))
@@ -102,8 +113,9 @@ impl FakeGitHub {
         }
     }
 
-    /// Check runs of other jobs of this same workflow run (a matrix, each
-    /// with its own nonce), so lookups have pages to go through.
+    /// Check runs of this name that failed (other jobs of a matrix, earlier
+    /// receipts), so lookups have pages to go through: having failed, they
+    /// cannot pass, and are no imitations.
     pub fn seed_runs(&self, head_sha: &str, name: &str, n: usize) {
         let mut state = self.state.lock().unwrap();
         for i in 0..n {
@@ -113,7 +125,7 @@ impl FakeGitHub {
                 &json!({"head_sha": head_sha, "name": name,
                         "external_id": format!("prompt-receipt/123456789/1/matrix-{i}/{i:016x}"),
                         "details_url": "https://github.com/octo/widgets/actions/runs/123456789/attempts/1",
-                        "status": "completed", "conclusion": "success",
+                        "status": "completed", "conclusion": "failure",
                         "output": {"title": "other", "summary": "other"}}),
                 0,
             );
@@ -349,12 +361,31 @@ fn error(status: u16, message: &str) -> ResponseTemplate {
 
 /// GitHub answers 401 without a valid token; accepts `Bearer` and `token`.
 fn authorized(req: &Request) -> bool {
+    app_of(req).is_some()
+}
+
+/// The app a request's token acts as: the job's token is GitHub Actions',
+/// [`APP_TOKEN`] the repository's own app's. `None`: no valid token.
+fn app_of(req: &Request) -> Option<Value> {
     let auth = req
         .headers
         .get("authorization")
         .and_then(|v| v.to_str().ok())
         .unwrap_or("");
-    auth == format!("Bearer {TOKEN}") || auth == format!("token {TOKEN}")
+    let token = auth
+        .strip_prefix("Bearer ")
+        .or_else(|| auth.strip_prefix("token "))?;
+    if token == TOKEN {
+        return Some(github_actions_app());
+    }
+    (token == APP_TOKEN).then(|| {
+        let mut app = github_actions_app();
+        app["id"] = json!(777_001);
+        app["slug"] = json!(APP_SLUG);
+        app["name"] = json!("Octo receipts");
+        app["client_id"] = json!("Iv23liOctoReceipts");
+        app
+    })
 }
 
 fn gate(state: &Mutex<State>, req: &Request) -> Option<ResponseTemplate> {
@@ -495,7 +526,9 @@ impl Respond for Create {
         let fault = state.create_faults.pop_front();
         if fault.as_ref().is_none_or(|f| f.created_anyway) {
             let id = 4_000_000_000u64 + state.runs.len() as u64 + 1;
-            let run = run_object(id, &body, annotations);
+            let mut run = run_object(id, &body, annotations);
+            // GitHub sets the app: the token's, whatever the body says.
+            run["app"] = app_of(req).expect("authorized");
             state.runs.push(run.clone());
             if fault.is_none() {
                 let mut created = run;
@@ -541,6 +574,10 @@ impl Respond for Update {
         let Some(run) = state.runs.iter_mut().find(|r| r["id"] == id) else {
             return error(404, "Not Found");
         };
+        // Only the app that created a check run can change it.
+        if app_of(req).map(|a| a["id"].clone()) != Some(run["app"]["id"].clone()) {
+            return error(403, "Invalid app_id");
+        }
         let added = body["output"]["annotations"]
             .as_array()
             .cloned()
@@ -562,6 +599,32 @@ impl Respond for Update {
         updated.as_object_mut().unwrap().remove("annotations");
         drop(state);
         answer(&self.0, op, 200, updated)
+    }
+}
+
+/// `GET /repos/{owner}/{repo}/check-runs/{id}`: one check run, as receipt.yml's
+/// signature job reads the one its receipt step created.
+struct GetOne(Arc<Mutex<State>>, String);
+
+impl Respond for GetOne {
+    fn respond(&self, req: &Request) -> ResponseTemplate {
+        if let Some(refusal) = gate(&self.0, req) {
+            record(&self.0, req, &self.1).ok();
+            return refusal;
+        }
+        let op = match record(&self.0, req, &self.1) {
+            Ok((_, op)) => op,
+            Err(unprocessable) => return *unprocessable,
+        };
+        let id: u64 = req.url.path().rsplit('/').next().unwrap().parse().unwrap();
+        let state = self.0.lock().unwrap();
+        let Some(run) = state.runs.iter().find(|r| r["id"] == id) else {
+            return error(404, "Not Found");
+        };
+        let mut run = run.clone();
+        run.as_object_mut().unwrap().remove("annotations");
+        drop(state);
+        answer(&self.0, op, 200, run)
     }
 }
 
