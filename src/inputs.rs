@@ -623,7 +623,7 @@ fn given(value: Option<String>) -> Option<String> {
 impl Inputs {
     fn validate(cli: Cli, matches: &ArgMatches) -> Result<Inputs, Error> {
         let explicit = |id: &str| matches.value_source(id) == Some(ValueSource::CommandLine);
-        let reads_statement = cli.mode == Mode::Verify && given(cli.statement.clone()).is_some();
+        let (expected_signer, review) = statement_inputs(&cli)?;
         let prompt = prompt_source(cli.mode, given(cli.prompt), given(cli.prompt_file))?;
         let schema = schema_source(given(cli.output_schema), given(cli.output_schema_file))?;
         let aliased = |neutral: &'static str, values: [(&'static str, Option<String>); 3]| {
@@ -644,14 +644,6 @@ impl Inputs {
             ("claude-args", cli.claude_args),
         ];
         let agent_args = aliased("agent-args", args)?.map(|(_, v)| v);
-        let expected_signer = ExpectedSigner {
-            repo: with_statement(reads_statement, "repo", given(cli.repo.clone()))?
-                .map(|r| repository(&r))
-                .transpose()?,
-            source_ref: source_ref(&cli.default_branch)?,
-            workflow: signer_workflow(&cli.signer_workflow)?,
-        };
-        let review = with_statement(reads_statement, "review", given(cli.review.clone()))?;
         Ok(Inputs {
             mode: cli.mode,
             prompt,
@@ -705,6 +697,21 @@ impl Inputs {
             format: cli.format,
         })
     }
+}
+
+/// What `verify --statement` holds a statement to (its signer, ref and
+/// repository), and the review it re-hashes.
+fn statement_inputs(cli: &Cli) -> Result<(ExpectedSigner, Option<String>), Error> {
+    let reads_statement = cli.mode == Mode::Verify && given(cli.statement.clone()).is_some();
+    let expected_signer = ExpectedSigner {
+        repo: with_statement(reads_statement, "repo", given(cli.repo.clone()))?
+            .map(|r| repository(&r))
+            .transpose()?,
+        source_ref: source_ref(&cli.default_branch)?,
+        workflow: signer_workflow(&cli.signer_workflow)?,
+    };
+    let review = with_statement(reads_statement, "review", given(cli.review.clone()))?;
+    Ok((expected_signer, review))
 }
 
 /// The prompt, inline or a file, and only one of them; none for the modes
