@@ -461,7 +461,8 @@ async fn two_jobs_with_one_prompt_each_get_their_own_check_run() {
         // The first job's check could pass: named, whatever its mark says.
         // The failed ones cannot, and are not.
         assert_eq!(second.outputs["conclusion"], "failure");
-        let title = runs.iter().find(|r| r["id"].to_string() == b).unwrap()["output"]["title"]
+        let second_id: u64 = b.parse().unwrap();
+        let title = runs.iter().find(|r| r["id"] == second_id).unwrap()["output"]["title"]
             .as_str()
             .unwrap()
             .to_string();
