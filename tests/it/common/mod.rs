@@ -708,6 +708,16 @@ impl Outcome {
         self.json("usage.json")
     }
 
+    /// The paths usage.json's `base.instructions_changed` names.
+    pub fn instructions_changed(&self) -> Vec<String> {
+        self.usage()["base"]["instructions_changed"]
+            .as_array()
+            .unwrap_or_else(|| panic!("no base comparison:\n{}", self.stdout))
+            .iter()
+            .map(|c| c["path"].as_str().unwrap().to_string())
+            .collect()
+    }
+
     pub fn json(&self, path: &str) -> Value {
         serde_json::from_slice(&fs::read(self.ws.join(path)).unwrap()).unwrap()
     }
