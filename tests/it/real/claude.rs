@@ -1326,9 +1326,13 @@ async fn every_place_that_reaches_the_model_is_compared_with_the_base() {
         }
 
         // The control: no base, then a base that has every file.
-        let alone = run.receipt(&[]);
+        let fresh = |extra: &[(&str, &str)]| {
+            let _ = std::fs::remove_file(run.s.ws.join("usage.json"));
+            run.receipt(extra)
+        };
+        let alone = fresh(&[]);
         let head = run.s.git(&["rev-parse", "HEAD"]);
-        let out = run.receipt(&[("base-ref", &head), ("instructions-changed", "fail")]);
+        let out = fresh(&[("base-ref", &head), ("instructions-changed", "fail")]);
         assert_eq!(out.code, alone.code, "{}", out.stdout);
         assert_eq!(
             out.outputs["conclusion"], alone.outputs["conclusion"],
