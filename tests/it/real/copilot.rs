@@ -539,9 +539,10 @@ async fn a_collected_redacted_record_verifies_as_fully() {
 }
 
 /// Run in a folder below the root: the working directory's
-/// `.github/copilot-instructions.md` and `AGENTS.md` are sent too, after the
-/// root's; each is in the chain, in the API's order, and each changed after
-/// the run fails, named.
+/// `.github/copilot-instructions.md`, `AGENTS.md`, `CLAUDE.md`, `GEMINI.md`
+/// and `.github/instructions/` are sent too, after the root's; each is in
+/// the chain, in the API's order, and each changed after the run fails,
+/// named.
 #[tokio::test(flavor = "multi_thread")]
 async fn the_working_directorys_files_are_the_chain_too() {
     if copilot::missing(VERSIONS) {
@@ -553,6 +554,12 @@ async fn the_working_directorys_files_are_the_chain_too() {
             "Sub: billing rules.\n",
         ),
         ("src/AGENTS.md", "Sub agents: check rounding.\n"),
+        ("src/CLAUDE.md", "Sub claude: check currency.\n"),
+        ("src/GEMINI.md", "Sub gemini: check taxes.\n"),
+        (
+            "src/.github/instructions/billing.instructions.md",
+            "Sub instructions: no floats for money.\n",
+        ),
     ];
     for &version in VERSIONS {
         let c = Case::new(version, &[REVIEW], SUB).await;
@@ -579,9 +586,24 @@ async fn the_working_directorys_files_are_the_chain_too() {
         let root = at(FILES[0].1);
         let sub = at(SUB[0].1);
         let sub_agents = at(SUB[1].1);
+        let sub_claude = at(SUB[2].1);
+        let sub_gemini = at(SUB[3].1);
         let gemini = at(FILES[3].1);
+        let inline = |text: &str| {
+            system
+                .find(&format!("{text}\n\n"))
+                .unwrap_or_else(|| panic!("{version}: {text:?} not sent"))
+        };
+        let root_instructions = inline(FILES[5].1);
+        let sub_instructions = inline(SUB[4].1);
         assert!(
-            root < sub && sub < gemini && gemini < sub_agents,
+            root < sub
+                && sub < gemini
+                && gemini < sub_agents
+                && sub_agents < sub_claude
+                && sub_claude < sub_gemini
+                && sub_gemini < root_instructions
+                && root_instructions < sub_instructions,
             "{version}: the order sent"
         );
         let receipt = |c: &Case| {
@@ -597,7 +619,7 @@ async fn the_working_directorys_files_are_the_chain_too() {
             .map(|a| a["path"].as_str().unwrap().to_string())
             .collect();
         assert_eq!(
-            &agents[..6],
+            agents,
             [
                 ".github/copilot-instructions.md",
                 "src/.github/copilot-instructions.md",
@@ -605,6 +627,12 @@ async fn the_working_directorys_files_are_the_chain_too() {
                 "CLAUDE.md",
                 "GEMINI.md",
                 "src/AGENTS.md",
+                "src/CLAUDE.md",
+                "src/GEMINI.md",
+                ".github/instructions/all.instructions.md",
+                ".github/instructions/deep/plain.instructions.md",
+                ".github/instructions/py.instructions.md",
+                "src/.github/instructions/billing.instructions.md",
             ],
             "{version}"
         );
