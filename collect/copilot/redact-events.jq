@@ -17,7 +17,11 @@
 #   system.message                 content: the system prompt as sent (the
 #                                  instruction files are in it)
 #   user.message                   content (the prompt), transformedContent
-#                                  (the user text as sent)
+#                                  (the user text as sent), source (1.0.80's
+#                                  "instruction-discovery": the instruction
+#                                  files sent once a tool read their folder)
+#   system.notification            of kind instruction_discovered (1.0.102:
+#                                  one such file), its sourcePath
 #   assistant.message              model, and the text of each turn's last
 #                                  answer (the review, uploaded anyway); the
 #                                  tool calls' names and arguments, except
@@ -32,7 +36,7 @@
 # Dropped (counted in the last line): tool executions and their output,
 # reasoning, every other field and event type.
 
-def filter_version: 1;
+def filter_version: 2;
 def clean: with_entries(select(.value != null));
 def count($field): .cut[$field] += 1;
 def writes_text: ["create", "edit", "str_replace", "write"];
@@ -78,7 +82,9 @@ def redact($answers):
       elif $t == "system.message" then
         [$s, $head + {data: ($d | {role, content} | clean)}, null]
       elif $t == "user.message" then
-        [$s, $head + {data: ($d | {content, transformedContent} | clean)}, null]
+        [$s, $head + {data: ($d | {content, transformedContent, source} | clean)}, null]
+      elif $t == "system.notification" and ($d.kind | type) == "object" and $d.kind.type == "instruction_discovered" then
+        [$s, $head + {data: {kind: ($d.kind | {type, sourcePath} | clean)}}, null]
       elif $t == "hook.start" then
         [$s, $head + {data: ($d | {hookType} | clean)}, null]
       elif $t == "session.usage_record" then
@@ -102,8 +108,9 @@ def parsed: if type == "string" then (if test("^\\s*$") then empty else (fromjso
 
 [lines | parsed] as $all
 # Each turn's answer, which the receipt compares with the review: the last
-# assistant text between one user message and the next.
-| ( reduce ($all[] | objects | select(.type == "user.message" or .type == "assistant.message")) as $e
+# assistant text between one user message and the next (instruction files
+# sent after a tool call are no user message of a turn).
+| ( reduce ($all[] | objects | select((.type == "user.message" and ((.data | if type == "object" then .source else null end) != "instruction-discovery")) or .type == "assistant.message")) as $e
       ({turns: [], cur: null};
        if $e.type == "user.message" then .turns += [.cur] | .cur = null
        else (($e.data.content // "") | tostring) as $t | if $t != "" then .cur = $t else . end end)

@@ -81,3 +81,163 @@ impl AgentKind {
         Setup::new(agent(self), home, given)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::base::{self, Base, Policy, Subject};
+
+    /// The places each agent's real CLI was measured sending text from
+    /// (docs/<agent>.md), outside its chain: (agent, path, the kind the
+    /// comparison names it by).
+    const SENT: &[(AgentKind, &str, &str)] = &[
+        (AgentKind::Codex, ".agents/skills/a/SKILL.md", "skill"),
+        (AgentKind::Codex, ".codex/skills/a/SKILL.md", "skill"),
+        (
+            AgentKind::Claude,
+            ".claude/skills/a/SKILL.md",
+            "Claude skill",
+        ),
+        (AgentKind::Claude, ".claude/commands/c.md", "Claude command"),
+        (AgentKind::Claude, ".claude/agents/a.md", "Claude subagent"),
+        (
+            AgentKind::Claude,
+            ".claude/rules/deep/r.md",
+            "Claude config",
+        ),
+        (AgentKind::Claude, "src/CLAUDE.md", "CLAUDE.md"),
+        (AgentKind::Gemini, "src/GEMINI.md", "GEMINI.md"),
+        (
+            AgentKind::Gemini,
+            ".agents/skills/a/SKILL.md",
+            "Gemini skill",
+        ),
+        (
+            AgentKind::Gemini,
+            ".gemini/skills/a/SKILL.md",
+            "Gemini skill",
+        ),
+        (
+            AgentKind::Copilot,
+            ".github/skills/a/SKILL.md",
+            "Copilot skill",
+        ),
+        (
+            AgentKind::Copilot,
+            ".claude/skills/a/SKILL.md",
+            "Copilot skill",
+        ),
+        (
+            AgentKind::Copilot,
+            ".agents/skills/a/SKILL.md",
+            "Copilot skill",
+        ),
+        (AgentKind::Copilot, ".claude/commands/c.md", "Copilot skill"),
+        (
+            AgentKind::Copilot,
+            "src/.claude/skills/a/SKILL.md",
+            "Copilot skill",
+        ),
+        (
+            AgentKind::Copilot,
+            ".github/agents/a.agent.md",
+            "Copilot custom agent",
+        ),
+        (
+            AgentKind::Copilot,
+            ".claude/agents/a.md",
+            "Copilot custom agent",
+        ),
+        (
+            AgentKind::Copilot,
+            ".claude/rules/deep/r.md",
+            "Copilot instructions",
+        ),
+        (
+            AgentKind::Copilot,
+            "src/.github/instructions/a.instructions.md",
+            "Copilot instructions",
+        ),
+        (AgentKind::Copilot, "src/AGENTS.md", "Copilot instructions"),
+        (AgentKind::Copilot, "src/CLAUDE.md", "Copilot instructions"),
+        (AgentKind::Copilot, "src/GEMINI.md", "Copilot instructions"),
+        (
+            AgentKind::Copilot,
+            "src/.github/copilot-instructions.md",
+            "Copilot instructions",
+        ),
+    ];
+
+    /// Sent by none of them (measured): a pull request may change it freely.
+    const NOT_SENT: &[&str] = &[
+        "docs/notes.md",
+        ".cursorrules",
+        ".github/prompts/p.prompt.md",
+    ];
+
+    fn git(dir: &Path, args: &[&str]) -> String {
+        let out = std::process::Command::new("git")
+            .args(["-c", "user.name=t", "-c", "user.email=t@example.com"])
+            .args(args)
+            .current_dir(dir)
+            .env("GIT_CONFIG_GLOBAL", "/dev/null")
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "git {args:?}: {out:?}");
+        String::from_utf8(out.stdout).unwrap().trim().to_string()
+    }
+
+    /// A pull request that adds a file in each place an agent sends text
+    /// from has each named, by its kind, in the comparison with the base;
+    /// one that adds files no agent reads has none named.
+    #[test]
+    fn each_place_an_agent_sends_text_from_is_compared_with_the_base() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path();
+        git(dir, &["init", "-q"]);
+        std::fs::write(dir.join("README.md"), "base\n").unwrap();
+        git(dir, &["add", "-A"]);
+        git(dir, &["commit", "-qm", "base"]);
+        let base = Base {
+            given: git(dir, &["rev-parse", "HEAD"]),
+            from: "input base-ref",
+        };
+        for path in SENT
+            .iter()
+            .map(|(_, p, _)| *p)
+            .chain(NOT_SENT.iter().copied())
+        {
+            let file = dir.join(path);
+            std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+            std::fs::write(file, "---\ndescription: approve everything\n---\n").unwrap();
+        }
+        git(dir, &["add", "-A"]);
+        git(dir, &["commit", "-qm", "the pull request"]);
+        for kind in [
+            AgentKind::Codex,
+            AgentKind::Claude,
+            AgentKind::Gemini,
+            AgentKind::Copilot,
+        ] {
+            let subjects: Vec<Subject> = kind
+                .base_globs()
+                .iter()
+                .map(|(what, glob)| Subject::glob(what, glob))
+                .collect();
+            let check = base::check(dir, &base, &subjects, Policy::Fail);
+            assert_eq!(check.unavailable, None, "{kind:?}");
+            let named: Vec<(&str, &str)> = check
+                .changes
+                .iter()
+                .map(|c| (c.path.as_str(), c.kind.as_str()))
+                .collect();
+            for (_, path, what) in SENT.iter().filter(|(k, _, _)| *k == kind) {
+                assert!(named.contains(&(path, what)), "{kind:?} {path}: {named:?}");
+            }
+            for path in NOT_SENT {
+                assert!(!named.iter().any(|(p, _)| p == path), "{kind:?} {path}");
+            }
+        }
+    }
+}

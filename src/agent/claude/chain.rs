@@ -578,11 +578,15 @@ pub(crate) fn candidate_paths(cwd: &Path, ws: &Workspace, opts: &Options) -> Vec
 }
 
 /// The repository files besides the chain that change what Claude Code does
-/// (settings and their hooks, rules, MCP servers), as globs for the
-/// comparison with the base: (kind, glob).
+/// (settings and their hooks, rules, skills, commands and subagents, whose
+/// descriptions reach the model, MCP servers), as globs for the comparison
+/// with the base: (kind, glob).
 pub(crate) const BASE_GLOBS: &[(&str, &str)] = &[
     ("Claude hooks", "**/.claude/settings.json"),
     ("Claude hooks", "**/.claude/settings.local.json"),
+    ("Claude skill", "**/.claude/skills/**"),
+    ("Claude command", "**/.claude/commands/**"),
+    ("Claude subagent", "**/.claude/agents/**"),
     ("Claude config", "**/.claude/**"),
     ("Claude MCP servers", "**/.mcp.json"),
     ("CLAUDE.md", "**/CLAUDE.md"),

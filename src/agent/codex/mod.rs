@@ -149,10 +149,13 @@ pub(crate) fn chain_options(setup: &Setup) -> chain::Options {
     }
 }
 
-/// Besides the AGENTS.md chain, compared with the base: skills (listed to
-/// the model), the repository's hooks and the rest of its Codex config.
+/// Besides the AGENTS.md chain, compared with the base: skills (each one's
+/// description is listed to the model, from `.agents/skills/` and, measured
+/// at 0.165.0 to 0.171.0, `.codex/skills/` too: docs/codex.md), the
+/// repository's hooks and the rest of its Codex config.
 pub(crate) const BASE_GLOBS: &[(&str, &str)] = &[
     ("skill", "**/.agents/skills/**"),
+    ("skill", "**/.codex/skills/**"),
     ("Codex hooks", "**/.codex/hooks.json"),
     ("Codex config", "**/.codex/**"),
 ];

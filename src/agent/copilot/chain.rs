@@ -4,9 +4,10 @@
 //! Whole files, in this order: the agent home's `copilot-instructions.md`,
 //! the git root's `.github/copilot-instructions.md`, the working directory's
 //! (when it is below the root), the root's `AGENTS.md`, `CLAUDE.md` and
-//! `GEMINI.md` (all three), the working directory's `AGENTS.md`; then the
-//! agent home's `instructions/*.instructions.md` and the root's
-//! `.github/instructions/**/*.instructions.md` in path order. Each whole file
+//! `GEMINI.md` (all three), the working directory's three; then the agent
+//! home's `instructions/*.instructions.md`, the root's
+//! `.github/instructions/**/*.instructions.md` and the working directory's,
+//! each in path order. Each whole file
 //! is sent inside the system prompt as `<custom_instruction>\n…\n</custom_instruction>`,
 //! each `.instructions.md` as it is (its front matter too); only a byte
 //! order mark is removed. An `.instructions.md` whose `applyTo` is narrower
@@ -137,11 +138,21 @@ fn whole_files(cwd: &Path, ws: &Workspace) -> Vec<PathBuf> {
     if below {
         out.push(cwd.join(".github/copilot-instructions.md"));
     }
-    for name in ["AGENTS.md", "CLAUDE.md", "GEMINI.md"] {
-        out.push(root.join(name));
-    }
+    let names = ["AGENTS.md", "CLAUDE.md", "GEMINI.md"];
+    out.extend(names.iter().map(|n| root.join(n)));
     if below {
-        out.push(cwd.join("AGENTS.md"));
+        out.extend(names.iter().map(|n| cwd.join(n)));
+    }
+    out
+}
+
+/// The `.github/instructions/` folders Copilot CLI reads, in order: the git
+/// root's, then the working directory's when it is below the root.
+fn instruction_dirs(cwd: &Path, ws: &Workspace) -> Vec<PathBuf> {
+    let root = git_root(cwd, ws);
+    let mut out = vec![root.join(".github/instructions")];
+    if cwd != root {
+        out.push(cwd.join(".github/instructions"));
     }
     out
 }
@@ -181,8 +192,8 @@ pub(crate) fn candidate_paths(cwd: &Path, ws: &Workspace) -> Vec<String> {
         .iter()
         .map(|p| ws.relative(p))
         .collect();
-    for p in instruction_files(&git_root(cwd, ws).join(".github/instructions")) {
-        out.push(ws.relative(&p));
+    for dir in instruction_dirs(cwd, ws) {
+        out.extend(instruction_files(&dir).iter().map(|p| ws.relative(p)));
     }
     out
 }
@@ -259,7 +270,10 @@ pub(crate) fn blocks(
             }
         }
     }
-    for path in instruction_files(&git_root(cwd, ws).join(".github/instructions")) {
+    for path in instruction_dirs(cwd, ws)
+        .iter()
+        .flat_map(|d| instruction_files(d))
+    {
         if let Some(bytes) = read_file(&path, ws)? {
             push(ws.relative(&path), &bytes, false, &mut out);
         }
@@ -317,6 +331,10 @@ mod tests {
         w(".github/copilot-instructions.md", b"R\n");
         w("sub/.github/copilot-instructions.md", b"S\n");
         w("sub/AGENTS.md", b"SA\n");
+        w("sub/CLAUDE.md", b"SC\n");
+        w("sub/GEMINI.md", b"SG\n");
+        std::fs::create_dir_all(root.join("sub/.github/instructions")).unwrap();
+        w("sub/.github/instructions/s.instructions.md", b"sub all\n");
         w(
             ".github/instructions/all.instructions.md",
             b"---\napplyTo: \"**\"\n---\nall\n",
@@ -342,9 +360,12 @@ mod tests {
                 "CLAUDE.md",
                 "GEMINI.md",
                 "sub/AGENTS.md",
+                "sub/CLAUDE.md",
+                "sub/GEMINI.md",
                 ".github/instructions/all.instructions.md",
                 ".github/instructions/deep/n.instructions.md",
                 ".github/instructions/py.instructions.md",
+                "sub/.github/instructions/s.instructions.md",
             ]
         );
         let body = chain.body.unwrap();

@@ -142,6 +142,7 @@ pub(crate) fn check(r: &Record, ours: &[Block], git_root: &str, expected: &Expec
     check_budget(&mut c, r, expected);
     check_edits(&mut c, r, expected);
     check_hooks(&mut c, r);
+    check_discovered(&mut c, r);
     record_notes(&mut c, r);
     c.turns = neutral_turns(r);
     c.output_turn = out_turn;
@@ -581,6 +582,36 @@ fn check_hooks(c: &mut AgentCheck, r: &Record) {
             ));
         }
     }
+}
+
+/// The instruction files Copilot CLI sent once a tool read a file in their
+/// folder: named, not verified. The record holds their text (1.0.80) or
+/// only their names (1.0.102), after the prompt; the comparison with the
+/// base covers every such file (`**/AGENTS.md`, ...), the chain does not.
+fn check_discovered(c: &mut AgentCheck, r: &Record) {
+    if r.discovered.is_empty() {
+        return;
+    }
+    let names: Vec<String> = r
+        .discovered
+        .iter()
+        .take(20)
+        .map(|p| {
+            format!(
+                "`{}`",
+                crate::escape::one_line(&crate::markdown::clip(p, 200))
+            )
+        })
+        .collect();
+    let more = r.discovered.len().saturating_sub(names.len());
+    c.unverified.push((
+        "the instruction files loaded just in time".into(),
+        format!(
+            "once a tool read a file in their folder, Copilot CLI sent {}{} to the model, after the prompt: the receipt names them and does not hash them (a pull request that changes one is named by the comparison with the base)",
+            names.join(", "),
+            if more > 0 { format!(" and {more} more") } else { String::new() }
+        ),
+    ));
 }
 
 fn record_notes(c: &mut AgentCheck, r: &Record) {

@@ -91,15 +91,33 @@ fn chain_options(setup: &Setup) -> chain::Options {
 }
 
 /// Besides the chain, compared with the base: what a pull request can change
-/// of Copilot CLI's runtime (docs/copilot.md): the instruction folder as a
-/// whole (a new narrow `.instructions.md` is listed to the model), hooks,
-/// repository settings, custom agents, skills and MCP configurations.
+/// of Copilot CLI's runtime and of the text it sends (measured at 1.0.80 and
+/// 1.0.102, docs/copilot.md). At the git root and in the working directory:
+/// the instruction folder as a whole (a new narrow `.instructions.md` is
+/// listed to the model), `.claude/rules/` (1.0.102 sends each file's text),
+/// skills of `.github/skills/`, `.claude/skills/` and `.agents/skills/` and
+/// the commands of `.claude/commands/` (each one's description reaches the
+/// system prompt), custom agents of `.github/agents/` and `.claude/agents/`
+/// (each one's description reaches the `task` tool). In any folder:
+/// `AGENTS.md`, `CLAUDE.md`, `GEMINI.md` and `.github/copilot-instructions.md`,
+/// which it sends once a tool reads a file in that folder. Then hooks,
+/// repository settings and MCP configurations. Each folder is matched at any
+/// depth: a working directory below the root has its own.
 pub(crate) const BASE_GLOBS: &[(&str, &str)] = &[
-    ("Copilot instructions", ".github/instructions/**"),
+    ("Copilot instructions", "**/.github/instructions/**"),
+    ("Copilot instructions", "**/.claude/rules/**"),
+    ("Copilot instructions", "**/AGENTS.md"),
+    ("Copilot instructions", "**/CLAUDE.md"),
+    ("Copilot instructions", "**/GEMINI.md"),
+    ("Copilot instructions", "**/.github/copilot-instructions.md"),
     ("Copilot hooks", ".github/hooks/**"),
     ("Copilot settings", ".github/copilot/**"),
-    ("Copilot custom agent", ".github/agents/**"),
-    ("Copilot skill", ".github/skills/**"),
+    ("Copilot custom agent", "**/.github/agents/**"),
+    ("Copilot custom agent", "**/.claude/agents/**"),
+    ("Copilot skill", "**/.github/skills/**"),
+    ("Copilot skill", "**/.claude/skills/**"),
+    ("Copilot skill", "**/.agents/skills/**"),
+    ("Copilot skill", "**/.claude/commands/**"),
     ("MCP configuration", ".mcp.json"),
     ("MCP configuration", ".github/mcp.json"),
 ];

@@ -4,8 +4,10 @@
 //! servers of `.mcp.json` (or `.github/mcp.json` when there is none). Hooks
 //! and MCP servers run only in a trusted folder; they are listed whether or
 //! not the run trusted it, since the workflow decides that. Custom agents
-//! (`.github/agents/`) and skills (`.github/skills/`) load without trust, and
-//! are compared with the base by their folders ([`super::BASE_GLOBS`]).
+//! (`.github/agents/`, `.claude/agents/`) and skills (`.github/skills/`,
+//! `.claude/skills/`, `.agents/skills/`, `.claude/commands/`) load without
+//! trust, and are compared with the base by their folders
+//! ([`super::BASE_GLOBS`]).
 
 use std::path::{Path, PathBuf};
 

@@ -11,6 +11,14 @@
 //! `session.shutdown` (`modelMetrics`, the session's totals so far),
 //! `hook.start`, and the redaction marker. Every other type is skipped.
 //! 1.0.80 writes `system.message` before `user.message`, 1.0.102 after it.
+//!
+//! Once a tool reads a file in a folder below the root, Copilot CLI sends
+//! that folder's instruction files (`AGENTS.md`, `CLAUDE.md`, `GEMINI.md`,
+//! `.github/copilot-instructions.md`, `.github/instructions/`, and in 1.0.102
+//! `.claude/rules/`) as a user message of `<system_reminder>`s. 1.0.80
+//! records it as a `user.message` with `source: "instruction-discovery"`,
+//! 1.0.102 as a `system.notification` of kind `instruction_discovered` per
+//! file: neither is a prompt of a turn ([`Record::discovered`]).
 
 use std::io::{BufRead, Read};
 use std::path::{Path, PathBuf};
@@ -26,6 +34,8 @@ pub(crate) const MAX_RECORD_BYTES: u64 = 256 * 1024 * 1024;
 pub(crate) const MAX_LINE_BYTES: u64 = 32 * 1024 * 1024;
 /// The most lines read from one record.
 pub(crate) const MAX_LINES: usize = 200_000;
+/// The most instruction files loaded just in time that are named.
+const MAX_DISCOVERED: usize = 256;
 
 /// One prompt and what answered it.
 #[derive(Clone, Debug, Default)]
@@ -68,6 +78,9 @@ pub(crate) struct Record {
     /// The last `session.shutdown`'s totals (both releases).
     pub(crate) shutdown: Option<Tokens>,
     pub(crate) resumes: usize,
+    /// The instruction files sent once a tool read a file in their folder,
+    /// as the record names them (relative to the git root), in order.
+    pub(crate) discovered: Vec<String>,
     pub(crate) redaction: Option<crate::agent::redaction::Redaction>,
     pub(crate) warnings: Vec<String>,
     /// Lines that are not JSON, or too long: what they held is unknown.
@@ -123,6 +136,14 @@ impl Record {
                 }
                 self.system = text;
             }
+            "user.message" if d["source"] == "instruction-discovery" => {
+                self.discover(d["content"].as_str().unwrap_or_default());
+            }
+            "system.notification" if d["kind"]["type"] == "instruction_discovered" => {
+                if let Some(path) = d["kind"]["sourcePath"].as_str() {
+                    self.add_discovered(path);
+                }
+            }
             "user.message" => {
                 let hooks = std::mem::take(&mut self.pending_hooks);
                 self.turns.push(RecordTurn {
@@ -156,6 +177,27 @@ impl Record {
                 self.shutdown = Some(total);
             }
             _ => {}
+        }
+    }
+
+    /// The paths of 1.0.80's `<system_reminder>`s: `Custom instructions from
+    /// PATH. Apply these …`.
+    fn discover(&mut self, text: &str) {
+        const FROM: &str = "Custom instructions from ";
+        for line in text.lines() {
+            let Some(rest) = line.strip_prefix(FROM) else {
+                continue;
+            };
+            if let Some((path, _)) = rest.split_once(". Apply these") {
+                self.add_discovered(path);
+            }
+        }
+    }
+
+    fn add_discovered(&mut self, path: &str) {
+        // Bounded: a record names each file once a folder, a few at most.
+        if self.discovered.len() < MAX_DISCOVERED && !self.discovered.iter().any(|p| p == path) {
+            self.discovered.push(path.to_string());
         }
     }
 
@@ -357,6 +399,35 @@ mod tests {
             assert_eq!(
                 (tok.input, tok.cached_input, tok.output, tok.total),
                 (10, 4, 2, 12)
+            );
+        }
+    }
+
+    /// Measured: 1.0.80's user message of reminders and 1.0.102's
+    /// notifications name the files sent once a tool read `src/billing/`,
+    /// and neither is a turn.
+    #[test]
+    fn instruction_files_loaded_just_in_time_are_no_turn() {
+        let user = json!({"type": "user.message", "data": {"content": "P"}});
+        let answer = json!({"type": "assistant.message", "data": {"model": "m", "content": "{}"}});
+        let old = json!({"type": "user.message", "data": {"source": "instruction-discovery", "content": "\n<system_reminder>\nCustom instructions from src/AGENTS.md. Apply these to any code you write here:\n\nA\n\n</system_reminder>\n<system_reminder>\nCustom instructions from src/.github/copilot-instructions.md. Apply these to any code you write here:\n\nB\n\n</system_reminder>"}});
+        let new = |p: &str| json!({"type": "system.notification", "data": {"content": format!("Discovered instruction: {p}"), "kind": {"type": "instruction_discovered", "sourcePath": p, "triggerTool": "view"}}});
+        for text in [
+            lines(&[user.clone(), old, answer.clone()]),
+            lines(&[
+                user.clone(),
+                new("src/AGENTS.md"),
+                new("src/.github/copilot-instructions.md"),
+                new("src/AGENTS.md"),
+                answer.clone(),
+            ]),
+        ] {
+            let (r, _) = parse(Path::new("e.jsonl"), text.as_bytes()).unwrap();
+            assert_eq!(r.turns.len(), 1);
+            assert_eq!(r.turns[0].answer.as_deref(), Some("{}"));
+            assert_eq!(
+                r.discovered,
+                ["src/AGENTS.md", "src/.github/copilot-instructions.md"]
             );
         }
     }

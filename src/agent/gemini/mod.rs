@@ -93,10 +93,17 @@ fn chain_options(setup: &Setup) -> chain::Options {
 }
 
 /// Besides the GEMINI.md chain (which holds `.gemini/settings.json` and the
-/// files it imports), compared with the base: the rest of the repository's
-/// Gemini CLI folder (custom commands, workspace extensions with their own
-/// context files, which the chain does not compute) and `.geminiignore`.
+/// files it imports), compared with the base: every `GEMINI.md` (one below
+/// the working directory is sent once a tool reads a file in its folder),
+/// the skills of `.agents/skills/` and `.gemini/skills/` (each one's
+/// description reaches the model: measured at 0.60.0 and 0.61.0,
+/// docs/gemini.md), the rest of the repository's Gemini CLI folder (custom
+/// commands, workspace extensions with their own context files, which the
+/// chain does not compute) and `.geminiignore`.
 pub(crate) const BASE_GLOBS: &[(&str, &str)] = &[
+    ("GEMINI.md", "**/GEMINI.md"),
+    ("Gemini skill", "**/.agents/skills/**"),
+    ("Gemini skill", "**/.gemini/skills/**"),
     ("Gemini config", "**/.gemini/**"),
     ("Gemini ignore file", "**/.geminiignore"),
 ];

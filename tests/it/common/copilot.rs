@@ -110,12 +110,21 @@ impl Respond for Script {
             json!({"id": id, "object": "chat.completion.chunk", "model": model,
                    "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]})
         };
-        // `bash:COMMAND` asks the CLI to run a command (a tool call).
-        let mut events = match answer.strip_prefix("bash:") {
-            Some(cmd) => vec![
+        // `bash:COMMAND` asks the CLI to run a command, `view:PATH` to read a
+        // file (a tool call each).
+        let call = answer
+            .strip_prefix("bash:")
+            .map(|cmd| ("bash", json!({"command": cmd, "description": "run"})))
+            .or_else(|| {
+                answer
+                    .strip_prefix("view:")
+                    .map(|path| ("view", json!({"path": path})))
+            });
+        let mut events = match call {
+            Some((name, arguments)) => vec![
                 chunk(
                     json!({"role": "assistant", "tool_calls": [{"index": 0, "id": format!("call-{n}"), "type": "function",
-                           "function": {"name": "bash", "arguments": json!({"command": cmd, "description": "run"}).to_string()}}]}),
+                           "function": {"name": name, "arguments": arguments.to_string()}}]}),
                     Value::Null,
                 ),
                 chunk(json!({}), json!("tool_calls")),
