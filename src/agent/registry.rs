@@ -202,6 +202,7 @@ mod tests {
         let base = Base {
             given: git(dir, &["rev-parse", "HEAD"]),
             from: "input base-ref",
+            branch: None,
         };
         for path in SENT
             .iter()
@@ -225,7 +226,7 @@ mod tests {
                 .iter()
                 .map(|(what, glob)| Subject::glob(what, glob))
                 .collect();
-            let check = base::check(dir, &base, &subjects, Policy::Fail);
+            let check = base::check(dir, &base, &subjects, Policy::Fail, base::Target::NotAsked);
             assert_eq!(check.unavailable, None, "{kind:?}");
             let named: Vec<(&str, &str)> = check
                 .changes
