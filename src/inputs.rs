@@ -21,6 +21,9 @@ pub(crate) use crate::review::judge::Whose as GateSchema;
 /// A snapshot of the process environment; tests build their own.
 pub type Env = BTreeMap<String, String>;
 
+/// The check run's name when `check-name` is not given.
+pub(crate) const DEFAULT_CHECK_NAME: &str = "Agent review receipt";
+
 /// Flags that are not action inputs: they exist for local runs only.
 pub const CLI_ONLY: &[&str] = &["workspace"];
 
@@ -305,7 +308,7 @@ pub struct Cli {
     pub(crate) format: Format,
 
     /// The check run's name on the pull request.
-    #[arg(long, value_name = "NAME", default_value = "Agent review receipt")]
+    #[arg(long, value_name = "NAME", default_value = DEFAULT_CHECK_NAME)]
     pub(crate) check_name: String,
 
     /// The most annotations the check run carries (GitHub takes 50 a request).

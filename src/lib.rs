@@ -114,10 +114,52 @@ fn execute(inputs: &Inputs, ctx: &Context, origin: &event::Origin) -> Result<Out
 /// (the check run, the step outputs, the job summary); the log has the error
 /// from the caller. What fails to report here is left to the log.
 fn report_failure(inputs: &Inputs, ctx: &Context, origin: &event::Origin, err: &Error) {
-    let mut outcome = Outcome::empty(inputs.mode, String::new(), Default::default());
+    fail_where_it_reports(inputs.mode, inputs.report_options(), ctx, origin, err);
+}
+
+/// Inputs refused before a run could begin (two prompt inputs, a value the
+/// command line does not take), in Actions: the failing check says why all
+/// the same, with what the step was given of its name and token.
+pub fn report_refusal(env: &inputs::Env, err: &Error) {
+    if env.get("GITHUB_ACTIONS").is_none_or(|v| v != "true") {
+        return;
+    }
+    let input = |name: &str| inputs::input_from_env(env, name).map(str::to_string);
+    let mode = input("mode")
+        .and_then(|m| <inputs::Mode as clap::ValueEnum>::from_str(&m, true).ok())
+        .unwrap_or(inputs::Mode::Run);
+    let options = report::Options {
+        check_name: input("check-name").unwrap_or_else(|| inputs::DEFAULT_CHECK_NAME.into()),
+        token: input("github-token"),
+        max_annotations: 0,
+        api_timeout: std::time::Duration::from_secs(60),
+        own: report::Own {
+            app: input("app-slug"),
+            earlier: Vec::new(),
+        },
+    };
+    let ctx = Context::from_env(env, None);
+    let payload = event::read(ctx.event_path.as_deref());
+    let origin = event::origin(
+        &ctx.event_name,
+        payload.as_ref(),
+        ctx.workflow_ref.as_deref(),
+        ctx.repository.as_deref(),
+    );
+    fail_where_it_reports(mode, options, &ctx, &origin, err);
+}
+
+fn fail_where_it_reports(
+    mode: inputs::Mode,
+    options: report::Options,
+    ctx: &Context,
+    origin: &event::Origin,
+    err: &Error,
+) {
+    let mut outcome = Outcome::empty(mode, String::new(), Default::default());
     outcome.error = Some(err.message().to_string());
     outcome.layout = origin.layout;
-    for r in &mut report::destinations(ctx, inputs.report_options(), inputs.mode) {
+    for r in &mut report::destinations(ctx, options, mode) {
         if r.name() == "console" || r.name() == "attestation files" {
             continue;
         }

@@ -40,6 +40,7 @@ fn main() {
         }
         Err(e) => {
             prompt_receipt::report_error(&e, in_actions);
+            prompt_receipt::report_refusal(&env, &e);
             e.exit_code()
         }
     };

@@ -1163,3 +1163,50 @@ async fn a_workflow_the_pull_request_cannot_edit_is_binding_and_the_title_stays_
         assert_eq!(out.outputs["layout"], "binding", "{event}");
     }
 }
+
+/// A run that cannot be made is never only an exit code: in Actions the step
+/// posts a failing check that says why, for input the command line refuses
+/// (two prompt inputs) and for a run that fails before its verdict (a prompt
+/// file that is not there). The outputs say `conclusion: failure` and nothing
+/// of a receipt.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_run_that_cannot_be_made_posts_a_failing_check_saying_why() {
+    let s = Scenario::example();
+    let head = s.git(&["rev-parse", "HEAD"]);
+    let event = pull_request(&head, false);
+    for (inputs, says) in [
+        (
+            vec![("prompt", "x")],
+            "❌ The receipt could not run: Only one of `prompt` or `prompt-file` may be specified.",
+        ),
+        (
+            vec![("prompt-file", "prompts/nope.md")],
+            "❌ The receipt could not run: input `prompt-file`",
+        ),
+    ] {
+        let gh = FakeGitHub::start().await;
+        let mut step = step(&s, &gh).event("pull_request", event.clone());
+        for (k, v) in &inputs {
+            step = step.input(k, v);
+        }
+        let out = run(step).await;
+        out.code(2);
+        let runs = gh.runs();
+        assert_eq!(runs.len(), 1, "{inputs:?}: {}", out.stdout);
+        assert_eq!(runs[0]["conclusion"], "failure");
+        assert_eq!(runs[0]["head_sha"], head.as_str());
+        let title = runs[0]["output"]["title"].as_str().unwrap();
+        assert!(title.starts_with(&says.replace('`', "")), "{title}");
+        assert_eq!(out.outputs["conclusion"], "failure");
+        assert_eq!(out.outputs["check-run-id"], runs[0]["id"].to_string());
+        assert!(!out.outputs.contains_key("prompt-sha"), "{:?}", out.outputs);
+        assert!(
+            runs[0]["output"]["summary"]
+                .as_str()
+                .unwrap()
+                .contains("nothing was verified"),
+            "{}",
+            runs[0]["output"]["summary"]
+        );
+    }
+}

@@ -388,6 +388,10 @@ pub struct Step {
     event: Option<(String, serde_json::Value)>,
 }
 
+/// A pseudo-input for [`Step::with`]: the binding layout, its value the
+/// Checks API to report to.
+pub const BINDING: &str = "binding layout, reporting to";
+
 impl Step {
     fn new(s: &Scenario, in_actions: bool) -> Step {
         let mut inputs = BTreeMap::new();
@@ -421,6 +425,57 @@ impl Step {
     pub fn arg(mut self, arg: &str) -> Self {
         self.args.push(arg.to_string());
         self
+    }
+
+    /// Each input of `extra`; `(BINDING, api_url)` puts the step in the
+    /// binding layout instead, reporting to that API ([`Step::binding`]).
+    pub fn with(mut self, extra: &[(&str, &str)]) -> Self {
+        for (k, v) in extra {
+            self = if *k == BINDING {
+                self.binding(v)
+            } else {
+                self.input(k, v)
+            };
+        }
+        self
+    }
+
+    /// The step as receipt.yml runs it on a `workflow_run` of a clean pull
+    /// request into `main`: the event, the workflow that runs (the default
+    /// branch's), and the base receipt.yml hands on (the checkout's own
+    /// commit as `main`'s tip, `base-branch: main`, the pull request into
+    /// `main`), reporting to a Checks API at `api_url`, whose listing of
+    /// the commit's checks must answer: anything not verified fails there.
+    pub fn binding(self, api_url: &str) -> Self {
+        let out = Command::new("git")
+            .args(["rev-parse", "HEAD"])
+            .current_dir(&self.ws)
+            .output()
+            .unwrap();
+        let head = String::from_utf8(out.stdout).unwrap().trim().to_string();
+        let payload = serde_json::json!({
+            "action": "completed",
+            "workflow_run": {
+                "id": 4242, "event": "pull_request", "conclusion": "success",
+                "path": ".github/workflows/agent-review.yml", "head_sha": head,
+                "head_repository": {"full_name": github::REPO},
+                "repository": {"full_name": github::REPO},
+                "pull_requests": [{"number": 42, "head": {"sha": head}, "base": {"sha": head, "ref": "main"}}]
+            },
+            "repository": {"full_name": github::REPO, "default_branch": "main"}
+        });
+        self.github(api_url, &head)
+            .env(
+                "GITHUB_WORKFLOW_REF",
+                &format!(
+                    "{}/.github/workflows/agent-receipt.yml@refs/heads/main",
+                    github::REPO
+                ),
+            )
+            .input("base-ref", &head)
+            .input("base-branch", "main")
+            .input("pull-request-bases", "main")
+            .event("workflow_run", payload)
     }
 
     pub fn env(mut self, k: &str, v: &str) -> Self {

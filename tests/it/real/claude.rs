@@ -95,7 +95,7 @@ impl Run {
     }
 
     fn receipt(&self, extra: &[(&str, &str)]) -> Outcome {
-        let mut step = self
+        let step = self
             .s
             .action()
             .input("agent", "claude")
@@ -104,10 +104,7 @@ impl Run {
             .input("model", MODEL)
             .input("claude-args", &self.args)
             .input("agent-home", self.home.to_str().unwrap());
-        for (k, v) in extra {
-            step = step.input(k, v);
-        }
-        step.run()
+        step.with(extra).run()
     }
 }
 
@@ -177,6 +174,14 @@ async fn prompt_and_instructions_hash_to_what_the_api_received() {
             "{version}: {}",
             out.stdout
         );
+        // The control: the same clean run, as receipt.yml runs it in the
+        // binding layout, where anything not verified would fail: success.
+        let gh = common::github::FakeGitHub::start().await;
+        let bound = run.receipt(&[(BINDING, &gh.url())]);
+        bound.code(0);
+        assert_eq!(bound.outputs["layout"], "binding", "{:?}", bound.outputs);
+        assert_eq!(bound.outputs["conclusion"], "success", "{}", bound.summary);
+
         let usage = out.usage();
         assert_eq!(
             usage["prompt_sent_sha"],
@@ -394,8 +399,19 @@ async fn settings_hooks_are_named_with_the_hashes_sent_and_never_success_in_sile
         );
         let out = run.receipt(&[]);
         out.code(0);
+        // What the hooks printed is never recorded: said, and a limit of
+        // every run with these hooks, not a cap.
         assert_eq!(
-            out.outputs["conclusion"], "neutral",
+            out.outputs["conclusion"], "success",
+            "{version}: {}",
+            out.summary
+        );
+        assert!(
+            out.summary
+                .contains("### What Claude Code's record never shows")
+                && out
+                    .summary
+                    .contains("what the SessionStart hook said before the prompt"),
             "{version}: {}",
             out.summary
         );

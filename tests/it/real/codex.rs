@@ -83,7 +83,7 @@ async fn run_codex(c: Case, workdir: &str, stdin: &[u8]) -> Case {
 }
 
 fn receipt(c: &Case, prompt_file: &str, workdir: &str, extra: &[(&str, &str)]) -> Outcome {
-    let mut step = c
+    let step = c
         .scenario
         .action()
         .input("prompt-file", prompt_file)
@@ -91,10 +91,7 @@ fn receipt(c: &Case, prompt_file: &str, workdir: &str, extra: &[(&str, &str)]) -
         .input("codex-version", CODEX_VERSION)
         .input("model", "gpt-5.5")
         .input("codex-home", c.codex_home.to_str().unwrap());
-    for (k, v) in extra {
-        step = step.input(k, v);
-    }
-    step.run()
+    step.with(extra).run()
 }
 
 /// Runs one case end to end and checks the receipt against the server.
@@ -163,7 +160,7 @@ async fn prompt_bytes_lf_crlf_bom_and_no_trailing_newline() {
         b"\xEF\xBB\xBFReview the diff.\n",
         b"Review the diff.",
     ] {
-        let (out, request, _case) = prove(
+        let (out, request, case) = prove(
             &[(PROMPT, bytes), ("AGENTS.md", b"Root rules.\n")],
             PROMPT,
             "",
@@ -172,6 +169,14 @@ async fn prompt_bytes_lf_crlf_bom_and_no_trailing_newline() {
         )
         .await;
         out.code(0);
+        // The control: the same clean run, as receipt.yml runs it in the
+        // binding layout, where anything not verified would fail: success.
+        let gh = common::github::FakeGitHub::start().await;
+        let bound = receipt(&case, PROMPT, ".", &[(BINDING, &gh.url())]);
+        bound.code(0);
+        assert_eq!(bound.outputs["layout"], "binding", "{:?}", bound.outputs);
+        assert_eq!(bound.outputs["conclusion"], "success", "{}", bound.summary);
+
         let sent = input_text(&request, 3);
         let expected = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
         assert_eq!(

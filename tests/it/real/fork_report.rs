@@ -52,8 +52,9 @@ async fn artifacts_under_runner_temp_are_verified_without_touching_the_checkout(
         &format!("{DOWNLOADED}/usage.json"),
         &format!("{DOWNLOADED}/artifacts/review.json"),
     );
-    out.code(0);
-    // The identities hold (below); the fork's agent job is what cannot be verified.
+    // The identities hold (below); the fork's agent job is what cannot be
+    // verified, and in the binding layout that fails.
+    out.code(1);
     assert_eq!(out.outputs["verified"], "false", "{}", out.stdout);
     assert!(
         out.outputs["not-verified"].contains("the fork does not control"),
@@ -61,8 +62,8 @@ async fn artifacts_under_runner_temp_are_verified_without_touching_the_checkout(
         out.outputs
     );
     assert_eq!(
-        out.outputs["conclusion"], "neutral",
-        "a fork's agent job is never green"
+        out.outputs["conclusion"], "failure",
+        "a fork's agent job is never a pass"
     );
     assert!(
         out.summary.contains("the fork's own workflow"),

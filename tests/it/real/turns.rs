@@ -221,7 +221,22 @@ async fn hooks_from_codex_home_are_named_with_the_hashes_sent() {
         );
         assert_eq!(sent_starting(request, PROMPT_HOOK).len(), 1, "{version}");
         let out = run.receipt(version, Some("gpt-5.5"), &[]);
-        neutral(&out);
+        // What a configured hook printed is in no record, on any run: said,
+        // and no cap on a clean run.
+        out.code(0);
+        assert_eq!(out.outputs["conclusion"], "success", "{}", out.summary);
+        assert!(
+            out.summary.contains("### What Codex's record never shows")
+                && out.summary.contains("what the hook said before the prompt")
+                && out.summary.contains("what the hook said after the prompt"),
+            "{version}: {}",
+            out.summary
+        );
+        assert!(
+            !out.outputs.contains_key("not-verified"),
+            "{:?}",
+            out.outputs
+        );
         let usage = out.usage();
         let turns = usage["turns"].as_array().unwrap();
         assert_eq!(turns.len(), 1, "{version}");
