@@ -185,21 +185,33 @@ class Repo:
         p.write_text(text)
 
 
-def step(binary, repo, port, args):
+def step(binary, repo, port, args, merges_into=None):
     """Runs the binary as a step of a pull_request workflow; returns the job
-    summary and the check run it sent (None when it sent none)."""
+    summary and the check run it sent (None when it sent none). With
+    `merges_into`, as receipt.yml runs it in the binding layout instead: on
+    the `workflow_run` of a pull request into that branch, held to `main`."""
     tmp = repo.ws.parent
     summary, output, event = tmp / "summary.md", tmp / "output", tmp / "event.json"
     for f in (summary, output):
         f.write_text("")
     event.write_text(json.dumps({"pull_request": {"number": 42, "head": {"sha": repo.head, "repo": {"full_name": "octo/widgets"}},
                                                   "base": {"sha": repo.base, "repo": {"full_name": "octo/widgets"}}}}))
+    event_name = "pull_request"
+    if merges_into:
+        event_name = "workflow_run"
+        event.write_text(json.dumps({"workflow_run": {
+            "id": 4242, "event": "pull_request", "conclusion": "success", "path": ".github/workflows/agent-review.yml",
+            "head_sha": repo.head, "head_repository": {"full_name": "octo/widgets"}, "repository": {"full_name": "octo/widgets"},
+            "pull_requests": [{"number": 42, "base": {"ref": merges_into, "sha": repo.base}}]},
+            "repository": {"full_name": "octo/widgets", "default_branch": "main"}}))
+        args = [*args, "--base-ref", repo.base, "--base-branch", "main", "--pull-request-bases", merges_into,
+                "--instructions-changed", "fail"]
     env = {
         "PATH": os.environ["PATH"], "HOME": os.environ.get("HOME", "/root"),
         "GITHUB_ACTIONS": "true", "GITHUB_WORKSPACE": str(repo.ws), "GITHUB_STEP_SUMMARY": str(summary),
         "GITHUB_OUTPUT": str(output), "GITHUB_REPOSITORY": "octo/widgets", "GITHUB_SERVER_URL": "https://github.com",
         "GITHUB_API_URL": f"http://127.0.0.1:{port}", "GITHUB_RUN_ID": "123456789", "GITHUB_RUN_ATTEMPT": "1",
-        "GITHUB_JOB": "receipt", "GITHUB_SHA": "9" * 40, "GITHUB_EVENT_NAME": "pull_request", "GITHUB_EVENT_PATH": str(event),
+        "GITHUB_JOB": "receipt", "GITHUB_SHA": "9" * 40, "GITHUB_EVENT_NAME": event_name, "GITHUB_EVENT_PATH": str(event),
         "RUNNER_TEMP": str(tmp), "INPUT_GITHUB-TOKEN": "ghs_render",
     }
     before = len(Checks.runs)
@@ -268,6 +280,31 @@ def scenarios(binary, port, work):
         out["agent-record"] = step(binary, r, port, [*run, "--codex-home", str(home)])
     else:
         print(f"render-reports: SKIPPED agent-record: no Codex CLI at {CODEX} (.ci/run installs it)", file=sys.stderr)
+
+    # The binding layout, as receipt.yml runs it: a clean pull request into
+    # main; one whose agent workflow runs the checkout's own code before the
+    # agent (not verified, so it fails there); one opened against a branch the
+    # contributor pushed.
+    r = fresh("binding-clean")
+    r.write("src/billing/invoice.ts", "export const total = 0;\n")
+    r.commit("the pull request")
+    out["binding-clean"] = step(binary, r, port, run, merges_into="main")
+
+    r = fresh("binding-not-verified")
+    workflow = (r.ws / ".github/workflows/agent-review.yml").read_text()
+    r.write(".github/workflows/agent-review.yml",
+            workflow.replace("      - uses: openai/codex-action@", "      - run: npm ci && npm test\n      - uses: openai/codex-action@", 1))
+    r.git("add", "-A")
+    r.git("commit", "-q", "-m", "the default branch runs npm before the agent")
+    r.base = r.head = r.git("rev-parse", "HEAD").strip()
+    r.write("src/billing/invoice.ts", "export const total = 0;\n")
+    r.commit("the pull request")
+    out["binding-not-verified"] = step(binary, r, port, run, merges_into="main")
+
+    r = fresh("binding-other-base")
+    r.write("src/billing/invoice.ts", "export const total = 0;\n")
+    r.commit("the pull request")
+    out["binding-other-base"] = step(binary, r, port, run, merges_into="evil-base")
 
     r = fresh("120-findings")
     r.write("artifacts/review.json", many_findings())

@@ -15,6 +15,7 @@ mod common;
 mod action_metadata;
 mod attestation;
 mod bad_inputs;
+mod binding;
 mod collect;
 mod compare;
 mod corpus_workflows;
