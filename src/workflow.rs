@@ -98,21 +98,7 @@ impl<'a> Workflow<'a> {
                             .unwrap_or_default()
                             .iter()
                             .filter(|n| !n.entries().is_empty())
-                            .map(|node| Step {
-                                node,
-                                mark: node.mark,
-                                uses: node
-                                    .get("uses")
-                                    .and_then(Node::text)
-                                    .unwrap_or("")
-                                    .trim()
-                                    .to_string(),
-                                env: [
-                                    env_of(node.get("env")),
-                                    job_env.clone(),
-                                    workflow_env.clone(),
-                                ],
-                            })
+                            .map(|node| Step::of(node, job_env.clone(), workflow_env.clone()))
                             .collect();
                         let needs = match job.get("needs") {
                             Some(n) if n.text().is_some() => {
@@ -162,8 +148,9 @@ fn triggers(on: Option<&Node>) -> Vec<String> {
 }
 
 impl<'a> Step<'a> {
-    /// A step read on its own (a composite action's), with no env around it.
-    pub(crate) fn lone(node: &'a Node) -> Step<'a> {
+    /// A step of a job whose env is `job_env`, in a workflow whose env is
+    /// `workflow_env`.
+    fn of(node: &'a Node, job_env: Env, workflow_env: Env) -> Step<'a> {
         Step {
             node,
             mark: node.mark,
@@ -173,8 +160,13 @@ impl<'a> Step<'a> {
                 .unwrap_or("")
                 .trim()
                 .to_string(),
-            env: [env_of(node.get("env")), Vec::new(), Vec::new()],
+            env: [env_of(node.get("env")), job_env, workflow_env],
         }
+    }
+
+    /// A step read on its own (a composite action's), with no env around it.
+    pub(crate) fn lone(node: &'a Node) -> Step<'a> {
+        Step::of(node, Vec::new(), Vec::new())
     }
 }
 
