@@ -254,6 +254,18 @@ impl Outcome {
             .chain(self.unverified.iter().cloned())
     }
 
+    /// What was not verified, each named once, in order: the title, the
+    /// outputs and the predicate list the checks, the summary each reason.
+    pub(crate) fn not_verified_names(&self) -> Vec<String> {
+        let mut names: Vec<String> = Vec::new();
+        for u in self.not_verified() {
+            if !names.contains(&u.what) {
+                names.push(u.what);
+            }
+        }
+        names
+    }
+
     /// A receipt field as text, empty when absent or null.
     /// The agent the receipt covers (a receipt without `agent` is Codex's).
     pub(crate) fn agent_kind(&self) -> crate::agent::AgentKind {

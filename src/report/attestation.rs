@@ -32,7 +32,7 @@ impl Report for Attestation {
             conclusion: result.conclusion().as_str(),
             title: said.words_within(TITLE_CHARS),
             verified: result.verification.as_ref().is_some_and(|v| v.passed()),
-            not_verified: result.not_verified().map(|u| u.what).collect(),
+            not_verified: result.not_verified_names(),
         };
         let workflow = self.ctx.in_actions.then(|| workflow(&self.ctx));
         let now = attest::rfc3339(std::time::SystemTime::now());

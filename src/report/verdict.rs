@@ -143,7 +143,7 @@ fn words(result: &Outcome) -> String {
         parts.extend(instruction_change_words(c));
     }
     parts.extend(result.timeline.iter().cloned());
-    let missing: Vec<String> = result.not_verified().map(|u| u.what).collect();
+    let missing: Vec<String> = result.not_verified_names();
     if !missing.is_empty() {
         parts.push(format!("not verified, missing: {}", missing.join(", ")));
     }
@@ -185,7 +185,7 @@ fn statement_words(result: &Outcome) -> String {
     if let Some(v) = result.verification.as_ref().filter(|v| !v.passed()) {
         parts.push(verification_words(v));
     }
-    let missing: Vec<String> = result.not_verified().map(|u| u.what).collect();
+    let missing: Vec<String> = result.not_verified_names();
     if !missing.is_empty() {
         parts.push(format!("not verified, missing: {}", missing.join(", ")));
     }
@@ -295,10 +295,9 @@ fn elsewhere_words(c: &crate::base::Check) -> Option<String> {
         named.push(format!("{} more", other.len() - 3));
     }
     Some(format!(
-        "The pull request merges into {}, not {}: only the default branch or a protected base is trusted, so the receipt compared with {} and fails",
+        "The pull request merges into {}, not {}: only the default branch or a protected base is trusted",
         named.join(", "),
         branch(trusted),
-        branch(trusted)
     ))
 }
 

@@ -104,7 +104,7 @@ async fn a_pull_request_into_a_branch_the_contributor_pushed_fails() {
     assert_eq!(
         title(&gh),
         format!(
-            "❌ The pull request merges into evil-base, not main: only the default branch or a protected base is trusted, so the receipt compared with main and fails · base main at {short}"
+            "❌ The pull request merges into evil-base, not main: only the default branch or a protected base is trusted · base main at {short}"
         )
     );
     assert_eq!(
