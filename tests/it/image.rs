@@ -305,6 +305,10 @@ async fn act_runs_the_binding_layout_end_to_end() {
         ("actions/upload-artifact@", stand_in("upload-artifact")),
         ("actions/download-artifact@", stand_in("download-artifact")),
         ("actions/attest@", stand_in("attest")),
+        (
+            "actions/create-github-app-token@",
+            stand_in("create-github-app-token"),
+        ),
     ] {
         act.map_all(&workflows, prefix, &dir);
     }
