@@ -45,10 +45,12 @@ pub fn full_description() -> Value {
     serde_json::from_slice(&bytes).unwrap_or_else(|e| panic!("{} is not JSON: {e}", path.display()))
 }
 
-/// The operations the binary calls: create, update, and list for a ref.
+/// The operations the binary calls (create, update, and list for a ref), and
+/// receipt.yml's signature job (get one, by the id the create returned).
 pub const OPERATIONS: &[(&str, &str)] = &[
     ("/repos/{owner}/{repo}/check-runs", "post"),
     ("/repos/{owner}/{repo}/check-runs/{check_run_id}", "patch"),
+    ("/repos/{owner}/{repo}/check-runs/{check_run_id}", "get"),
     ("/repos/{owner}/{repo}/commits/{ref}/check-runs", "get"),
 ];
 /// The component schemas and parameters they name (all of them: `Spec::new`
@@ -96,7 +98,8 @@ pub fn checks_subset(full: &Value) -> Value {
         if let Some(map) = o.as_object_mut() {
             map.remove("x-github");
         }
-        paths.insert(path.to_string(), json!({ *method: o }));
+        let entry = paths.entry(path.to_string()).or_insert_with(|| json!({}));
+        entry[*method] = o;
     }
     let mut subset = json!({
         "openapi": full["openapi"],
