@@ -86,6 +86,9 @@ pub(crate) struct Origin {
     /// Whether the pull request can change the workflow file that runs this
     /// step; `None` when the run cannot tell or reviews no pull request.
     pub(crate) layout: Option<Layout>,
+    /// A `workflow_run` of a pull request's run that names no workflow file
+    /// of this repository: what ran there cannot be read.
+    pub(crate) names_no_agent_workflow: bool,
 }
 
 /// Who controls the workflow file that runs this step: what the receipt's
@@ -171,11 +174,15 @@ pub(crate) fn origin(
             workflow_ref.and_then(workflow_file),
         ),
     };
+    let workflow_path = workflow.filter(|p| repository_workflow(p));
     Origin {
         base_sha: t.base_sha,
+        names_no_agent_workflow: event_name == "workflow_run"
+            && reviews_pull_request
+            && workflow_path.is_none(),
         reviews_pull_request,
         from_fork: t.from_fork,
-        workflow_path: workflow.filter(|p| repository_workflow(p)),
+        workflow_path,
         layout: layout(event_name, workflow_ref, repository),
     }
 }

@@ -239,8 +239,8 @@ pub struct Cli {
     pub(crate) base_branch: Option<String>,
 
     /// (run, verify) The branches the open pull requests of this head merge into, as
-    /// GitHub names them (comma-separated; receipt.yml finds them). With base-branch:
-    /// a pull request into any other branch is a failure, and none found is not verified.
+    /// GitHub names them, one a line (receipt.yml finds them). With base-branch: a pull
+    /// request into any other branch is a failure, and none found is not verified.
     #[arg(long, value_name = "BRANCHES")]
     pub(crate) pull_request_bases: Option<String>,
 
@@ -803,11 +803,17 @@ fn check_run_ids(given: Option<String>) -> Result<Vec<u64>, Error> {
         .collect()
 }
 
-/// Branch names, one a line or separated by commas, each a branch name.
+/// Branch names, one a line: git allows a comma in a name (`main,`), never
+/// a line break.
 fn branch_names(given: Option<String>) -> Result<Vec<String>, Error> {
-    names(given)
-        .into_iter()
-        .map(|b| branch_name("pull-request-bases", Some(b)).map(Option::unwrap_or_default))
+    given
+        .iter()
+        .flat_map(|s| s.lines())
+        .map(str::trim)
+        .filter(|b| !b.is_empty())
+        .map(|b| {
+            branch_name("pull-request-bases", Some(b.to_string())).map(Option::unwrap_or_default)
+        })
         .collect()
 }
 

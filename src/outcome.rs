@@ -34,8 +34,14 @@ pub struct Outcome {
     pub(crate) agent: Option<AgentCheck>,
     /// Filled in by the check-run report.
     pub(crate) check_run: Option<CheckRunOutcome>,
-    /// Check runs of this check's name on the head commit that this workflow
-    /// run did not post (filled in by the check-run report, before it posts).
+    /// Check runs of this check's name on the head commit that this receipt
+    /// did not post and that could pass (filled in by the check-run report,
+    /// before it posts). They do not change the conclusion: when this receipt
+    /// passes, they let through nothing it does not (a re-run of the agent
+    /// workflow, a reopened pull request, find the earlier receipt's check);
+    /// when it fails, they are what it names first, since a reader, or the
+    /// merge, could take one for the receipt. No conclusion of this one can
+    /// make GitHub read it instead of them: the app route can.
     pub(crate) imitations: Vec<Imitation>,
     /// (`compare`) Base against head.
     pub(crate) comparison: Option<Comparison>,
@@ -145,11 +151,6 @@ impl Outcome {
         if self.verification.as_ref().is_some_and(|v| !v.passed()) {
             return Conclusion::Failure;
         }
-        // Another check of this name is on the commit: whichever one branch
-        // protection reads, this one must not say the commit passed.
-        if !self.imitations.is_empty() {
-            return Conclusion::Failure;
-        }
         // What reached the agent is integrity too: `fail-on` does not silence it.
         if self.agent.as_ref().is_some_and(|a| !a.problems.is_empty()) {
             return Conclusion::Failure;
@@ -207,9 +208,22 @@ impl Outcome {
     }
 
     /// Takes what the agent's record showed: the check itself, the checks it
-    /// could not support, its limits, and the turns it read.
-    pub(crate) fn take_agent(&mut self, agent: Option<AgentCheck>) {
+    /// could not support, its limits, and the turns it read. What a hook said
+    /// is a limit when `hooks_configured` (the checkout or the agent home
+    /// configures one), and not verified when nothing does: then no file of
+    /// the receipt accounts for the text.
+    pub(crate) fn take_agent(&mut self, agent: Option<AgentCheck>, hooks_configured: bool) {
         if let Some(a) = &agent {
+            for (what, why) in &a.hook_said {
+                if hooks_configured {
+                    self.limits.push(Unverified::new(what, why));
+                } else {
+                    self.unverified.push(Unverified::new(
+                        what,
+                        format!("{why}; and no hook is configured in the checkout or the agent home, so nothing accounts for it"),
+                    ));
+                }
+            }
             self.unverified.extend(
                 a.unverified
                     .iter()

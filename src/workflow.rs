@@ -206,6 +206,25 @@ impl Step<'_> {
             })
     }
 
+    /// Every variable the step's, job's and workflow's env set as a literal,
+    /// the nearest first, each name once: what a `run:` script may expand.
+    pub(crate) fn literal_env(&self) -> Vec<(String, String)> {
+        let mut out: Vec<(String, String)> = Vec::new();
+        let mut named: Vec<&str> = Vec::new();
+        for env in &self.env {
+            for (k, v) in env.iter().rev() {
+                if named.contains(&k.as_str()) {
+                    continue;
+                }
+                named.push(k);
+                if let Some(v) = v {
+                    out.push((k.clone(), v.clone()));
+                }
+            }
+        }
+        out
+    }
+
     /// The value of variable `name` in the step's, job's or workflow's env
     /// (`Some(None)` when an expression sets it).
     pub(crate) fn env_var(&self, name: &str) -> Option<Option<&str>> {

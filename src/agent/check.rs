@@ -150,6 +150,12 @@ pub(crate) struct AgentCheck {
     /// and never a cap on the conclusion: nothing a pull request does makes
     /// it so, and a check that is never green teaches people to read past it.
     pub(crate) limits: Vec<(String, String)>,
+    /// What a hook said, as the record shows it: (what, why). No record keeps
+    /// a hook's command or where it came from, so this is a limit when a
+    /// hook is configured (its configuration and what it runs are compared
+    /// with the base), and not verified when none is: then nothing accounts
+    /// for the text.
+    pub(crate) hook_said: Vec<(String, String)>,
     /// What makes the session more than one turn of one model (a compaction,
     /// turns, models), each a sentence for the title: at most neutral.
     pub(crate) timeline: Vec<String>,

@@ -187,6 +187,22 @@ impl<'a> Finder<'a> {
 
     fn add(&mut self, rel: String, kind: &str, by: &str, folder: bool) {
         let path = if folder { format!("{rel}/") } else { rel };
+        // Behind a link the checkout already has: compared where it is too.
+        if let Some(real) = real_path(self.ws, &self.root, &path) {
+            let through = format!("{by} (through a link: `{}`)", shown(&path));
+            self.add_once(path.clone(), kind, by, folder);
+            return self.add_once(
+                real.trim_end_matches('/').to_string(),
+                kind,
+                &through,
+                folder,
+            );
+        }
+        self.add_once(path.trim_end_matches('/').to_string(), kind, by, folder)
+    }
+
+    fn add_once(&mut self, rel: String, kind: &str, by: &str, folder: bool) {
+        let path = if folder { format!("{rel}/") } else { rel };
         if self.reach.files.iter().any(|f| f.path == path) || self.reach.files.len() >= MAX_FILES {
             return;
         }
@@ -492,6 +508,21 @@ impl<'a> Finder<'a> {
             ),
         );
     }
+}
+
+/// Where `rel` (a file, or a folder ending with `/`) really is, when a link
+/// on its way leads elsewhere inside the checkout: git compares what is
+/// written under each path and never follows a link, so a script behind a
+/// linked folder the base already has is compared only under its real path.
+/// `None`: no link on the way, or it leads out of the checkout (which the
+/// comparison of links and the outside rule say).
+pub(crate) fn real_path(ws: &Workspace, root: &Path, rel: &str) -> Option<String> {
+    let folder = rel.ends_with('/');
+    let plain = rel.trim_end_matches('/');
+    let real = std::fs::canonicalize(ws.root().join(plain)).ok()?;
+    let inside = real.strip_prefix(root).ok()?.to_string_lossy().into_owned();
+    (!inside.is_empty() && inside != plain)
+        .then(|| if folder { format!("{inside}/") } else { inside })
 }
 
 /// Every `command` string under a hook event's entries (matcher groups, or

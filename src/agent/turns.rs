@@ -212,7 +212,7 @@ fn name_uncovered_items(c: &mut super::AgentCheck, turn: &Turn, of_turn: &str) {
                 let hook = hook_name(event.as_deref());
                 // The hook's configuration and what it runs are compared
                 // with the base; what it printed is never in a record.
-                c.limits.push((
+                c.hook_said.push((
                     format!("what the {hook} said {place} the prompt{of_turn}"),
                     format!(
                         "a {hook} added a message {place} the prompt{of_turn} ({bytes} bytes, sha256 {sha}): the hooks' configuration is in the receipt (`hooks`), what they printed is not, and it can change the review"

@@ -103,6 +103,8 @@ pub(crate) fn lint_workflows(ws: &Workspace) -> Vec<Lint> {
 #[derive(Default)]
 struct Names {
     names: Vec<String>,
+    /// The names of the workflows that run on a pull request.
+    on_pull_requests: Vec<String>,
     /// (file, name waited for, its line) of each receipt workflow.
     waits: Vec<(String, String, u64)>,
     /// Some workflow could not be read: its name is not known.
@@ -116,9 +118,12 @@ impl Names {
             return;
         };
         let name = doc.get("name").and_then(yaml::Node::text).map(str::trim);
-        self.names
-            .push(name.filter(|n| !n.is_empty()).unwrap_or(file).to_string());
+        let name = name.filter(|n| !n.is_empty()).unwrap_or(file).to_string();
         let wf = workflow::Workflow::of(&doc);
+        if wf.triggers.iter().any(|t| t.starts_with("pull_request")) {
+            self.on_pull_requests.push(name.clone());
+        }
+        self.names.push(name);
         let receipt = wf.jobs.iter().any(|j| {
             rules::receipt_workflow(&j.uses)
                 || j.steps.iter().any(|s| rules::kind_of(s, local).receipt)
@@ -160,17 +165,29 @@ impl Names {
         self.waits
             .iter()
             // A pattern is GitHub's to match; only a plain name can be missing.
-            .filter(|(_, name, _)| !name.contains(['*', '?', '[']) && !self.names.contains(name))
-            .map(|(file, name, line)| Lint {
-                level: Level::Failure,
-                rule: "receipt-workflow-name",
-                file: file.clone(),
-                line: *line,
-                message: format!(
-                    "`workflows:` names `{}`, but no workflow in .github/workflows has that `name:` (they are {}): GitHub starts this receipt only when a workflow of that name completes, so it would never run and a required check would wait forever; make it the agent workflow's `name:`",
-                    shown(name),
-                    if known.is_empty() { "none".to_string() } else { known.join(", ") }
-                ),
+            .filter(|(_, name, _)| !name.contains(['*', '?', '[']))
+            .filter_map(|(file, name, line)| {
+                let message = if !self.names.contains(name) {
+                    format!(
+                        "`workflows:` names `{}`, but no workflow in .github/workflows has that `name:` (they are {}): GitHub starts this receipt only when a workflow of that name completes, so it would never run and a required check would wait forever; make it the agent workflow's `name:`",
+                        shown(name),
+                        if known.is_empty() { "none".to_string() } else { known.join(", ") }
+                    )
+                } else if !self.on_pull_requests.contains(name) {
+                    format!(
+                        "`workflows:` names `{}`, a workflow that does not run on `pull_request`: no pull request's agent run would start this receipt, and a required check would wait forever; name the agent workflow, the one on `pull_request`",
+                        shown(name)
+                    )
+                } else {
+                    return None;
+                };
+                Some(Lint {
+                    level: Level::Failure,
+                    rule: "receipt-workflow-name",
+                    file: file.clone(),
+                    line: *line,
+                    message,
+                })
             })
             .collect()
     }

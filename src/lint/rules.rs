@@ -82,7 +82,7 @@ pub const RULES: &[Rule] = &[
     Rule {
         name: "receipt-workflow-name",
         level: Level::Failure,
-        catches: "a `workflow_run` receipt workflow (one that calls prompt-receipt's reusable workflow or runs its action) whose `workflows:` names a workflow that no file of `.github/workflows/` has as its `name:`: GitHub starts it only when a workflow of that name completes, so no receipt would ever run and a required check would wait forever",
+        catches: "a `workflow_run` receipt workflow (one that calls prompt-receipt's reusable workflow or runs its action) whose `workflows:` names a workflow that no file of `.github/workflows/` has as its `name:`, or one that never runs on `pull_request`: GitHub starts it only when a workflow of that name completes, so no receipt would ever run and a required check would wait forever",
     },
     Rule {
         name: "shallow-checkout",

@@ -89,10 +89,10 @@ impl Covered {
         let sources = inputs.sources(ws)?;
         let agent = inputs.agent_setup(home)?;
         let reach = agent.reach(&sources.workdir, ws);
-        let workflow = origin
-            .and_then(|o| o.workflow_path.as_deref())
-            .map(|path| crate::agent::workflow::reach(ws, path))
-            .unwrap_or_default();
+        let workflow = match origin {
+            Some(o) => workflow_reach(ws, o),
+            None => Reach::default(),
+        };
         Ok(Self {
             sources,
             agent,
@@ -109,6 +109,34 @@ impl Covered {
             .iter()
             .chain(&self.workflow.unseen)
             .map(|(what, why)| crate::outcome::Unverified::new(what.clone(), why.clone()))
+    }
+}
+
+/// A hook is configured: the receipt hashed a hook configuration (`hooks`),
+/// or the runtime's reach found a hook's script.
+fn hooks_configured(receipt: &serde_json::Map<String, serde_json::Value>, reach: &Reach) -> bool {
+    receipt
+        .get("hooks")
+        .and_then(serde_json::Value::as_array)
+        .is_some_and(|a| !a.is_empty())
+        || reach.files.iter().any(|f| f.kind.ends_with("hook"))
+}
+
+/// What the agent workflow runs: the workflow the event names, read from
+/// the checkout. A `workflow_run` whose agent workflow the event does not name
+/// (no `path`, or one outside `.github/workflows/`) is not verified: nothing
+/// shows what ran before the upload.
+fn workflow_reach(ws: &Workspace, origin: &Origin) -> Reach {
+    match origin.workflow_path.as_deref() {
+        Some(path) => crate::agent::workflow::reach(ws, path),
+        None if origin.names_no_agent_workflow => Reach {
+            files: Vec::new(),
+            unseen: vec![(
+                "what the agent workflow runs".into(),
+                "the `workflow_run` event names no workflow file of this repository (`workflow_run.path`): neither the agent workflow nor what its steps ran is compared with the base".into(),
+            )],
+        },
+        None => Reach::default(),
     }
 }
 

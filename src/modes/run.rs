@@ -84,7 +84,8 @@ pub(crate) fn run(
     outcome.unverified.extend(missing_before);
     outcome.unverified.extend(unseen);
     outcome.unverified.extend(hooks_unread);
-    outcome.take_agent(check);
+    let hooks = super::hooks_configured(&outcome.receipt, &reach);
+    outcome.take_agent(check, hooks);
     outcome.instructions = instructions;
     outcome.attestation = Some(attestation);
     if let Some(lints) = lints {

@@ -68,7 +68,8 @@ pub(crate) fn verify(
     outcome.verification = Some(verification);
     outcome.instructions = instructions;
     outcome.unverified.extend(covered.unseen());
-    outcome.take_agent(check);
+    let hooks = super::hooks_configured(&outcome.receipt, reach);
+    outcome.take_agent(check, hooks);
     Ok(outcome)
 }
 

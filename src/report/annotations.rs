@@ -83,17 +83,20 @@ fn note(level: Level, message: String) -> Annotation {
     }
 }
 
-/// Each other check of this name on the commit: a failure, whatever the
-/// review says.
+/// Each other check of this name on the commit that could pass: an error
+/// when this receipt fails (a reader, or the merge, could take it for the
+/// receipt), a notice when it passes too.
 fn imitations(out: &mut Annotations, result: &Outcome) {
+    let fails = result.conclusion() == crate::review::gate::Conclusion::Failure;
+    let level = if fails { Level::Failure } else { Level::Notice };
     for i in &result.imitations {
-        out.add(Level::Failure, false, || Annotation {
+        out.add(level, false, || Annotation {
             title: Some("Another check of this name".into()),
             ..note(
-                Level::Failure,
+                level,
                 format!(
-                    "check run {} ({}) by {} is named `{}` too, and was not posted by this workflow run: require the check from a workflow the pull request cannot edit, and let no other workflow use its name",
-                    i.check_run_id, i.url, i.source, i.name
+                    "check run {} ({}), posted {}, is named `{}` too, and says {}; this receipt did not post it: require the check from the repository's own GitHub App (README: The strongest source), and let no other workflow use its name",
+                    i.check_run_id, i.url, i.source, i.name, i.conclusion
                 ),
             )
         });

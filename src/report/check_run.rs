@@ -815,7 +815,9 @@ impl ThisRun {
     }
 
     /// Who posted a check run, in a few words that are all ours: numbers, or
-    /// an app's slug cut to the characters a slug has.
+    /// an app's slug cut to the characters a slug has. The app is GitHub's to
+    /// say (`by`); a workflow run is only where the check links
+    /// (`details_url`, the poster's to write).
     fn source(&self, run: &ListedRun) -> String {
         let slug = run.app.as_ref().and_then(|a| a.slug.as_deref()).map(|s| {
             s.chars()
@@ -825,12 +827,14 @@ impl ThisRun {
         });
         let linked = run.details_url.as_deref().and_then(|u| self.actions_run(u));
         match (slug.as_deref(), linked) {
-            (Some(""), _) => format!("another app (check run {})", run.id),
-            (Some(s), _) if s != GITHUB_ACTIONS => format!("the app `{s}` (check run {})", run.id),
-            (_, Some((r, Some(j)))) => format!("workflow run {r} (job {j})"),
-            (_, Some((r, None))) => format!("workflow run {r}"),
-            (Some(_), None) => format!("a GitHub Actions job (check run {})", run.id),
-            (None, None) => format!("check run {}", run.id),
+            (Some(""), _) => format!("by another app (check run {})", run.id),
+            (Some(s), _) if s != GITHUB_ACTIONS => {
+                format!("by the app `{s}` (check run {})", run.id)
+            }
+            (_, Some((r, Some(j)))) => format!("linking to workflow run {r} (job {j})"),
+            (_, Some((r, None))) => format!("linking to workflow run {r}"),
+            (Some(_), None) => format!("by a GitHub Actions job (check run {})", run.id),
+            (None, None) => format!("as check run {}", run.id),
         }
     }
 }
@@ -1035,19 +1039,19 @@ mod tests {
         };
         assert_eq!(
             name(Some(url("9/job/8")), actions),
-            "workflow run 9 (job 8)"
+            "linking to workflow run 9 (job 8)"
         );
-        assert_eq!(name(Some(url("9")), actions), "workflow run 9");
+        assert_eq!(name(Some(url("9")), actions), "linking to workflow run 9");
         assert_eq!(
             name(Some("https://evil.example/@x".into()), actions),
-            "a GitHub Actions job (check run 7)"
+            "by a GitHub Actions job (check run 7)"
         );
         assert_eq!(
             name(Some(url("9/job/8")), Some("my-app\u{202E}`@x")),
-            "the app `my-appx` (check run 7)"
+            "by the app `my-appx` (check run 7)"
         );
-        assert_eq!(name(None, Some("@@")), "another app (check run 7)");
-        assert_eq!(name(None, None), "check run 7");
+        assert_eq!(name(None, Some("@@")), "by another app (check run 7)");
+        assert_eq!(name(None, None), "as check run 7");
     }
 
     #[test]

@@ -103,9 +103,14 @@ fn words(result: &Outcome) -> String {
     if let Some(error) = &result.error {
         return format!("The receipt could not run: {error}");
     }
-    // A check of this name that someone else posted first: branch protection
-    // reads checks by name, so whatever else this receipt says, it says that.
-    if let Some(first) = result.imitations.first() {
+    // A check of this name that someone else posted first, which passes
+    // where this receipt does not: branch protection reads checks by name, so
+    // whatever else this receipt says, it says that first.
+    if let Some(first) = result
+        .imitations
+        .first()
+        .filter(|_| result.conclusion() == Conclusion::Failure)
+    {
         let more = result.imitations.len() - 1;
         // In the advisory layout this one came from the pull request's copy
         // too: the title's qualifier says so, and the claim is left out.
@@ -216,7 +221,7 @@ fn imitation_posted(first: &crate::outcome::Imitation, more: usize) -> String {
         n => format!(" and {n} more"),
     };
     format!(
-        "Another check named \"{}\" was posted on this commit by {}{more}",
+        "Another check named \"{}\" was posted on this commit {}{more}",
         first.name.replace('`', "'"),
         first.source
     )

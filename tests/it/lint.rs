@@ -1117,6 +1117,23 @@ fn a_receipt_workflow_waiting_for_no_workflow_fails_naming_both() {
     for said in ["`Agent reveiw`", "`Agent review`", "would never run"] {
         assert!(error.contains(said), "{said}: {error}");
     }
+    // A name that is there, of a workflow that never runs on a pull request
+    // (the receipt workflow itself): no receipt would start either.
+    s.write(
+        receipt,
+        text.replace(
+            "workflows: [Agent review]",
+            "workflows: [Agent review receipt]",
+        ),
+    );
+    let out = s.action().input("mode", "lint").run();
+    out.code(1);
+    assert!(
+        out.stdout
+            .contains("a workflow that does not run on `pull_request`"),
+        "{}",
+        out.stdout
+    );
     // A workflow that calls no receipt may wait for anything.
     s.write(
         ".github/workflows/other.yml",

@@ -572,7 +572,7 @@ fn check_hooks(c: &mut AgentCheck, r: &Record) {
             let count = t.hooks.iter().filter(|x| *x == h).count();
             // Its configuration and scripts are compared with the base;
             // that the record keeps no command or output holds for every run.
-            c.limits.push((
+            c.hook_said.push((
                 format!("what the {} hook ran{of_turn}", crate::escape::one_line(&crate::markdown::clip(h, 40))),
                 format!(
                     "a `{}` hook ran {count} time{}{of_turn} (the record's `hook.start`): Copilot CLI records neither its command nor the file it came from, nor what it printed; the hook configurations are in the receipt's runtime files (`.github/hooks/*.json`, `.github/copilot/settings*.json`)",

@@ -1032,7 +1032,7 @@ fn check_turns(c: &mut AgentCheck, single_turn: SingleTurn) {
         }
     }
     c.unverified.extend(unverified);
-    c.limits.extend(limits);
+    c.hook_said.extend(limits);
     let said = turns::beyond_one_turn(&c.turns);
     match single_turn {
         SingleTurn::Require => c.problems.extend(said.iter().map(|s| {

@@ -188,7 +188,7 @@ fn imitations(md: &mut String, result: &Outcome) {
     );
     for i in result.imitations.iter().take(LISTED) {
         md.push_str(&format!(
-            "- [Check run {}]({}) by {}, which says {}\n",
+            "- [Check run {}]({}), posted {}, which says {}\n",
             i.check_run_id,
             i.url,
             prose(&i.source),
@@ -201,14 +201,20 @@ fn imitations(md: &mut String, result: &Outcome) {
             result.imitations.len() - LISTED
         ));
     }
+    let passes = result.conclusion() != Conclusion::Failure;
+    let what = if passes {
+        "This receipt passes too, so they let through nothing it does not (an earlier receipt of \
+         this head, from a re-run or a reopened pull request, is one of these)."
+    } else {
+        "This receipt fails, and they could pass: a required check is matched by its name, and \
+         every workflow's jobs post as the same GitHub Actions app, so a reader of the check list, \
+         or the merge, could take one of them for the receipt."
+    };
     md.push_str(&format!(
-        "\nA required check is matched by its name, and every workflow's jobs post as the same \
-         GitHub Actions app: whichever check of the name GitHub reads, this commit has one this \
-         receipt workflow did not post. Require {name} from the GitHub Actions app, run the receipt \
-         from a workflow the pull request cannot edit (`workflow_run` or a required workflow from \
-         the default branch), and let no other workflow use the name; a pull request that adds one \
-         is what this check names. Until receipts are signed, a check posted after this one is not \
-         seen here.\n\n",
+        "\n{what} Nothing GitHub sets tells this receipt's checks from them but the app that \
+         posts them: post {name} as the repository's own GitHub App and require it from that app \
+         (README: The strongest source), and let no other workflow use the name. A check posted \
+         after this one is not seen here.\n\n",
         name = code(&first.name)
     ));
 }
@@ -234,13 +240,6 @@ fn status(md: &mut String, result: &Outcome) {
             "**The step fails**: the receipt could not run, so nothing was verified. The line \
              above says what is missing and how to fix it; a receipt that could not run is never \
              a pass.\n\n",
-        );
-        return;
-    }
-    if !result.imitations.is_empty() {
-        md.push_str(
-            "**The step fails**, whatever `fail-on` says: another check of this name is on the \
-             commit, and a reader of the check list cannot tell which is the receipt.\n\n",
         );
         return;
     }

@@ -5,25 +5,30 @@
 //! step of an unchanged workflow can run files the pull request does change:
 //! a local action (`uses: ./.github/actions/setup`), a script a `run:` step
 //! calls, the manifest whose task it runs (`npm ci` runs package.json's
-//! scripts). Any of them runs in the agent's job, before the upload, and can
-//! rewrite the review and the agent's record: a genuine `not ok` becomes a
-//! clean run, signed. So each such file is found here, as the runtime reach
-//! finds what a hook runs ([`Finder`]), and compared with the base; what
-//! cannot be resolved (a command substitution, a path in a variable, a shell
+//! scripts). Any of them runs in the agent workflow's run, before the upload,
+//! and can rewrite the review and the agent's record: a genuine `not ok`
+//! becomes a clean run, signed. So each such file is found here, as the
+//! runtime reach finds what a hook runs ([`Finder`]), and compared with the
+//! base; what cannot be resolved ([`shell`]: a path in a variable, a shell
 //! the receipt cannot read, text from the event, a step that runs the
 //! checkout's own code) is not verified, which the binding layout fails.
 //!
-//! Every job's local actions count (a local action gets the job's runtime
-//! token, and can upload the agent's artifact); `run:` steps count in the
-//! jobs that run the agent or collect its record, where they share its files.
+//! Every job counts alike. A step in another job shares no files with the
+//! agent's, but the run's artifacts are one store: code of the pull request's
+//! that runs anywhere in the run can race the agent's upload. Each path is
+//! compared where it really is: through a link in the checkout, the folder
+//! it points to is compared too, since git never follows a link.
+
+mod shell;
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
-use crate::agent::reach::{Finder, MAX_FILES, Reach, RuntimeFile};
+use crate::agent::reach::{MAX_FILES, Reach, RuntimeFile};
 use crate::workflow::{Step, Workflow};
 use crate::workspace::{Unread, Workspace};
 use crate::yaml::Node;
+use shell::{Shell, shown};
 
 /// The most bytes of the agent workflow, a local action's `action.yml` or a
 /// local reusable workflow read: GitHub's own workflow files are far smaller.
@@ -32,69 +37,16 @@ pub(crate) const MAX_FILE_BYTES: u64 = 1 << 20;
 /// many are read in all.
 const MAX_DEPTH: usize = 8;
 const MAX_FOLLOWED: usize = 64;
-/// The most `run:` steps resolved, and the most lines of one script.
+/// The most `run:` steps resolved.
 const MAX_RUN_STEPS: usize = 500;
-const MAX_SCRIPT_LINES: usize = 2_000;
 
-/// What a step that runs files is to the agent, in the comparison's tables.
-const STEP_KIND: &str = "agent workflow step";
 const ACTION_KIND: &str = "local action of the agent workflow";
 const CALLED_KIND: &str = "workflow the agent workflow calls";
+const INPUT_KIND: &str = "file an action of the agent workflow reads";
 
-/// Commands that run the checkout's own code as a whole: its tests, its build
-/// scripts, its dependencies' install scripts. A manifest compared with the
-/// base does not cover what they load, so in the agent's job they are not
-/// verified. (`npm --version` and the like run nothing of the checkout.)
-const RUNS_THE_CHECKOUT: &[(&str, &[&str])] = &[
-    (
-        "npm",
-        &[
-            "ci",
-            "install",
-            "i",
-            "test",
-            "t",
-            "run",
-            "run-script",
-            "start",
-            "exec",
-            "rebuild",
-        ],
-    ),
-    (
-        "pnpm",
-        &["install", "i", "test", "run", "start", "exec", "dlx"],
-    ),
-    (
-        "yarn",
-        &["", "install", "test", "run", "start", "exec", "dlx"],
-    ),
-    ("bun", &["install", "i", "test", "run", "x"]),
-    ("npx", &["*"]),
-    ("make", &["*"]),
-    ("just", &["*"]),
-    (
-        "cargo",
-        &[
-            "build", "test", "run", "check", "clippy", "bench", "install",
-        ],
-    ),
-    ("go", &["build", "test", "run", "generate", "vet"]),
-    ("pytest", &["*"]),
-    ("tox", &["*"]),
-    ("nox", &["*"]),
-    ("mvn", &["*"]),
-    ("gradle", &["*"]),
-    ("gradlew", &["*"]),
-    ("dotnet", &["build", "test", "run"]),
-    ("bundle", &["install", "exec"]),
-    ("rake", &["*"]),
-    ("poetry", &["install", "run"]),
-    ("uv", &["run", "sync", "pip"]),
-    ("pip", &["install"]),
-    ("pip3", &["install"]),
-    ("composer", &["install", "run", "run-script"]),
-];
+/// Actions that run code their inputs hold (`script:`): what it loads from
+/// the checkout cannot be told without running it.
+const RUNS_ITS_INPUTS: &[&str] = &["actions/github-script"];
 
 /// Reads the agent workflow at `path` (relative to the workspace) and finds
 /// what its steps run. Nothing: the file is not there (the comparison with
@@ -107,7 +59,7 @@ pub(crate) fn reach(ws: &Workspace, path: &str) -> Reach {
         followed: HashSet::new(),
         run_steps: 0,
     };
-    walk.workflow(path, 0, true);
+    walk.workflow(path, 0);
     walk.reach
 }
 
@@ -121,8 +73,8 @@ struct Walk<'a> {
 }
 
 impl Walk<'_> {
-    fn unseen(&mut self, what: &str, why: String) {
-        let item = (what.to_string(), why);
+    fn unseen(&mut self, why: String) {
+        let item = ("what the agent workflow runs".to_string(), why);
         if !self.reach.unseen.contains(&item) && self.reach.unseen.len() < MAX_FILES {
             self.reach.unseen.push(item);
         }
@@ -136,13 +88,10 @@ impl Walk<'_> {
             Ok(b) => b,
             Err(Unread::Missing) => return None,
             Err(why) => {
-                self.unseen(
-                    "what the agent workflow runs",
-                    format!(
-                        "{}: what {what} runs is not compared with the base",
-                        why.why(rel)
-                    ),
-                );
+                self.unseen(format!(
+                    "{}: what {what} runs is not compared with the base",
+                    why.why(rel)
+                ));
                 return None;
             }
         };
@@ -150,46 +99,67 @@ impl Walk<'_> {
             .ok()
             .and_then(|t| crate::yaml::parse(t).ok().flatten());
         if parsed.is_none() {
-            self.unseen(
-                "what the agent workflow runs",
-                format!(
-                    "`{}` is not YAML the receipt can read: what {what} runs is not compared with the base",
-                    shown(rel)
-                ),
-            );
+            self.unseen(format!(
+                "`{}` is not YAML the receipt can read: what {what} runs is not compared with the base",
+                shown(rel)
+            ));
         }
         parsed
     }
 
-    /// A workflow file: each job's local actions, and the `run:` steps of the
-    /// jobs that run the agent (`agent_jobs`: the workflow the event names;
-    /// a called workflow's jobs are all taken as the agent's).
-    fn workflow(&mut self, rel: &str, depth: usize, top: bool) {
+    /// A workflow file: what every step of every job runs.
+    fn workflow(&mut self, rel: &str, depth: usize) {
         let Some(doc) = self.read(rel, &format!("`{}`", shown(rel))) else {
             return;
         };
         let wf = Workflow::of(&doc);
         let defaults = RunDefaults::of(doc.get("defaults"), None);
-        let agent_jobs: Vec<bool> = wf.jobs.iter().map(runs_the_agent).collect();
-        let any = agent_jobs.iter().any(|a| *a);
-        for (job, is_agent) in wf.jobs.iter().zip(agent_jobs) {
+        for job in &wf.jobs {
             let by = format!("{}, job {}", shown(rel), shown(&job.id));
-            if let Some(called) = local(&job.uses) {
-                self.called_workflow(&called, &by, depth);
+            if job.uses.starts_with("./") {
+                match local(&job.uses) {
+                    Some(called) => self.called_workflow(&called, &by, depth),
+                    None => self.unresolved(&job.uses, &by),
+                }
                 continue;
             }
-            // Without a job that names the agent, every job is taken for its.
-            let run_steps = is_agent || !any || !top;
             let defaults = RunDefaults::of(job_defaults(&doc, &job.id), Some(&defaults));
             let windows = runs_on_windows(&doc, &job.id);
             for step in &job.steps {
-                if let Some(action) = local(&step.uses) {
-                    self.local_action(&action, &by, depth);
-                } else if run_steps {
-                    self.run_step(step, &by, &defaults, windows, None);
-                }
+                self.step(step, &by, &defaults, windows, None, depth);
             }
         }
+    }
+
+    /// One step, of a job or of a composite action (`action_path`: its folder).
+    fn step(
+        &mut self,
+        step: &Step,
+        by: &str,
+        defaults: &RunDefaults,
+        windows: bool,
+        action_path: Option<&Path>,
+        depth: usize,
+    ) {
+        if step.uses.starts_with("./") || step.uses == "." {
+            match local(&step.uses) {
+                Some(action) => self.local_action(&action, by, depth),
+                None => self.unresolved(&step.uses, by),
+            }
+        } else if !step.uses.is_empty() {
+            self.remote_action(step, by);
+        } else if step.node.get("run").is_some() {
+            self.run_step(step, by, defaults, windows, action_path);
+        }
+    }
+
+    /// A local `uses:` that names no folder the receipt can compare (`.//x`,
+    /// `./x/../y`): not verified, never dropped.
+    fn unresolved(&mut self, uses: &str, by: &str) {
+        self.unseen(format!(
+            "`{by}` uses `{}`, a local action or workflow whose path the receipt does not resolve: what it runs is not compared with the base; write it as `./path/to/it`",
+            shown(uses)
+        ));
     }
 
     /// `uses: ./.github/workflows/x.yml` at a job's level: the file, and what
@@ -197,21 +167,47 @@ impl Walk<'_> {
     fn called_workflow(&mut self, rel: &str, by: &str, depth: usize) {
         self.add(rel, CALLED_KIND, by, false);
         if self.follow(rel, depth) {
-            self.workflow(rel, depth + 1, false);
+            self.workflow(rel, depth + 1);
         }
     }
 
-    /// `uses: ./path`: the action's folder as a whole, and for a composite
-    /// action what its steps run.
+    /// Another repository's action: pinned by the workflow, which is
+    /// compared itself. What its inputs name in the checkout is compared too
+    /// (a config, a script it loads); an action that runs code its inputs
+    /// hold is not verified.
+    fn remote_action(&mut self, step: &Step, by: &str) {
+        let at = format!("{by}, line {}", step.mark.line);
+        if RUNS_ITS_INPUTS.iter().any(|a| step.is(a)) {
+            return self.unseen(format!(
+                "`{at}` uses `{}`, which runs the code its inputs hold: what it loads from the checkout is known only when it runs",
+                shown(step.action())
+            ));
+        }
+        let Some(with) = step.node.get("with") else {
+            return;
+        };
+        let mut sh = Shell::new(self.ws, at, Vec::new(), self.ws.root().to_path_buf(), None);
+        for (_, value) in with.entries() {
+            if let Some(text) = value.text() {
+                for word in text.split_whitespace() {
+                    sh.file(word.trim_matches(|c| c == '"' || c == '\''));
+                }
+            }
+        }
+        for mut f in sh.reach.files {
+            f.kind = INPUT_KIND.into();
+            self.push(f);
+        }
+    }
+
+    /// `uses: ./path`: the action's folder as a whole; a node action's
+    /// entry points and a docker action's Dockerfile wherever they are; for a
+    /// composite action, what its steps run.
     fn local_action(&mut self, rel: &str, by: &str, depth: usize) {
         if rel == "." {
-            self.unseen(
-                "what the agent workflow runs",
-                format!(
-                    "`{by}` uses the action at the checkout's root (`uses: ./`), which can load any file of the pull request: what it runs is not compared with the base"
-                ),
-            );
-            return;
+            return self.unseen(format!(
+                "`{by}` uses the action at the checkout's root (`uses: ./`), which can load any file of the pull request: what it runs is not compared with the base"
+            ));
         }
         self.add(rel, ACTION_KIND, by, true);
         if !self.follow(rel, depth) {
@@ -225,25 +221,58 @@ impl Walk<'_> {
         let Some(doc) = self.read(&meta, &format!("the local action `{}`", shown(rel))) else {
             return;
         };
-        let runs = doc.get("runs");
-        let using = runs.and_then(|r| r.get("using")).and_then(Node::text);
-        if using.map(str::trim) != Some("composite") {
-            return; // node and docker actions run files of their folder
-        }
+        let Some(runs) = doc.get("runs") else { return };
         let by = format!("the local action {}", shown(rel));
-        let steps = runs
-            .and_then(|r| r.get("steps"))
-            .map(Node::items)
-            .unwrap_or_default();
-        for node in steps {
-            let uses = node.get("uses").and_then(Node::text).unwrap_or("").trim();
-            if let Some(action) = local(uses) {
-                self.local_action(&action, &by, depth + 1);
-            } else if node.get("run").is_some() {
-                let step = Step::lone(node);
-                let folder = self.ws.root().join(rel);
-                self.run_step(&step, &by, &RunDefaults::default(), false, Some(&folder));
+        let using = runs.get("using").and_then(Node::text).map(str::trim);
+        if using != Some("composite") {
+            // `main`, `pre` and `post` of a node action, `image` of a docker
+            // one: joined to the folder, and compared wherever they land.
+            for key in ["main", "pre", "post", "image"] {
+                let Some(file) = runs.get(key).and_then(Node::text).map(str::trim) else {
+                    continue;
+                };
+                if key == "image" && file.starts_with("docker://") {
+                    continue;
+                }
+                self.entry_point(rel, file, &by);
             }
+            return;
+        }
+        let folder = self.ws.root().join(rel);
+        for node in runs.get("steps").map(Node::items).unwrap_or_default() {
+            let step = Step::lone(node);
+            self.step(
+                &step,
+                &by,
+                &RunDefaults::default(),
+                false,
+                Some(&folder),
+                depth + 1,
+            );
+        }
+    }
+
+    /// A node or docker action's file, relative to its folder.
+    fn entry_point(&mut self, folder: &str, file: &str, by: &str) {
+        let joined = Path::new(folder).join(file);
+        let mut parts: Vec<&std::ffi::OsStr> = Vec::new();
+        for c in joined.components() {
+            match c {
+                std::path::Component::ParentDir if parts.pop().is_some() => {}
+                std::path::Component::Normal(p) => parts.push(p),
+                std::path::Component::CurDir => {}
+                _ => {
+                    return self.unseen(format!(
+                        "`{by}` runs `{}`, outside the checkout: it is not compared with the base",
+                        shown(file)
+                    ));
+                }
+            }
+        }
+        let rel: PathBuf = parts.iter().collect();
+        let rel = rel.to_string_lossy().into_owned();
+        if !rel.starts_with(&format!("{folder}/")) {
+            self.add(&rel, ACTION_KIND, by, false);
         }
     }
 
@@ -251,20 +280,16 @@ impl Walk<'_> {
     /// before, and not past the bound (said once).
     fn follow(&mut self, rel: &str, depth: usize) -> bool {
         if depth >= MAX_DEPTH || self.followed.len() >= MAX_FOLLOWED {
-            self.unseen(
-                "what the agent workflow runs",
-                format!(
-                    "the agent workflow's local actions and called workflows nest more than {MAX_DEPTH} deep or number more than {MAX_FOLLOWED}: `{}` and what it runs are compared as a folder only",
-                    shown(rel)
-                ),
-            );
+            self.unseen(format!(
+                "the agent workflow's local actions and called workflows nest more than {MAX_DEPTH} deep or number more than {MAX_FOLLOWED}: `{}` and what it runs are compared as a folder only",
+                shown(rel)
+            ));
             return false;
         }
         self.followed.insert(rel.to_string())
     }
 
     /// A `run:` step: the files its script runs, from its working directory.
-    /// `action_path`: the folder of the composite action it belongs to.
     fn run_step(
         &mut self,
         step: &Step,
@@ -279,10 +304,7 @@ impl Walk<'_> {
         self.run_steps += 1;
         if self.run_steps > MAX_RUN_STEPS {
             if self.run_steps == MAX_RUN_STEPS + 1 {
-                self.unseen(
-                    "what the agent workflow runs",
-                    format!("the agent workflow has more than {MAX_RUN_STEPS} `run:` steps: the rest are not compared with the base"),
-                );
+                self.unseen(format!("the agent workflow has more than {MAX_RUN_STEPS} `run:` steps: the rest are not compared with the base"));
             }
             return;
         }
@@ -301,14 +323,10 @@ impl Walk<'_> {
                 }
             });
         if !posix_shell(&shell) {
-            self.unseen(
-                "what the agent workflow runs",
-                format!(
-                    "a `run:` step in `{at}` runs its script with `{}`, which the receipt does not read: what it runs is not compared with the base",
-                    shown(&shell)
-                ),
-            );
-            return;
+            return self.unseen(format!(
+                "a `run:` step in `{at}` runs its script with `{}`, which the receipt does not read: what it runs is not compared with the base",
+                shown(&shell)
+            ));
         }
         let dir = step
             .node
@@ -319,53 +337,22 @@ impl Walk<'_> {
         let cwd = match dir {
             None => self.ws.root().to_path_buf(),
             Some(d) if d.contains("${{") || d.contains('$') => {
-                self.unseen(
-                    "what the agent workflow runs",
-                    format!(
-                        "a `run:` step in `{at}` starts in `{}`, known only when the workflow runs: what it runs is not compared with the base",
-                        shown(&d)
-                    ),
-                );
-                return;
+                return self.unseen(format!(
+                    "a `run:` step in `{at}` starts in `{}`, known only when the workflow runs: what it runs is not compared with the base",
+                    shown(&d)
+                ));
             }
             Some(d) => self.ws.root().join(d.trim()),
         };
-        self.script(script, &cwd, &at, action_path);
-    }
-
-    /// Each command of a script, resolved from where it runs; `cd DIR` moves
-    /// the commands after it.
-    fn script(&mut self, script: &str, cwd: &Path, at: &str, action_path: Option<&Path>) {
-        if let Some(why) = event_text(script) {
-            self.unseen(
-                "what the agent workflow runs",
-                format!("a `run:` step in `{at}` {why}: the pull request can choose what it runs"),
-            );
-        }
-        let root = self.ws.root().to_string_lossy().into_owned();
-        let folder = action_path.map(|f| f.to_string_lossy().into_owned());
-        let mut cwd = cwd.to_path_buf();
-        for line in logical_lines(script).into_iter().take(MAX_SCRIPT_LINES) {
-            let line = places(&line, &root, folder.as_deref());
-            for command in commands(&line) {
-                if let Some(dir) = change_directory(&command) {
-                    cwd = cwd.join(dir);
-                    continue;
-                }
-                if let Some(runner) = runs_the_checkout(&command) {
-                    self.unseen(
-                        "what the agent workflow runs",
-                        format!(
-                            "a `run:` step in `{at}` runs `{}`, which runs the pull request's own code (its tests, build scripts or dependencies' install scripts) in the agent's job: it can rewrite the review and the record before they are uploaded. Run it in another job",
-                            shown(&runner)
-                        ),
-                    );
-                }
-                let mut f = Finder::for_steps(self.ws, &cwd);
-                f.command(&command, STEP_KIND, at, &[]);
-                self.take(f.reach);
-            }
-        }
+        let mut sh = Shell::new(
+            self.ws,
+            at,
+            step.literal_env(),
+            cwd,
+            action_path.map(Path::to_path_buf),
+        );
+        sh.script(script);
+        self.take(sh.reach);
     }
 
     fn add(&mut self, rel: &str, kind: &str, by: &str, folder: bool) {
@@ -393,26 +380,40 @@ impl Walk<'_> {
         });
     }
 
+    /// A file or folder to compare, and where it really is when a link on
+    /// its way leads elsewhere in the checkout: git compares what is written
+    /// under each path, never what a link points to.
     fn push(&mut self, file: RuntimeFile) {
-        if self.reach.files.iter().any(|f| f.path == file.path) {
-            return;
-        }
-        if self.reach.files.len() >= MAX_FILES {
-            self.unseen(
-                "what the agent workflow runs",
-                format!("the agent workflow runs more than {MAX_FILES} files of the checkout: the rest are not compared with the base"),
+        let real = crate::agent::reach::real_path(self.ws, &self.root, &file.path);
+        let mut files = vec![file];
+        if let Some(real) = real {
+            let mut through = files[0].clone();
+            through.by = format!(
+                "{} (through a link: `{}`)",
+                through.by,
+                shown(&files[0].path)
             );
-            return;
+            through.path = real;
+            files.push(through);
         }
-        self.reach.files.push(file);
+        for file in files {
+            if self.reach.files.iter().any(|f| f.path == file.path) {
+                continue;
+            }
+            if self.reach.files.len() >= MAX_FILES {
+                self.unseen(format!("the agent workflow runs more than {MAX_FILES} files of the checkout: the rest are not compared with the base"));
+                return;
+            }
+            self.reach.files.push(file);
+        }
     }
 
     fn take(&mut self, other: Reach) {
         for f in other.files {
             self.push(f);
         }
-        for (what, why) in other.unseen {
-            self.unseen(&what, why);
+        for (_, why) in other.unseen {
+            self.unseen(why);
         }
     }
 }
@@ -421,7 +422,7 @@ impl Walk<'_> {
 /// the action's folder where they are, the others as folders outside the
 /// checkout (what an earlier step wrote there is no file of the pull
 /// request's, and the steps that wrote it are compared themselves).
-fn places(line: &str, root: &str, action_path: Option<&str>) -> String {
+pub(super) fn places(line: &str, root: &str, action_path: Option<&str>) -> String {
     let mut out = line.to_string();
     let forms = |name: &str, expr: &str| {
         [
@@ -512,25 +513,15 @@ fn runs_on_windows(doc: &Node, id: &str) -> bool {
         .any(|l| l.to_ascii_lowercase().contains("windows"))
 }
 
-/// A job that runs an agent, or prompt-receipt's collect step: its `run:`
-/// steps share the agent's files.
-fn runs_the_agent(job: &crate::workflow::Job) -> bool {
-    job.steps.iter().any(|s| {
-        let action = s.action().to_ascii_lowercase();
-        action.ends_with("prompt-receipt/collect")
-            || crate::agent::registry::running(|a| match a.strip_prefix("npm:") {
-                Some(package) => s.npm_install(package).is_some(),
-                None => s.is(a),
-            })
-            .is_some()
-    })
-}
-
 /// A local `uses:` (`./path`), as a path relative to the workspace.
 fn local(uses: &str) -> Option<String> {
     let rest = uses.trim().strip_prefix("./")?;
     let rest = rest.trim_end_matches('/');
-    if rest.split('/').any(|c| c == "..") || rest.chars().any(char::is_control) {
+    if rest
+        .split('/')
+        .any(|c| c == ".." || c == "." || (c.is_empty() && !rest.is_empty()))
+        || rest.chars().any(char::is_control)
+    {
         return None;
     }
     Some(if rest.is_empty() {
@@ -548,138 +539,10 @@ fn posix_shell(shell: &str) -> bool {
     matches!(name, "bash" | "sh" | "dash" | "zsh")
 }
 
-/// A script's lines, with `\`-continued lines joined and comments dropped.
-fn logical_lines(script: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut current = String::new();
-    for line in script.lines() {
-        let trimmed = line.trim_start();
-        if current.is_empty() && trimmed.starts_with('#') {
-            continue;
-        }
-        match trimmed.strip_suffix('\\') {
-            Some(head) => {
-                current.push_str(head);
-                current.push(' ');
-            }
-            None => {
-                current.push_str(trimmed);
-                out.push(std::mem::take(&mut current));
-            }
-        }
-    }
-    if !current.is_empty() {
-        out.push(current);
-    }
-    out
-}
-
-/// The commands of one line, split at the shell's separators (`;`, `&&`,
-/// `||`, `|`); quotes are kept together.
-fn commands(line: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut current = String::new();
-    let mut quote: Option<char> = None;
-    let mut chars = line.chars().peekable();
-    while let Some(c) = chars.next() {
-        match (quote, c) {
-            (Some(q), c) if c == q => {
-                quote = None;
-                current.push(c);
-            }
-            (Some(_), c) => current.push(c),
-            (None, '\'' | '"') => {
-                quote = Some(c);
-                current.push(c);
-            }
-            (None, ';' | '|' | '&') => {
-                if chars.peek().is_some_and(|n| *n == c) {
-                    chars.next();
-                }
-                out.push(std::mem::take(&mut current));
-            }
-            (None, c) => current.push(c),
-        }
-    }
-    out.push(current);
-    out.into_iter()
-        .map(|c| c.trim().to_string())
-        .filter(|c| !c.is_empty())
-        .collect()
-}
-
-/// `cd DIR` or `pushd DIR` with a literal folder: where the next commands run.
-fn change_directory(command: &str) -> Option<String> {
-    let words = shlex::split(command)?;
-    match words.as_slice() {
-        [cmd, dir]
-            if (cmd == "cd" || cmd == "pushd") && !dir.contains('$') && !dir.starts_with('~') =>
-        {
-            Some(dir.clone())
-        }
-        _ => None,
-    }
-}
-
-/// The command (`npm test`), when it runs the checkout's own code as a whole.
-fn runs_the_checkout(command: &str) -> Option<String> {
-    let words = shlex::split(command)?;
-    let mut words = words.iter().skip_while(|w| is_assignment(w));
-    let program = words.next()?;
-    let name = program.rsplit('/').next().unwrap_or(program);
-    let (_, subs) = RUNS_THE_CHECKOUT.iter().find(|(p, _)| *p == name)?;
-    let sub = words
-        .find(|w| !w.starts_with('-'))
-        .map_or("", String::as_str);
-    if name == "pip" || name == "pip3" || (name == "uv" && sub == "pip") {
-        // `pip install pkg==1.0` installs from an index; `pip install .`,
-        // `-e .` or `-r file` install what the checkout names.
-        let installs_checkout = command.split_whitespace().any(|w| {
-            w == "." || w.starts_with("./") || w == "-e" || w == "-r" || w.ends_with(".txt")
-        });
-        return installs_checkout.then(|| format!("{name} install"));
-    }
-    (subs.contains(&"*") || subs.contains(&sub)).then(|| {
-        if sub.is_empty() {
-            name.to_string()
-        } else {
-            format!("{name} {sub}")
-        }
-    })
-}
-
-fn is_assignment(word: &str) -> bool {
-    word.split_once('=').is_some_and(|(name, _)| {
-        !name.is_empty() && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
-    })
-}
-
-/// Event text a script interpolates, which the pull request's author writes
-/// (its title, its branch's name, a comment): the shell runs it.
-fn event_text(script: &str) -> Option<&'static str> {
-    let mut rest = script;
-    while let Some(i) = rest.find("${{") {
-        let expr = &rest[i + 3..];
-        let end = expr.find("}}").unwrap_or(expr.len());
-        let inner = expr[..end].trim();
-        if inner.contains("github.event.") || inner.contains("github.head_ref") {
-            return Some(
-                "puts event text into its script (`${{ github.event... }}`), which the shell runs as written",
-            );
-        }
-        rest = &expr[end..];
-    }
-    None
-}
-
-/// Untrusted text for a sentence: one line, clipped, no backticks.
-fn shown(text: &str) -> String {
-    crate::escape::one_line(&crate::markdown::clip(text, 120)).replace('`', "'")
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use shell::STEP_KIND;
 
     fn tree(files: &[(&str, &str)]) -> (tempfile::TempDir, Workspace) {
         let dir = tempfile::tempdir().unwrap();
@@ -714,14 +577,20 @@ jobs:
       - uses: ./.github/actions/other
   agent:
     runs-on: ubuntu-latest
+    env:
+      SETUP: scripts/prepare.sh
     steps:
       - uses: actions/checkout@v5
       - uses: ./.github/actions/setup
       - run: |
           # prepare
-          bash scripts/prepare.sh --fast \
+          bash "$SETUP" --fast \
             --more
           cd tools && ./gen.sh
+      - uses: some/lint-action@v1
+        with:
+          config: .lint/config.yml
+          level: strict
       - uses: openai/codex-action@v1
       - uses: prompt-receipt/prompt-receipt/collect@abc
 "#;
@@ -732,8 +601,9 @@ jobs:
             (".github/actions/setup/inner.sh", "true"),
             (
                 ".github/actions/deeper/action.yml",
-                "runs:\n  using: node20\n  main: x.js\n",
+                "runs:\n  using: node20\n  main: ../../../dist/deeper.js\n",
             ),
+            ("dist/deeper.js", "1"),
             (
                 ".github/actions/other/action.yml",
                 "runs:\n  using: node20\n  main: x.js\n",
@@ -741,27 +611,30 @@ jobs:
             ("scripts/prepare.sh", "true"),
             ("scripts/lint.sh", "true"),
             ("tools/gen.sh", "true"),
+            (".lint/config.yml", "x"),
         ]);
         let r = reach(&ws, AGENT);
         assert!(r.unseen.is_empty(), "{:?}", r.unseen);
         assert_eq!(
             paths(&r),
             [
+                ("scripts/lint.sh", STEP_KIND),
                 (".github/actions/other/", ACTION_KIND),
                 (".github/actions/setup/", ACTION_KIND),
                 (".github/actions/setup/inner.sh", STEP_KIND),
                 (".github/actions/deeper/", ACTION_KIND),
+                ("dist/deeper.js", ACTION_KIND),
                 ("scripts/prepare.sh", STEP_KIND),
                 ("tools/gen.sh", STEP_KIND),
+                (".lint/config.yml", INPUT_KIND),
             ]
         );
-        // The lint job's run step shares no files with the agent.
-        assert!(!paths(&r).iter().any(|(p, _)| *p == "scripts/lint.sh"));
-        assert!(
-            r.files[4].by.contains("job agent, line 15"),
-            "{:?}",
-            r.files[4]
-        );
+        let prepare = r
+            .files
+            .iter()
+            .find(|f| f.path == "scripts/prepare.sh")
+            .unwrap();
+        assert!(prepare.by.contains("job agent, line 17"), "{prepare:?}");
     }
 
     #[test]
@@ -778,8 +651,12 @@ jobs:
       - run: print(1)
         shell: python
       - uses: ./
+      - uses: ./.github/actions/x/../setup
       - run: pip install -r requirements.txt
       - run: pip install ruff==0.6 && npm --version && echo done
+      - uses: actions/github-script@v7
+        with:
+          script: require("./.github/scripts/prepare.js")
       - uses: openai/codex-action@v1
 "#;
         let (_d, ws) = tree(&[
@@ -793,14 +670,15 @@ jobs:
             "runs `npm ci`",
             "runs `npm test`",
             "puts event text into its script",
-            "command substitution",
+            "named by a variable or an expression",
             "with `python`",
             "`uses: ./`",
+            "whose path the receipt does not resolve",
             "runs `pip install`",
+            "runs the code its inputs hold",
         ] {
             assert!(why.iter().any(|w| w.contains(said)), "{said}: {why:#?}");
         }
-        assert_eq!(why.len(), 7, "{why:#?}");
         // The manifests are compared all the same.
         assert!(paths(&r).contains(&("package.json", STEP_KIND)));
         assert!(paths(&r).contains(&("requirements.txt", STEP_KIND)));
@@ -842,6 +720,43 @@ jobs:
     }
 
     #[test]
+    fn a_linked_folder_is_compared_where_it_points_too() {
+        let workflow = "on: pull_request\njobs:\n  agent:\n    runs-on: ubuntu-latest\n    steps:\n      - uses: ./.github/actions/setup\n      - run: ./ci/setup.sh\n";
+        let (d, ws) = tree(&[
+            (AGENT, workflow),
+            (
+                "tools/setup-action/action.yml",
+                "runs:\n  using: composite\n  steps:\n    - run: ${{ github.action_path }}/setup.sh\n      shell: bash\n",
+            ),
+            ("tools/setup-action/setup.sh", "true"),
+            ("tools/ci/setup.sh", "true"),
+        ]);
+        std::os::unix::fs::symlink(
+            "../../tools/setup-action",
+            d.path().join(".github/actions/setup"),
+        )
+        .unwrap_or_else(|_| {
+            std::fs::create_dir_all(d.path().join(".github/actions")).unwrap();
+            std::os::unix::fs::symlink(
+                "../../tools/setup-action",
+                d.path().join(".github/actions/setup"),
+            )
+            .unwrap();
+        });
+        std::os::unix::fs::symlink("tools/ci", d.path().join("ci")).unwrap();
+        let r = reach(&ws, AGENT);
+        let found: Vec<&str> = r.files.iter().map(|f| f.path.as_str()).collect();
+        for path in [
+            ".github/actions/setup/",
+            "tools/setup-action/",
+            "ci/setup.sh",
+            "tools/ci/setup.sh",
+        ] {
+            assert!(found.contains(&path), "{path}: {found:?}");
+        }
+    }
+
+    #[test]
     fn a_missing_workflow_reaches_nothing_and_a_broken_one_is_said() {
         let (_d, ws) = tree(&[(AGENT, "jobs: [unclosed")]);
         assert_eq!(reach(&ws, "none.yml"), Reach::default());
@@ -850,24 +765,45 @@ jobs:
         assert!(r.unseen[0].1.contains("not YAML"));
     }
 
+    /// The examples' agent workflows, as a user copies them, pass in the
+    /// binding layout: nothing they run is left unverified.
     #[test]
-    fn commands_split_as_the_shell_splits_them() {
-        assert_eq!(
-            commands("a 'x;y' && b | c; d || e &"),
-            ["a 'x;y'", "b", "c", "d", "e"]
-        );
-        assert_eq!(change_directory("cd sub/dir").as_deref(), Some("sub/dir"));
-        assert_eq!(change_directory("cd $X"), None);
-        assert_eq!(runs_the_checkout("CI=1 npm ci").as_deref(), Some("npm ci"));
-        assert_eq!(runs_the_checkout("npm --version"), None);
-        assert_eq!(runs_the_checkout("yarn").as_deref(), Some("yarn"));
-        assert_eq!(runs_the_checkout("go version"), None);
+    fn every_example_agent_workflow_is_read_whole() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples");
+        let mut read = 0;
+        for example in std::fs::read_dir(&root).unwrap() {
+            let folder = example.unwrap().path();
+            let ws = Workspace::open(&folder).unwrap();
+            let Ok(flows) = std::fs::read_dir(folder.join(".github/workflows")) else {
+                continue;
+            };
+            for flow in flows {
+                let name = flow.unwrap().file_name().to_string_lossy().into_owned();
+                if name.contains("receipt") || name.contains("compare") {
+                    continue;
+                }
+                let r = reach(&ws, &format!(".github/workflows/{name}"));
+                assert!(
+                    r.unseen.is_empty(),
+                    "{}/{name}: {:#?}",
+                    folder.display(),
+                    r.unseen
+                );
+                read += 1;
+            }
+        }
+        assert!(read >= 4, "the four agents' examples at least: {read}");
+    }
+
+    #[test]
+    fn local_paths_are_plain_or_refused() {
         assert_eq!(
             local("./.github/actions/x/").as_deref(),
             Some(".github/actions/x")
         );
         assert_eq!(local("./"), Some(".".into()));
-        assert_eq!(local("./../x"), None);
-        assert_eq!(local("owner/repo@v1"), None);
+        for refused in ["./../x", ".//x", "./x/../y", "./x/./y", "owner/repo@v1"] {
+            assert_eq!(local(refused), None, "{refused}");
+        }
     }
 }
