@@ -333,3 +333,42 @@ pub(crate) enum CheckRunOutcome {
     /// Not published; the reason says how to fix it.
     NotPublished { reason: String },
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn said_by_a_hook() -> AgentCheck {
+        AgentCheck {
+            hook_said: vec![(
+                "what the SessionStart hook said before the prompt".into(),
+                "a SessionStart hook added a message".into(),
+            )],
+            ..AgentCheck::default()
+        }
+    }
+
+    /// What a hook said is a limit where a hook is configured, and not
+    /// verified where none is: a record (a forged one) with a hook's text
+    /// that no configuration accounts for fails in the binding layout.
+    #[test]
+    fn a_hooks_text_is_a_limit_only_where_a_hook_is_configured() {
+        let mut configured = Outcome::empty(Mode::Run, String::new(), Map::new());
+        configured.layout = Some(Layout::Binding("workflow_run"));
+        configured.take_agent(Some(said_by_a_hook()), true);
+        assert_eq!(configured.limits.len(), 1);
+        assert_eq!(configured.not_verified().count(), 0);
+        assert_eq!(configured.conclusion(), Conclusion::Success);
+
+        let mut nothing = Outcome::empty(Mode::Run, String::new(), Map::new());
+        nothing.layout = Some(Layout::Binding("workflow_run"));
+        nothing.take_agent(Some(said_by_a_hook()), false);
+        assert!(nothing.limits.is_empty());
+        let why = nothing.not_verified().next().unwrap().why;
+        assert!(why.contains("no hook is configured"), "{why}");
+        assert_eq!(nothing.conclusion(), Conclusion::Failure);
+        // Outside the binding layout the same is at most neutral.
+        nothing.layout = Some(Layout::Advisory);
+        assert_eq!(nothing.conclusion(), Conclusion::Neutral);
+    }
+}

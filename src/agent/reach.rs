@@ -45,6 +45,9 @@ pub(crate) struct Reach {
     /// Each thing the receipt cannot see through: (what, why). Not verified,
     /// so the run is never green over it.
     pub(crate) unseen: Vec<(String, String)>,
+    /// Hook commands the configurations name: a hook's text in the record is
+    /// accounted for only where one is configured.
+    pub(crate) hook_commands: usize,
 }
 
 /// Most files one agent's reach lists: a configuration with ten thousand
@@ -242,6 +245,7 @@ impl<'a> Finder<'a> {
             commands_in(entries, &mut commands, 0);
             for command in commands {
                 seen += 1;
+                self.reach.hook_commands += 1;
                 if seen > MAX_COMMANDS {
                     self.unseen(
                         "what the hooks run",

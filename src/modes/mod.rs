@@ -113,13 +113,14 @@ impl Covered {
 }
 
 /// A hook is configured: the receipt hashed a hook configuration (`hooks`),
-/// or the runtime's reach found a hook's script.
+/// or the runtime's reach read a hook command in the checkout's or the
+/// agent home's settings.
 fn hooks_configured(receipt: &serde_json::Map<String, serde_json::Value>, reach: &Reach) -> bool {
     receipt
         .get("hooks")
         .and_then(serde_json::Value::as_array)
         .is_some_and(|a| !a.is_empty())
-        || reach.files.iter().any(|f| f.kind.ends_with("hook"))
+        || reach.hook_commands > 0
 }
 
 /// What the agent workflow runs: the workflow the event names, read from
@@ -130,11 +131,11 @@ fn workflow_reach(ws: &Workspace, origin: &Origin) -> Reach {
     match origin.workflow_path.as_deref() {
         Some(path) => crate::agent::workflow::reach(ws, path),
         None if origin.names_no_agent_workflow => Reach {
-            files: Vec::new(),
             unseen: vec![(
                 "what the agent workflow runs".into(),
                 "the `workflow_run` event names no workflow file of this repository (`workflow_run.path`): neither the agent workflow nor what its steps ran is compared with the base".into(),
             )],
+            ..Reach::default()
         },
         None => Reach::default(),
     }
