@@ -248,6 +248,43 @@ struct Findings {
     known_gaps: Vec<String>,
 }
 
+/// The files a pin of prompt-receipt brings: the action (everything the image
+/// is built from), the collect action, or the reusable receipt workflow.
+fn pinned_files(sub: &str) -> &'static [&'static str] {
+    match sub {
+        "" => &[
+            "src",
+            "action.yml",
+            "Dockerfile",
+            ".dockerignore",
+            "Cargo.toml",
+            "Cargo.lock",
+        ],
+        "collect" => &["collect"],
+        _ => &[".github/workflows/receipt.yml"],
+    }
+}
+
+/// A pin of main's commit whose files differ from this tree's: whoever
+/// copies it runs an older prompt-receipt than the one this tree documents
+/// and tests (the attack review found the README's receipt workflow on a
+/// commit from before the fixes it describes).
+fn stale(at: &str, r: &str, sub: &str, git_ref: &str, f: &mut Findings) {
+    let files = pinned_files(sub);
+    let mut args = vec!["diff", "--quiet", git_ref, "HEAD", "--"];
+    args.extend(files);
+    if git(&args).is_none() {
+        let mut log = vec!["log", "-1", "--format=%H", "HEAD", "--"];
+        log.extend(files);
+        let newest = git(&log).unwrap_or_default();
+        f.errors.push(format!(
+            "{at}: `{r}`: {git_ref} is older than this tree's {}: pin {} or later (the newest commit that changed them)",
+            files.join(", "),
+            newest.trim()
+        ));
+    }
+}
+
 /// Checks one `uses:`; returns what it declares when that can be known.
 fn check_use(
     at: &str,
@@ -323,6 +360,7 @@ fn check_use(
             f.known_gaps.push(format!(
                 "{at}: `{r}`: a commit of main, not a release (there is none yet): every job builds the image"
             ));
+            stale(at, r, &sub, &git_ref, f);
         } else if pins.get(&(action.clone(), version.clone())) != Some(&git_ref) {
             f.errors.push(format!(
                 "{at}: `{r}`: `# {version}` with this commit is not a row of docs/pins.md"
