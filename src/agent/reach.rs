@@ -567,7 +567,8 @@ fn event_name(name: &str) -> Option<&str> {
         .then_some(name)
 }
 
-fn is_assignment(word: &str) -> bool {
+/// `NAME=value`: a variable assignment, as the shell reads one.
+pub(crate) fn is_assignment(word: &str) -> bool {
     word.split_once('=').is_some_and(|(name, _)| {
         !name.is_empty()
             && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
@@ -582,26 +583,32 @@ fn expand(command: &str, vars: &[&str], cwd: &Path) -> String {
     let mut out = command.to_string();
     for var in vars {
         out = out.replace(&format!("${{{var}}}"), &dir);
-        let plain = format!("${var}");
-        let mut result = String::with_capacity(out.len());
-        let mut rest = out.as_str();
-        while let Some(i) = rest.find(&plain) {
-            let after = &rest[i + plain.len()..];
-            result.push_str(&rest[..i]);
-            if after
-                .bytes()
-                .next()
-                .is_some_and(|b| b.is_ascii_alphanumeric() || b == b'_')
-            {
-                result.push_str(&plain);
-            } else {
-                result.push_str(&dir);
-            }
-            rest = after;
-        }
-        result.push_str(rest);
-        out = result;
+        out = replace_variable(&out, var, &dir);
     }
+    out
+}
+
+/// `$NAME` replaced by `value` where no name character follows it (`$NAMES`
+/// is another variable).
+pub(crate) fn replace_variable(text: &str, name: &str, value: &str) -> String {
+    let plain = format!("${name}");
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(i) = rest.find(&plain) {
+        let after = &rest[i + plain.len()..];
+        out.push_str(&rest[..i]);
+        if after
+            .bytes()
+            .next()
+            .is_some_and(|b| b.is_ascii_alphanumeric() || b == b'_')
+        {
+            out.push_str(&plain);
+        } else {
+            out.push_str(value);
+        }
+        rest = after;
+    }
+    out.push_str(rest);
     out
 }
 

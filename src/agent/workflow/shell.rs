@@ -12,7 +12,7 @@
 
 use std::path::PathBuf;
 
-use crate::agent::reach::{Finder, Reach};
+use crate::agent::reach::{Finder, Reach, is_assignment, replace_variable};
 use crate::workspace::Workspace;
 
 /// What a step that runs files is to the agent, in the comparison's tables.
@@ -396,37 +396,6 @@ fn unknown(word: &str) -> bool {
 /// A word that could be a path relative to where commands start.
 fn relative(word: &str) -> bool {
     !word.starts_with('-') && !word.starts_with('/') && (word.contains('/') || word.contains('.'))
-}
-
-fn is_assignment(word: &str) -> bool {
-    word.split_once('=').is_some_and(|(name, _)| {
-        !name.is_empty()
-            && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
-            && !name.as_bytes()[0].is_ascii_digit()
-    })
-}
-
-/// `$NAME` replaced where a name character does not follow it.
-fn replace_variable(text: &str, name: &str, value: &str) -> String {
-    let plain = format!("${name}");
-    let mut out = String::with_capacity(text.len());
-    let mut rest = text;
-    while let Some(i) = rest.find(&plain) {
-        let after = &rest[i + plain.len()..];
-        out.push_str(&rest[..i]);
-        if after
-            .bytes()
-            .next()
-            .is_some_and(|b| b.is_ascii_alphanumeric() || b == b'_')
-        {
-            out.push_str(&plain);
-        } else {
-            out.push_str(value);
-        }
-        rest = after;
-    }
-    out.push_str(rest);
-    out
 }
 
 /// The line with each `$( )` and backtick substitution replaced by a word
