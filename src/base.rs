@@ -193,6 +193,10 @@ pub(crate) struct Check {
     /// not from here was changed by the base, not by the pull request.
     pub(crate) merge_base: Option<String>,
     pub(crate) changes: Vec<Change>,
+    /// What the pull request changed that the agent did not run with: the
+    /// agent ran pinned to the base's configuration (`mode: restore`), and
+    /// the receipt held its record to the base's files.
+    pub(crate) not_used: Vec<Change>,
     /// Why no comparison was made; a check that could not run is not a pass.
     pub(crate) unavailable: Option<String>,
     pub(crate) policy: Policy,
@@ -217,6 +221,14 @@ pub(crate) struct BaseRecord {
     pub(crate) pull_requests_into: Vec<String>,
     /// Every instruction file that differs from the base.
     pub(crate) instructions_changed: Vec<Change>,
+    /// The agent ran with the base's configuration: the commit it was taken
+    /// from, and each file the receipt's checkout had put back to match.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub(crate) pinned: Option<crate::restore::Pinned>,
+    /// What the pull request changed of the configuration that the agent,
+    /// pinned, did not run with.
+    #[serde(skip_serializing_if = "Vec::is_empty", default)]
+    pub(crate) not_used: Vec<Change>,
 }
 
 impl Check {
@@ -238,7 +250,19 @@ impl Check {
                 _ => Vec::new(),
             },
             instructions_changed: self.changes.clone(),
+            pinned: None,
+            not_used: self.not_used.clone(),
         }
+    }
+
+    /// Moves each change the agent did not run with (one `pathspecs` of a
+    /// pinned run covers) from `changes` to `not_used`.
+    pub(crate) fn set_aside(&mut self, pathspecs: &[String]) {
+        let (not_used, used) = std::mem::take(&mut self.changes)
+            .into_iter()
+            .partition(|c: &Change| pathspecs.iter().any(|p| matches(p, &c.path)));
+        self.changes = used;
+        self.not_used = not_used;
     }
 
     /// The base as people name it, quoted for a sentence of ours (see
@@ -331,6 +355,7 @@ pub(crate) fn no_base(policy: Policy) -> Check {
         commit: None,
         merge_base: None,
         changes: Vec::new(),
+        not_used: Vec::new(),
         unavailable: Some(
             "the event names no base commit to compare the agent's instructions with; set \
              `base-ref` (a fork's `workflow_run` carries none: use the default branch)"
@@ -354,6 +379,7 @@ pub(crate) fn check(
         commit: None,
         merge_base: None,
         changes: Vec::new(),
+        not_used: Vec::new(),
         unavailable: None,
         policy,
         target,

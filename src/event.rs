@@ -89,6 +89,10 @@ pub(crate) struct Origin {
     /// A `workflow_run` of a pull request's run that names no workflow file
     /// of this repository: what ran there cannot be read.
     pub(crate) names_no_agent_workflow: bool,
+    /// The repository's default branch, as the event names it.
+    pub(crate) default_branch: Option<String>,
+    /// The branch the pull request merges into (`pull_request.base.ref`).
+    pub(crate) merges_into: Option<String>,
 }
 
 /// Who controls the workflow file that runs this step: what the receipt's
@@ -175,7 +179,14 @@ pub(crate) fn origin(
         ),
     };
     let workflow_path = workflow.filter(|p| repository_workflow(p));
+    let branch = |p: &str| {
+        text(p)
+            .filter(|b| !b.is_empty() && b.len() <= 255 && !b.chars().any(char::is_control))
+            .map(str::to_string)
+    };
     Origin {
+        default_branch: branch("/repository/default_branch"),
+        merges_into: branch("/pull_request/base/ref"),
         base_sha: t.base_sha,
         names_no_agent_workflow: event_name == "workflow_run"
             && reviews_pull_request

@@ -371,6 +371,97 @@ pub(crate) fn links_changed(dir: &Path, range: &str) -> Option<Vec<String>> {
     Some(links)
 }
 
+/// One path where the working tree differs from a commit: the commit's mode
+/// and blob (`000000` and zeros when the commit has no such path), and
+/// git's status letter (`A` the tree added it, `D` removed it, `M`, `T`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Differs {
+    pub(crate) path: String,
+    pub(crate) mode: String,
+    pub(crate) blob: String,
+    pub(crate) status: char,
+}
+
+/// Every path matching `pathspecs` where the working tree differs from
+/// `commit` (tracked files), relative to `dir`; `None` when git cannot tell.
+pub(crate) fn differs_from(dir: &Path, commit: &str, pathspecs: &[&str]) -> Option<Vec<Differs>> {
+    let mut args = vec![
+        "diff",
+        "--raw",
+        "-z",
+        "--no-renames",
+        "--relative",
+        "--no-abbrev",
+        commit,
+        "--",
+    ];
+    args.extend_from_slice(pathspecs);
+    let out = bounded_output(spawn(dir, &args).ok()?).ok()?;
+    if !out.status.success() {
+        return None;
+    }
+    let mut fields = out.stdout.split(|b| *b == 0).filter(|f| !f.is_empty());
+    let mut found = Vec::new();
+    while let (Some(meta), Some(path)) = (fields.next(), fields.next()) {
+        let meta = String::from_utf8_lossy(meta);
+        let parts: Vec<&str> = meta.trim_start_matches(':').split(' ').collect();
+        let [mode, _, blob, _, status] = parts.as_slice() else {
+            return None;
+        };
+        found.push(Differs {
+            path: String::from_utf8_lossy(path).into_owned(),
+            mode: mode.to_string(),
+            blob: blob.to_string(),
+            status: status.chars().next().unwrap_or('M'),
+        });
+    }
+    Some(found)
+}
+
+/// Files matching `pathspecs` that git does not track (ignored ones too),
+/// relative to `dir`; `None` when git cannot tell.
+pub(crate) fn untracked(dir: &Path, pathspecs: &[&str]) -> Option<Vec<String>> {
+    let mut args = vec!["ls-files", "-z", "--others", "--"];
+    args.extend_from_slice(pathspecs);
+    let out = bounded_output(spawn(dir, &args).ok()?).ok()?;
+    out.status.success().then(|| {
+        out.stdout
+            .split(|b| *b == 0)
+            .filter(|p| !p.is_empty())
+            .map(|p| String::from_utf8_lossy(p).into_owned())
+            .collect()
+    })
+}
+
+/// The mode and blob id of `path` (relative to `dir`) at `commit`, when the
+/// commit has it.
+pub(crate) fn entry_at(dir: &Path, commit: &str, path: &str) -> Option<(String, String)> {
+    let spec = format!("{commit}:./{path}");
+    let args = [
+        "rev-parse",
+        "--verify",
+        "--quiet",
+        "--end-of-options",
+        &spec,
+    ];
+    let child = spawn(dir, &args).ok()?;
+    let id = finish(dir, &args, child).ok().filter(|s| is_object_id(s))?;
+    let mode = mode_at(dir, commit, path)?;
+    Some((mode, id))
+}
+
+/// A blob's bytes by its id: `Ok(None)` when the checkout lacks it, an error
+/// when it is over [`MAX_OUTPUT`].
+pub(crate) fn blob_by_id(dir: &Path, id: &str) -> Result<Option<Vec<u8>>, String> {
+    if !is_object_id(id) {
+        return Ok(None);
+    }
+    let args = ["cat-file", "blob", id];
+    let child = spawn(dir, &args).map_err(|e| e.message().to_string())?;
+    let out = bounded_output(child).map_err(|e| format!("blob {}: {e}", &id[..12]))?;
+    Ok(out.status.success().then_some(out.stdout))
+}
+
 /// The full SHA of `rev` as a commit, when the checkout has it. `rev` must
 /// already be known not to read as an option.
 pub(crate) fn commit_of(dir: &Path, rev: &str) -> Option<String> {

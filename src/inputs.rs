@@ -47,6 +47,21 @@ pub(crate) enum Mode {
     /// Read a folder of receipts, statements or bundles and tell, run by run,
     /// what the agent was given and where it changed.
     Audit,
+    /// Before the agent: put back, as the base has them, every file that can
+    /// steer the configured agent (its instructions, settings, hooks and what
+    /// they run, skills, the prompt and the schema); the code stays the pull
+    /// request's.
+    Restore,
+}
+
+/// Whose configuration the agent ran with, as the receipt holds its record to.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, ValueEnum)]
+pub(crate) enum Configuration {
+    /// The checkout's, as the pull request has it.
+    #[default]
+    Checkout,
+    /// The base's: `mode: restore` put it back before the agent ran.
+    Base,
 }
 
 /// How `audit` prints its table.
@@ -232,6 +247,18 @@ pub struct Cli {
     #[arg(long, value_name = "REF")]
     pub(crate) base_ref: Option<String>,
 
+    /// (run, restore) Whose configuration the agent ran with: checkout (the pull request's)
+    /// or base (a `mode: restore` step put the base's back before the agent). With base,
+    /// the receipt puts it back in its own checkout too, holds the record to it, and lists
+    /// the pull request's changes to it as not used.
+    #[arg(long, value_enum, value_name = "WHOSE", default_value = "checkout")]
+    pub(crate) configuration: Configuration,
+
+    /// (restore) Base branches besides the default branch whose tip is trusted, one a line
+    /// or comma-separated: a pull request into one of them is held to its configuration.
+    #[arg(long, value_name = "BRANCHES")]
+    pub(crate) protected_bases: Option<String>,
+
     /// (run, verify) The branch base-ref is the tip of: the default branch, or a base
     /// branch the caller protects. Named with its commit in the check, and the branch
     /// every pull request of this head must merge into (see pull-request-bases).
@@ -406,6 +433,10 @@ pub struct Inputs {
     pub(crate) base_ref: Option<String>,
     /// `base-branch`: the branch `base-ref` is the tip of.
     pub(crate) base_branch: Option<String>,
+    /// `configuration`: whose configuration the agent ran with.
+    pub(crate) configuration: Configuration,
+    /// `protected-bases`: base branches trusted besides the default branch.
+    pub(crate) protected_bases: Vec<String>,
     /// `pull-request-bases`: the branches this head's pull requests merge into.
     pub(crate) pull_request_bases: Vec<String>,
     pub(crate) instructions_changed: InstructionsPolicy,
@@ -688,6 +719,8 @@ impl Inputs {
             allow_changed: allowed_channels(cli.allow_changed.as_deref())?,
             base_ref: base_ref(given(cli.base_ref))?,
             base_branch: branch_name("base-branch", given(cli.base_branch))?,
+            configuration: cli.configuration,
+            protected_bases: names(given(cli.protected_bases)),
             pull_request_bases: branch_names(given(cli.pull_request_bases))?,
             instructions_changed: cli.instructions_changed,
             gate_schema: cli.gate_schema,

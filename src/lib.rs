@@ -35,6 +35,7 @@ mod modes;
 pub mod outcome;
 pub mod receipt;
 pub mod report;
+mod restore;
 pub mod review;
 mod setup;
 mod sources;

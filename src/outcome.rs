@@ -79,6 +79,10 @@ pub struct Outcome {
     /// every run of that layout yellow, and teach reviewers to read past
     /// yellow.
     pub(crate) layout: Option<Layout>,
+    /// The agent ran with the base's configuration: what `restore` put back,
+    /// or (`run` with `configuration: base`) what the receipt's own checkout
+    /// had put back to hold the record to the base's files.
+    pub(crate) pinned: Option<crate::restore::Pinned>,
     /// The run could not be made: why, in one of our sentences (an input that
     /// names no file, an artifact that is not there). Nothing was verified.
     pub(crate) error: Option<String>,
@@ -133,6 +137,7 @@ impl Outcome {
             audit: None,
             statement: false,
             layout: None,
+            pinned: None,
             error: None,
         }
     }

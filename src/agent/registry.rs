@@ -56,6 +56,12 @@ impl AgentKind {
         agent(self).about().chain_name
     }
 
+    /// Instruction files at any level put back before it runs, besides
+    /// `base_globs`.
+    pub(crate) fn pinned_globs(self) -> &'static [(&'static str, &'static str)] {
+        agent(self).about().pinned_globs
+    }
+
     /// Paths besides its chain compared with the base, each with its kind.
     pub(crate) fn base_globs(self) -> &'static [(&'static str, &'static str)] {
         agent(self).about().base_globs

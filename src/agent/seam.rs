@@ -164,6 +164,10 @@ pub(crate) struct About {
     /// Paths besides its chain whose change between the base and the pull
     /// request changes what it receives: (kind, glob), first match wins.
     pub(crate) base_globs: &'static [(&'static str, &'static str)],
+    /// Instruction files it may load at any level that `base_globs` leaves
+    /// to the chain (which names only the working directory's): put back
+    /// with the rest of its configuration before it runs (`mode: restore`).
+    pub(crate) pinned_globs: &'static [(&'static str, &'static str)],
     /// The actions that run it in a workflow (`uses:` without the ref), or
     /// `npm:<package>` for an agent a `run:` step installs by npm.
     pub(crate) actions: &'static [&'static str],

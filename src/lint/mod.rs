@@ -305,6 +305,7 @@ pub fn lint(file: &str, text: &str, local: &dyn Fn(&str) -> Option<LocalAction>)
         }];
     }
     let jobs = workflow.jobs.iter().map(|j| (j.id.as_str(), j)).collect();
+    let receipt_here = rules::receipt_here(&workflow.jobs, local);
     for job in &workflow.jobs {
         let upstream = upstream_steps(&jobs, job);
         if upstream.len() + job.steps.len() > MAX_STEPS_SEEN {
@@ -320,7 +321,7 @@ pub fn lint(file: &str, text: &str, local: &dyn Fn(&str) -> Option<LocalAction>)
             });
             continue;
         }
-        for finding in rules::check(job, &upstream, &workflow.triggers, local) {
+        for finding in rules::check(job, &upstream, &workflow.triggers, local, receipt_here) {
             out.push(Lint {
                 level: finding.level,
                 rule: finding.rule,

@@ -85,6 +85,16 @@ pub const RULES: &[Rule] = &[
         catches: "a `workflow_run` receipt workflow (one that calls prompt-receipt's reusable workflow or runs its action) whose `workflows:` names a workflow that no file of `.github/workflows/` has as its `name:`, or one that never runs on `pull_request`: GitHub starts it only when a workflow of that name completes, so no receipt would ever run and a required check would wait forever",
     },
     Rule {
+        name: "restore-missing",
+        level: Level::Warning,
+        catches: "an agent job of the binding layout (it uploads with `prompt-receipt/collect`) with no prompt-receipt step of `mode: restore` before the agent: the agent runs with the pull request's configuration, so a pull request that tunes its instructions fails the required check instead of passing with them named as not used",
+    },
+    Rule {
+        name: "restore-after-agent",
+        level: Level::Failure,
+        catches: "a prompt-receipt step of `mode: restore` after the agent step of its job: the agent already ran with the pull request's configuration",
+    },
+    Rule {
         name: "shallow-checkout",
         level: Level::Warning,
         catches: "`actions/checkout` before an agent step without `fetch-depth: 0`",
@@ -191,6 +201,7 @@ pub(crate) fn check(
     upstream: &[&Step],
     triggers: &[String],
     local: &dyn Fn(&str) -> Option<LocalAction>,
+    receipt_here: bool,
 ) -> Vec<Finding> {
     let steps = &job.steps;
     let agents: Vec<usize> = (0..steps.len())
@@ -209,8 +220,9 @@ pub(crate) fn check(
         copilot_install(step, &mut out);
     }
     checkouts(steps, &any_agent, &mut out);
+    restores(steps, &any_agent, local, !receipt_here, &mut out);
     for (i, step) in steps.iter().enumerate() {
-        if kind_of(step, local).receipt {
+        if kind_of(step, local).receipt && !is_restore(step) {
             older_inputs(step, &mut out);
             if any_agent.is_empty() {
                 receipt_after_agent_job(step, upstream, &mut out);
@@ -224,7 +236,7 @@ pub(crate) fn check(
         if kind.container {
             container_after_agent(step, steps, &agents, i, &mut out);
         }
-        if kind.receipt {
+        if kind.receipt && !is_restore(step) {
             // The codex-action step this receipt describes: the last before it,
             // or for a receipt recorded before the agent, the first after it.
             let before = agents.iter().rev().find(|&&a| a < i);
@@ -278,15 +290,29 @@ fn advisory_layout(
         out.push(warn(job.uses_line));
     }
     for step in &job.steps {
-        let reports = match step.input("mode") {
-            Input::Absent => true,
-            Input::Literal { value, .. } => matches!(value.as_str(), "run" | "verify"),
-            Input::Expression(_) => false,
-        };
-        if reports && kind_of(step, local).receipt {
+        if reports(step, local) {
             out.push(warn(step.mark.line));
         }
     }
+}
+
+/// A prompt-receipt step in a mode that reports a receipt (`run`, the
+/// default, or `verify`); a mode from an expression is known only to the run.
+fn reports(step: &Step, local: &dyn Fn(&str) -> Option<LocalAction>) -> bool {
+    let reporting = match step.input("mode") {
+        Input::Absent => true,
+        Input::Literal { value, .. } => matches!(value.as_str(), "run" | "verify"),
+        Input::Expression(_) => false,
+    };
+    reporting && kind_of(step, local).receipt
+}
+
+/// The workflow makes its receipt itself: a job calls prompt-receipt's
+/// reusable workflow, or a step reports one. Otherwise an agent job that
+/// uploads with `collect` is the binding layout's, its receipt elsewhere.
+pub(crate) fn receipt_here(jobs: &[Job], local: &dyn Fn(&str) -> Option<LocalAction>) -> bool {
+    jobs.iter()
+        .any(|j| receipt_workflow(&j.uses) || j.steps.iter().any(|s| reports(s, local)))
 }
 
 /// A reusable workflow of prompt-receipt's repository
@@ -541,6 +567,85 @@ fn checkouts(steps: &[Step], agents: &[usize], out: &mut Vec<Finding>) {
     }
 }
 
+/// A prompt-receipt step of `mode: restore`: it puts back the base's
+/// configuration before the agent, and reports no receipt.
+fn is_restore(step: &Step) -> bool {
+    step.input("mode").literal().map(str::trim) == Some("restore")
+}
+
+/// `restore-missing` and `restore-after-agent`: the agent of the binding
+/// layout runs with the base's configuration only when a restore step comes
+/// before it; and the restore step puts back the configuration of the agent
+/// that runs, with its prompt.
+fn restores(
+    steps: &[Step],
+    agents: &[usize],
+    local: &dyn Fn(&str) -> Option<LocalAction>,
+    receipt_elsewhere: bool,
+    out: &mut Vec<Finding>,
+) {
+    let Some(&first_agent) = agents.first() else {
+        return;
+    };
+    let restore_at: Vec<usize> = (0..steps.len())
+        .filter(|&i| kind_of(&steps[i], local).receipt && is_restore(&steps[i]))
+        .collect();
+    for &i in &restore_at {
+        let a = agents.iter().rev().find(|&&a| a < i).copied();
+        let agent = &steps[a.unwrap_or(first_agent)];
+        let ran = agent_of(agent).unwrap_or("codex");
+        wrong_agent(&steps[i], agent, ran, "its job", out);
+        if a.is_some() {
+            out.push(finding(
+                "restore-after-agent",
+                Level::Failure,
+                steps[i].mark.line,
+                format!(
+                    "this restore step runs after `{}` (line {}): the agent already ran with the pull request's configuration; move it before the agent, right after the checkout",
+                    agent_name(agent),
+                    agent.mark.line
+                ),
+            ));
+        } else if agent.is(CODEX_ACTION) {
+            // The prompt it puts back is the one codex-action sends.
+            let key = "prompt-file";
+            let given = |s: &Step| workspace_path(&s.input(key), "");
+            if let (Some(t), Some(m)) = (given(agent), given(&steps[i]))
+                && t != m
+            {
+                out.push(finding(
+                    "receipt-mismatch",
+                    Level::Failure,
+                    steps[i].line_of(key),
+                    format!(
+                        "this restore step puts back `{}` but the codex-action step of this job (line {}) sends `{}`: the agent would run with the pull request's prompt; give both the same `prompt-file`",
+                        crate::escape::one_line(&m),
+                        agent.mark.line,
+                        crate::escape::one_line(&t)
+                    ),
+                ));
+            }
+        }
+    }
+    let binding = receipt_elsewhere
+        && steps.iter().any(|s| {
+            s.action()
+                .to_ascii_lowercase()
+                .ends_with("/prompt-receipt/collect")
+        });
+    if binding && !restore_at.iter().any(|&i| i < first_agent) {
+        out.push(finding(
+            "restore-missing",
+            Level::Warning,
+            steps[first_agent].mark.line,
+            format!(
+                "`{}` runs with the pull request's configuration: add a prompt-receipt step with `mode: restore` before it (README: Pinning to the base), and `configuration: base` in the receipt workflow, so that a pull request that tunes the agent's instructions passes with them named as not used",
+                agent_name(&steps[first_agent])
+            ),
+        ));
+    }
+}
+
 /// The receipt reads the record and the chain of the agent it is told:
 /// told the wrong one, it reads nothing of what ran. And in the agent's own
 /// job it reads files the agent could have rewritten (codex-action's
@@ -604,7 +709,12 @@ fn wrong_agent(step: &Step, agent_step: &Step, ran: &str, whose: &str, out: &mut
             Level::Failure,
             step.line_of("agent"),
             format!(
-                "this prompt-receipt step reads the record of `{}`, but {whose} runs `{}` (line {}): set `agent: {ran}`",
+                "this prompt-receipt step {} `{}`, but {whose} runs `{}` (line {}): set `agent: {ran}`",
+                if is_restore(step) {
+                    "puts back the configuration of"
+                } else {
+                    "reads the record of"
+                },
                 crate::escape::one_line(told),
                 agent_name(agent_step),
                 agent_step.mark.line

@@ -7,6 +7,7 @@ mod attested;
 mod compare;
 mod lint;
 mod record;
+mod restore;
 mod run;
 mod validate;
 mod verify;
@@ -50,6 +51,7 @@ pub(crate) fn execute(
         Mode::Validate => validate::validate(inputs, ws, origin),
         Mode::Compare => compare::compare(inputs, ws),
         Mode::Lint => lint::lint(ws),
+        Mode::Restore => restore::restore(inputs, ws, home, origin),
     }
 }
 
@@ -206,40 +208,70 @@ fn compare_with_base(
     let Some(base) = inputs.base(origin) else {
         return origin.reviews_pull_request.then(|| base::no_base(policy));
     };
-    let mut subjects: Vec<Subject> = files
-        .iter()
-        .filter_map(|(kind, path)| path.as_deref().map(|p| Subject::file(kind, p)))
-        .collect();
+    let mut subjects = named_subjects(files);
     if let Some(workflow) = &origin.workflow_path {
         subjects.push(Subject::file("workflow", workflow));
     }
     // What the runtime runs or loads (a hook's script, an MCP server, `.env`)
     // and what the agent workflow's steps run, before the agent's globs, so
     // that each is named by what it does.
-    subjects.extend(
-        covered
-            .reach
-            .files
-            .iter()
-            .chain(&covered.workflow.files)
-            .map(|f| Subject::runtime(&f.kind, &f.path)),
-    );
-    subjects.extend(
-        agent
-            .candidate_paths(&sources.workdir, ws)
-            .iter()
-            .map(|p| Subject::file(agent.kind.chain_name(), p)),
-    );
+    subjects.extend(runtime_subjects(
+        covered.reach.files.iter().chain(&covered.workflow.files),
+    ));
+    subjects.extend(chain_subjects(agent, sources, ws));
     // Attributes change the bytes a checkout writes without changing a blob
     // (`working-tree-encoding`).
     subjects.push(Subject::glob("git attributes", "**/.gitattributes"));
-    // The agent's own: skills, hooks (first: their output reaches the model,
-    // and the kind says so), its config.
-    for (kind, glob) in agent.kind.base_globs() {
-        subjects.push(Subject::glob(kind, glob));
+    subjects.extend(glob_subjects(agent.kind.base_globs()));
+    // Pinned, the nested instruction files put back are named too, as not used.
+    if inputs.configuration == crate::inputs::Configuration::Base {
+        subjects.extend(glob_subjects(agent.kind.pinned_globs()));
     }
     let target = base::Target::of(base.branch.as_deref(), &inputs.pull_request_bases);
     Some(base::check(ws.root(), &base, &subjects, policy, target))
+}
+
+/// What `mode: restore` puts back as the base has it, and what a receipt of
+/// a pinned run holds the record to: every file the comparison with the base
+/// covers that steers the agent (the step's files, what the runtime runs or
+/// loads, the chain, the agent's own folders, its instruction files at every
+/// level), and not the agent workflow or what it runs, which ran already.
+fn configuration_subjects(ws: &Workspace, files: &Named, covered: &Covered) -> Vec<Subject> {
+    let (sources, agent) = (&covered.sources, &covered.agent);
+    let mut subjects = named_subjects(files);
+    subjects.extend(runtime_subjects(covered.reach.files.iter()));
+    subjects.extend(chain_subjects(agent, sources, ws));
+    subjects.extend(glob_subjects(agent.kind.base_globs()));
+    subjects.extend(glob_subjects(agent.kind.pinned_globs()));
+    subjects
+}
+
+fn named_subjects(files: &Named) -> Vec<Subject> {
+    files
+        .iter()
+        .filter_map(|(kind, path)| path.as_deref().map(|p| Subject::file(kind, p)))
+        .collect()
+}
+
+fn runtime_subjects<'a>(
+    files: impl Iterator<Item = &'a crate::agent::reach::RuntimeFile>,
+) -> impl Iterator<Item = Subject> {
+    files.map(|f| Subject::runtime(&f.kind, &f.path))
+}
+
+/// Each place the agent looks for its chain from the working directory.
+fn chain_subjects(agent: &Setup, sources: &Sources, ws: &Workspace) -> Vec<Subject> {
+    agent
+        .candidate_paths(&sources.workdir, ws)
+        .iter()
+        .map(|p| Subject::file(agent.kind.chain_name(), p))
+        .collect()
+}
+
+/// The agent's own folders and files: skills, hooks (first: their output
+/// reaches the model, and the kind says so), its config.
+fn glob_subjects<'a>(globs: &'a [(&'a str, &'a str)]) -> impl Iterator<Item = Subject> + 'a {
+    globs.iter().map(|(kind, glob)| Subject::glob(kind, glob))
 }
 
 /// Reads the agent's record of this run and checks it against the checkout and

@@ -11,7 +11,7 @@ use super::{Covered, compare_with_base, named, side_by_side};
 use crate::agent::{AgentCheck, Setup};
 use crate::error::Error;
 use crate::event::Origin;
-use crate::inputs::{Inputs, Mode};
+use crate::inputs::{Configuration, Inputs, Mode};
 use crate::level::{Caveat, Level};
 use crate::lint::{self, Lint};
 use crate::outcome::Outcome;
@@ -29,13 +29,23 @@ pub(crate) fn run(
     home: Option<&Path>,
     origin: &Origin,
 ) -> Result<Outcome, Error> {
+    // Pinned first: every file read after this, and the checkout's identity,
+    // are what the agent was given.
+    let pinned = match inputs.configuration {
+        Configuration::Base => Some(super::restore::pin_for_receipt(inputs, ws, home, origin)?),
+        Configuration::Checkout => None,
+    };
     let lints = start_beside(inputs, ws);
     let clock = crate::logging::Stopwatch::start("run");
     let usage = inputs.usage_location(ws)?;
     let existing = usage_file::load(&usage)?;
     let covered = Covered::read(inputs, ws, home, Some(origin))?;
     let policy = inputs.gate_policy();
-    let instructions = compare_with_base(inputs, ws, &named(&covered.sources), &covered, origin);
+    let mut instructions =
+        compare_with_base(inputs, ws, &named(&covered.sources), &covered, origin);
+    if let (Some(c), Some(p)) = (instructions.as_mut(), &pinned) {
+        c.set_aside(&p.pathspecs);
+    }
     let unseen: Vec<_> = covered.unseen().collect();
     let (sources, agent, reach) = (covered.sources, covered.agent, covered.reach);
     let gate = Judge::choose(
@@ -57,7 +67,10 @@ pub(crate) fn run(
     caveats.extend(review.caveats());
     caveats.extend(gate.caveat.clone());
     receipt.gate_schema = gate.record.clone();
-    receipt.base = instructions.as_ref().map(|c| c.record());
+    receipt.base = instructions.as_ref().map(|c| crate::base::BaseRecord {
+        pinned: pinned.clone(),
+        ..c.record()
+    });
     let decision = policy.decide(&review);
     let hooks_unread = record_runtime(&mut receipt, &agent, &reach, &sources, ws);
     let check = check_record(
@@ -87,6 +100,7 @@ pub(crate) fn run(
     let hooks = super::hooks_configured(&outcome.receipt, &reach);
     outcome.take_agent(check, hooks);
     outcome.instructions = instructions;
+    outcome.pinned = pinned;
     outcome.attestation = Some(attestation);
     if let Some(lints) = lints {
         outcome.lints = advice(

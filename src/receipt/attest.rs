@@ -105,7 +105,7 @@ pub(crate) fn predicate(
         "instructions": {"chain_sha256": text("agents_sha"), "files": instruction_files(receipt, kind)},
         "output": {"path": output, "sha256": text("output_sha"), "subject": review_subject},
         "git": {"commit": text("git_sha"), "describe": text("git_describe")},
-        "base": base.map(base_result),
+        "base": base.map(|c| base_result(c, receipt.get("base"))),
         "workflow": workflow.map(workflow_of),
         "receipt": Value::Object(recomputed),
         "claimed": Value::Object(claimed),
@@ -140,12 +140,19 @@ fn workflow_of(w: &Workflow) -> Value {
 
 /// The comparison with the trusted base: what it compared with, whether it
 /// could, and each instruction file that differs.
-fn base_result(c: &crate::base::Check) -> Value {
-    let changed: Vec<Value> = c
-        .changes
-        .iter()
-        .map(|ch| json!({"path": ch.path, "kind": ch.kind, "base_sha256": ch.base_sha, "head_sha256": ch.head_sha}))
-        .collect();
+fn base_result(c: &crate::base::Check, recorded: Option<&Value>) -> Value {
+    let listed = |changes: &[crate::base::Change]| -> Vec<Value> {
+        changes
+            .iter()
+            .map(|ch| json!({"path": ch.path, "kind": ch.kind, "base_sha256": ch.base_sha, "head_sha256": ch.head_sha}))
+            .collect()
+    };
+    // As the receipt recorded it: the base whose configuration the agent ran
+    // with, and what the receipt's checkout had put back to match.
+    let pinned = recorded
+        .and_then(|b| b.get("pinned"))
+        .cloned()
+        .unwrap_or(Value::Null);
     json!({
         "ref": c.base.as_ref().map(|b| b.given.clone()),
         "branch": c.base.as_ref().and_then(|b| b.branch.clone()),
@@ -158,7 +165,10 @@ fn base_result(c: &crate::base::Check) -> Value {
         "policy": c.policy.as_str(),
         "compared": c.unavailable.is_none(),
         "unavailable": c.unavailable,
-        "changed": changed,
+        "changed": listed(&c.changes),
+        "configuration": if pinned.is_null() { "checkout" } else { "base" },
+        "pinned": pinned,
+        "not_used": listed(&c.not_used),
     })
 }
 

@@ -360,6 +360,13 @@ mod tests {
                 branch: Some("main".into()),
                 pull_requests_into: vec![],
                 instructions_changed: vec![],
+                pinned: Some(crate::restore::Pinned {
+                    commit: "0".repeat(40),
+                    branch: Some("main".into()),
+                    files: vec![],
+                    pathspecs: vec![],
+                }),
+                not_used: vec![],
             }),
             gate_schema: Some(crate::review::judge::JudgeRecord {
                 from: "base".into(),

@@ -43,6 +43,9 @@ pub const OTHER_OUTPUTS: &[&str] = &[
     "predicate-file",
     "subjects-file",
     "layout",
+    "pinned-commit",
+    "pinned-files",
+    "not-used",
 ];
 
 pub(crate) struct StepOutputs {
@@ -57,6 +60,9 @@ impl Report for StepOutputs {
     fn report(&mut self, result: &mut Outcome) -> Result<(), Error> {
         if result.error.is_some() {
             return self.write(failed(result));
+        }
+        if result.mode == crate::inputs::Mode::Restore {
+            return self.write(pinned(result));
         }
         let mut values: Vec<(&str, String)> = OUTPUTS
             .iter()
@@ -75,7 +81,16 @@ impl Report for StepOutputs {
         if let Some(c) = &result.instructions {
             let paths: Vec<&str> = c.changes.iter().map(|c| c.path.as_str()).collect();
             values.push(("instructions-changed", paths.join("\n")));
+            if result.pinned.is_some() {
+                let paths: Vec<&str> = c.not_used.iter().map(|c| c.path.as_str()).collect();
+                values.push(("not-used", paths.join("\n")));
+            }
         }
+        values.extend(
+            pinned(result)
+                .into_iter()
+                .filter(|(k, _)| *k != "conclusion"),
+        );
         if let Some(r) = &result.review {
             values.push(("valid", r.valid().to_string()));
             values.push((
@@ -131,6 +146,18 @@ impl Report for StepOutputs {
         }
         self.write(values)
     }
+}
+
+/// What pinning did: the base's commit, each file put back (one a line).
+fn pinned(result: &Outcome) -> Vec<(&'static str, String)> {
+    let mut values = Vec::new();
+    if let Some(p) = &result.pinned {
+        values.push(("pinned-commit", p.commit.clone()));
+        let paths: Vec<&str> = p.files.iter().map(|f| f.path.as_str()).collect();
+        values.push(("pinned-files", paths.join("\n")));
+    }
+    values.push(("conclusion", result.conclusion().as_str().to_string()));
+    values
 }
 
 impl StepOutputs {

@@ -94,6 +94,13 @@ pub(crate) fn of(result: &Outcome) -> Verdict {
             .instructions
             .as_ref()
             .and_then(|c| c.label())
+            .or_else(|| {
+                let p = result
+                    .pinned
+                    .as_ref()
+                    .filter(|_| result.mode == Mode::Restore)?;
+                Some(p.label())
+            })
             .map(|l| format!("base {l}")),
         qualifier: (result.layout == Some(Layout::Advisory)).then_some(ADVISORY),
     }
@@ -143,9 +150,22 @@ fn words(result: &Outcome) -> String {
     if result.mode == Mode::Lint {
         return lint_words(result);
     }
+    if let Some(p) = result
+        .pinned
+        .as_ref()
+        .filter(|_| result.mode == Mode::Restore)
+    {
+        return restore_words(p);
+    }
     let mut parts = Vec::new();
     if let Some(c) = result.instructions_changed() {
         parts.extend(instruction_change_words(c));
+    } else if let Some(c) = result
+        .instructions
+        .as_ref()
+        .filter(|c| !c.not_used.is_empty())
+    {
+        parts.push(not_used_words(c));
     }
     parts.extend(result.timeline.iter().cloned());
     let missing: Vec<String> = result.not_verified_names();
@@ -348,6 +368,46 @@ fn instruction_change_words(c: &crate::base::Check) -> Vec<String> {
         ));
     }
     parts
+}
+
+/// (`restore`) What was put back before the agent: "Pinned to the base's
+/// configuration: put back `AGENTS.md`, removed `src/AGENTS.md`".
+fn restore_words(p: &crate::restore::Pinned) -> String {
+    if p.files.is_empty() {
+        return "Pinned to the base's configuration: the checkout already has it, nothing to put back".into();
+    }
+    let mut listed: Vec<String> = p
+        .files
+        .iter()
+        .take(4)
+        .map(|f| format!("{} `{}`", f.how.as_str(), f.path.replace('`', "'")))
+        .collect();
+    if p.files.len() > 4 {
+        listed.push(format!("{} more", p.files.len() - 4));
+    }
+    format!("Pinned to the base's configuration: {}", listed.join(", "))
+}
+
+/// A pinned run whose pull request changed only what the agent did not run
+/// with: "Not used, the agent ran with the base's: `AGENTS.md`, `review.md`".
+fn not_used_words(c: &crate::base::Check) -> String {
+    let mut names: Vec<String> = Vec::new();
+    for ch in &c.not_used {
+        let name = ch.path.rsplit('/').next().unwrap_or(&ch.path);
+        let name = format!("`{}`", name.replace('`', "'"));
+        if !names.contains(&name) {
+            names.push(name);
+        }
+    }
+    let more = names.len().saturating_sub(4);
+    names.truncate(4);
+    if more > 0 {
+        names.push(format!("{more} more"));
+    }
+    format!(
+        "Not used, the agent ran with the base's: {}",
+        names.join(", ")
+    )
 }
 
 /// What the output and the agent said: "output valid", "agent: not ok, 2

@@ -104,6 +104,10 @@ fn every_output_is_declared_and_written() {
         "controlled",
         "findings-added",
         "findings-removed",
+        // Pinned runs only (tests/it/pinned.rs).
+        "pinned-commit",
+        "pinned-files",
+        "not-used",
     ]
     .map(String::from)
     .into();

@@ -159,8 +159,18 @@ fn the_readme_workflows_are_clean_and_fifteen_lines() {
         "the receipt workflow is {} lines",
         lines(&receipt)
     );
-    // Claude Code's and Gemini CLI's: their receipt workflows, and the lines
-    // their agent jobs add (the collect steps).
+    assert!(restore_lines(&agent) <= 3, "the README's restore step");
+    // Claude Code's, Gemini CLI's and Copilot CLI's: their receipt workflows
+    // (one line more than Codex's: the model), and the lines their agent jobs
+    // add (the restore and collect steps).
+    let codex = std::fs::read_to_string(
+        repo_root().join("examples/agent-review/.github/workflows/agent-review.yml"),
+    )
+    .unwrap();
+    assert!(
+        (1..=3).contains(&restore_lines(&codex)),
+        "agent-review.yml's restore step"
+    );
     for (receipt, agent) in [
         (
             "examples/claude-review/.github/workflows/claude-receipt.yml",
@@ -176,8 +186,13 @@ fn the_readme_workflows_are_clean_and_fifteen_lines() {
         ),
     ] {
         let text = std::fs::read_to_string(repo_root().join(receipt)).unwrap();
-        assert!(lines(&text) <= 15, "{receipt}: {} lines", lines(&text));
+        assert!(lines(&text) <= 16, "{receipt}: {} lines", lines(&text));
         let text = std::fs::read_to_string(repo_root().join(agent)).unwrap();
+        assert!(
+            (1..=3).contains(&restore_lines(&text)),
+            "{agent}: the restore step takes {} lines",
+            restore_lines(&text)
+        );
         let mut collect = 0;
         let mut inside = false;
         for l in text.lines() {
@@ -193,6 +208,26 @@ fn the_readme_workflows_are_clean_and_fifteen_lines() {
             "{agent}: collect takes {collect} lines"
         );
     }
+}
+
+/// The lines of the `mode: restore` step, comments left out; 0 without one.
+fn restore_lines(workflow: &str) -> usize {
+    let mut steps: Vec<Vec<&str>> = Vec::new();
+    for l in workflow.lines() {
+        if l.trim_start().starts_with("- ") {
+            steps.push(Vec::new());
+        }
+        if let Some(step) = steps.last_mut()
+            && !l.trim().is_empty()
+            && !l.trim_start().starts_with('#')
+        {
+            step.push(l);
+        }
+    }
+    steps
+        .iter()
+        .find(|s| s.iter().any(|l| l.contains("mode: restore")))
+        .map_or(0, Vec::len)
 }
 
 #[test]
@@ -991,7 +1026,69 @@ fn the_reusable_receipt_workflow_and_other_actions_of_the_repository() {
         &[],
     );
     let collect = "on: pull_request\njobs:\n  agent:\n    runs-on: ubuntu-latest\n    steps:\n      - uses: actions/checkout@v5\n        with:\n          fetch-depth: 0\n          persist-credentials: false\n      - uses: openai/codex-action@v1\n        with:\n          prompt-file: p.md\n          codex-version: 0.169.0\n      - uses: prompt-receipt/prompt-receipt/collect@0123456789abcdef0123456789abcdef01234567 # v1\n        with:\n          agent: codex\n";
-    expect(collect, &[]);
+    // The binding layout's agent job runs the agent with the pull request's
+    // configuration unless a restore step comes first.
+    expect(
+        collect,
+        &[(
+            10,
+            Level::Warning,
+            "restore-missing",
+            "add a prompt-receipt step with `mode: restore` before it",
+        )],
+    );
+}
+
+/// `mode: restore` before the agent is the binding layout's agent job as
+/// it should be; after the agent it is too late; it puts back the
+/// configuration of the agent that runs, and codex-action's prompt.
+#[test]
+fn the_restore_step_comes_before_the_agent_and_names_its_prompt() {
+    let job = |restore_first: bool, with: &str| {
+        let restore = format!(
+            "      - uses: prompt-receipt/prompt-receipt@0123456789abcdef0123456789abcdef01234567 # v1\n        with: {{ mode: restore, {with} }}\n"
+        );
+        let agent = "      - uses: openai/codex-action@v1\n        with:\n          prompt-file: p.md\n          codex-version: 0.169.0\n          safety-strategy: unprivileged-user\n";
+        let (first, second) = if restore_first {
+            (restore.as_str(), agent)
+        } else {
+            (agent, restore.as_str())
+        };
+        format!(
+            "on: pull_request\njobs:\n  agent:\n    runs-on: ubuntu-latest\n    steps:\n      - uses: actions/checkout@v5\n        with:\n          fetch-depth: 0\n          persist-credentials: false\n{first}{second}      - uses: prompt-receipt/prompt-receipt/collect@0123456789abcdef0123456789abcdef01234567 # v1\n        with:\n          agent: codex\n"
+        )
+    };
+    expect(&job(true, "prompt-file: p.md"), &[]);
+    expect(
+        &job(true, "prompt-file: other.md"),
+        &[(
+            11,
+            Level::Failure,
+            "receipt-mismatch",
+            "the agent would run with the pull request's prompt",
+        )],
+    );
+    expect(
+        &job(true, "agent: claude, prompt-file: p.md"),
+        &[(
+            11,
+            Level::Failure,
+            "receipt-agent",
+            "puts back the configuration of `claude`",
+        )],
+    );
+    expect(
+        &job(false, "prompt-file: p.md"),
+        &[
+            (10, Level::Warning, "restore-missing", "mode: restore"),
+            (
+                15,
+                Level::Failure,
+                "restore-after-agent",
+                "already ran with the pull request's configuration",
+            ),
+        ],
+    );
 }
 
 /// `mode: lint` says it as a warning at the receipt step; `run` does not

@@ -24,6 +24,7 @@ mod github;
 mod image;
 mod json_schema_suite;
 mod lint;
+mod pinned;
 mod pins;
 mod python_agreement;
 mod real;

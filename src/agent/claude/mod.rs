@@ -38,6 +38,7 @@ const ABOUT: About = About {
         agent-home the folder the agent job uploaded (docs/claude.md)",
     without_version: None,
     base_globs: chain::BASE_GLOBS,
+    pinned_globs: &[],
     actions: &["anthropics/claude-code-action"],
     aliases: &[
         ("agent-version", "claude-version"),

@@ -44,6 +44,10 @@ const ABOUT: About = About {
          agent step's exact codex-version to this step too",
     ),
     base_globs: BASE_GLOBS,
+    pinned_globs: &[
+        ("AGENTS.md", "**/AGENTS.md"),
+        ("AGENTS.md", "**/AGENTS.override.md"),
+    ],
     actions: &["openai/codex-action"],
     aliases: &[
         ("agent-version", "codex-version"),

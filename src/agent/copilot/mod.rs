@@ -37,6 +37,7 @@ const ABOUT: About = About {
         this step as agent-home the agent job's ~/.copilot as uploaded (docs/copilot.md)",
     without_version: None,
     base_globs: BASE_GLOBS,
+    pinned_globs: &[],
     // No action of its own: the lint knows it by its npm install.
     actions: &["npm:@github/copilot"],
     aliases: &[],

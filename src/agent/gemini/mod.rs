@@ -37,6 +37,7 @@ const ABOUT: About = About {
         agent-home the agent job's ~/.gemini as uploaded (docs/gemini.md)",
     without_version: None,
     base_globs: BASE_GLOBS,
+    pinned_globs: &[],
     actions: &["google-github-actions/run-gemini-cli"],
     aliases: &[],
 };

@@ -27,6 +27,7 @@ const ABOUT: About = About {
     without_home: "no agent-home: the receipt cannot vouch for what reached the skeleton agent",
     without_version: None,
     base_globs: &[("Skeleton config", "**/.skeleton/**")],
+    pinned_globs: &[],
     actions: &["example/skeleton-action"],
     aliases: &[],
 };

@@ -16,6 +16,8 @@ pub(super) fn sections(md: &mut String, result: &Outcome, room: &mut usize) {
     if let Some(c) = result.instructions_changed() {
         changed(md, c, room);
     }
+    super::pinned::not_used(md, result, room);
+    super::pinned::put_back(md, result, room);
     limits(md, result);
 }
 

@@ -16,6 +16,7 @@ use serde_json::Value;
 mod compare;
 mod evidence;
 mod instructions;
+mod pinned;
 
 use super::Report;
 use super::annotations::explain_mismatch;
@@ -141,7 +142,10 @@ pub(crate) fn render(result: &Outcome, page: &Page) -> String {
 
     let mut tail = String::new();
     cannot_vouch(&mut tail, result);
-    if !matches!(result.mode, Mode::Lint | Mode::Validate | Mode::Compare) {
+    if !matches!(
+        result.mode,
+        Mode::Lint | Mode::Validate | Mode::Compare | Mode::Restore
+    ) {
         evidence::evidence(&mut tail, result);
     }
 
@@ -274,6 +278,7 @@ fn status(md: &mut String, result: &Outcome) {
                 compare::sentence(md, c);
             }
         }
+        Mode::Restore => pinned::sentence(md, result),
         Mode::Lint | Mode::Audit => {}
     }
 }
