@@ -13,6 +13,7 @@ mod context;
 mod copilot;
 mod fork_report;
 mod gemini;
+mod pinned;
 mod redaction;
 mod turns;
 mod two_jobs;

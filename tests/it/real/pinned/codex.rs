@@ -1,0 +1,1 @@
+//! Pinning to the base with codex: see `super`.

@@ -1,0 +1,1 @@
+//! Pinning to the base with copilot: see `super`.
