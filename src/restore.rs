@@ -84,8 +84,8 @@ impl Pinned {
 impl How {
     pub(crate) fn as_str(self) -> &'static str {
         match self {
-            How::Restored => "put back",
-            How::Recreated => "restored",
+            How::Restored => "restored",
+            How::Recreated => "recreated",
             How::Removed => "removed",
         }
     }

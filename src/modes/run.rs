@@ -98,6 +98,12 @@ pub(crate) fn run(
     outcome.unverified.extend(unseen);
     outcome.unverified.extend(hooks_unread);
     let hooks = super::hooks_configured(&outcome.receipt, &reach);
+    outcome.unverified.extend(unproven_pin(
+        pinned.as_ref(),
+        instructions.as_ref(),
+        &check,
+        &agent,
+    ));
     outcome.take_agent(check, hooks);
     outcome.instructions = instructions;
     outcome.pinned = pinned;
@@ -110,6 +116,27 @@ pub(crate) fn run(
         );
     }
     Ok(outcome)
+}
+
+/// Pinned, the pull request's changes are *not used* only on the record's
+/// word: without the record, nothing shows the agent ran with the base's
+/// configuration rather than the pull request's.
+fn unproven_pin(
+    pinned: Option<&crate::restore::Pinned>,
+    instructions: Option<&crate::base::Check>,
+    check: &Option<AgentCheck>,
+    agent: &Setup,
+) -> Option<crate::outcome::Unverified> {
+    let changed = instructions.is_some_and(|c| !c.not_used.is_empty());
+    (pinned.is_some() && changed && check.is_none()).then(|| {
+        crate::outcome::Unverified::new(
+            "that the agent ran with the base's configuration",
+            format!(
+                "the pull request changes the agent's configuration and `configuration` is `base`, but {}'s record was not read (no `agent-home`), so nothing shows the agent ran with the base's files rather than the pull request's",
+                agent.kind.name()
+            ),
+        )
+    })
 }
 
 /// What starts with the run, on threads of its own, while it reads its files:

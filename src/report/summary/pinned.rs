@@ -73,10 +73,11 @@ pub(super) fn not_used(md: &mut String, result: &Outcome, room: &mut usize) {
         return;
     };
     md.push_str(&format!(
-        "**Pinned**: the agent ran with the configuration of the base {} (a `mode: restore` step \
-         put it back before the agent), and the receipt held the agent's record to those files. A \
-         record that shows anything else fails: the step was skipped or edited, or something \
-         wrote a file after it.\n\n",
+        "**Pinned** (`configuration: base`): the agent's configuration is held to the base {}. \
+         The receipt put the base's files back in its own checkout, as the agent workflow's \
+         `mode: restore` step did before the agent, and held the agent's record to them: a \
+         record that shows anything else fails (the step was skipped or edited, or something \
+         wrote a file after it).\n\n",
         prose(&p.label())
     ));
     let Some(c) = result
