@@ -147,6 +147,9 @@ pub(crate) fn collect(result: &Outcome, per_level: usize) -> Annotations {
     if let Some(c) = result.instructions_changed() {
         add_instruction_changes(&mut out, c);
     }
+    if let Some(c) = &result.instructions {
+        add_not_used(&mut out, c);
+    }
     add_unverified(&mut out, result);
     for l in &result.lints {
         out.add(l.level, true, || Annotation {
@@ -215,6 +218,28 @@ fn advisory_pointer() -> String {
         crate::outcome::ADVISORY,
         crate::outcome::BINDING_LAYOUT_URL
     )
+}
+
+/// Each change of the agent's configuration the agent, pinned, did not run
+/// with: a notice on the file, so the person who reviews it sees it there.
+fn add_not_used(out: &mut Annotations, c: &crate::base::Check) {
+    for ch in &c.not_used {
+        let line = ch.head_sha.is_some().then_some(1);
+        out.add(Level::Notice, line.is_some(), || Annotation {
+            path: Some(ch.path.clone()),
+            line,
+            title: Some("Not used: the agent ran with the base's".into()),
+            ..note(
+                Level::Notice,
+                format!(
+                    "this pull request {} `{}` ({}), which the agent did not run with: it ran pinned to the base's configuration (`configuration: base`); the change takes effect once merged",
+                    ch.what(),
+                    ch.path,
+                    ch.kind
+                ),
+            )
+        });
+    }
 }
 
 /// Each instruction file the pull request changed, on the file's first line,

@@ -211,6 +211,14 @@ async fn a_pinned_run_names_what_was_not_used() {
         "{}",
         out.summary
     );
+    // Each file carries a notice where a reviewer of the change sees it.
+    assert!(
+        out.stdout.contains(
+            "::notice file=AGENTS.md,line=1,title=Not used%3A the agent ran with the base's::this pull request changed `AGENTS.md`"
+        ),
+        "{}",
+        out.stdout
+    );
     let usage = out.usage();
     assert_eq!(usage["base"]["pinned"]["commit"], base);
     assert_eq!(usage["base"]["instructions_changed"], json!([]));
