@@ -244,32 +244,9 @@ fn plan(
                 ),
             ));
         }
-        let bytes = git::blob_by_id(dir, &blob)
-            .map_err(Error::new)?
-            .ok_or_else(|| {
-                Error::in_file(
-                    &path,
-                    format!(
-                        "the base's `{}` is not in the checkout: check out with `fetch-depth: 0`",
-                        shown(&path)
-                    ),
-                )
-            })?;
-        if have.as_deref() == Some(bytes.as_slice()) {
+        let Some(bytes) = base_bytes(dir, &path, &blob, have.as_deref(), total)? else {
             continue;
-        }
-        *total += bytes.len() as u64;
-        if bytes.len() as u64 > MAX_FILE_BYTES || *total > MAX_TOTAL_BYTES {
-            return Err(Error::in_file(
-                &path,
-                format!(
-                    "the base's `{}` is over {} MiB (or the files put back over {} MiB in all): nothing was changed",
-                    shown(&path),
-                    MAX_FILE_BYTES >> 20,
-                    MAX_TOTAL_BYTES >> 20
-                ),
-            ));
-        }
+        };
         steps.push(Step::Write {
             how: if have.is_some() {
                 How::Restored
@@ -282,6 +259,44 @@ fn plan(
         });
     }
     Ok(steps)
+}
+
+/// The base's bytes of `path` (git's `blob`) when they differ from what the
+/// checkout `have`s, counted into `total` against the bounds.
+fn base_bytes(
+    dir: &Path,
+    path: &str,
+    blob: &str,
+    have: Option<&[u8]>,
+    total: &mut u64,
+) -> Result<Option<Vec<u8>>, Error> {
+    let bytes = git::blob_by_id(dir, blob)
+        .map_err(Error::new)?
+        .ok_or_else(|| {
+            Error::in_file(
+                path,
+                format!(
+                    "the base's `{}` is not in the checkout: check out with `fetch-depth: 0`",
+                    shown(path)
+                ),
+            )
+        })?;
+    if have == Some(bytes.as_slice()) {
+        return Ok(None);
+    }
+    *total += bytes.len() as u64;
+    if bytes.len() as u64 > MAX_FILE_BYTES || *total > MAX_TOTAL_BYTES {
+        return Err(Error::in_file(
+            path,
+            format!(
+                "the base's `{}` is over {} MiB (or the files put back over {} MiB in all): nothing was changed",
+                shown(path),
+                MAX_FILE_BYTES >> 20,
+                MAX_TOTAL_BYTES >> 20
+            ),
+        ));
+    }
+    Ok(Some(bytes))
 }
 
 /// A regular file's bytes (bounded), `None` when there is none.

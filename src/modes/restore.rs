@@ -86,13 +86,17 @@ pub(super) fn pin(
 }
 
 /// `run` with `configuration: base`: the receipt's checkout made what the
-/// agent was given, from the base it compares with.
+/// agent was given, from the base it compares with. With `checkout`,
+/// nothing.
 pub(super) fn pin_for_receipt(
     inputs: &Inputs,
     ws: &Workspace,
     home: Option<&Path>,
     origin: &Origin,
-) -> Result<Pinned, Error> {
+) -> Result<Option<Pinned>, Error> {
+    if inputs.configuration == crate::inputs::Configuration::Checkout {
+        return Ok(None);
+    }
     let base = inputs.base(origin).ok_or_else(|| {
         Error::new(
             "input `configuration` is `base`, but there is no base to take the configuration from: give `base-ref` (receipt.yml does)",
@@ -102,5 +106,5 @@ pub(super) fn pin_for_receipt(
         .then(|| git::commit_of(ws.root(), &base.given))
         .flatten()
         .ok_or_else(|| missing(&base.given))?;
-    pin(inputs, ws, home, &commit, base.branch.as_deref())
+    pin(inputs, ws, home, &commit, base.branch.as_deref()).map(Some)
 }

@@ -11,7 +11,7 @@ use super::{Covered, compare_with_base, named, side_by_side};
 use crate::agent::{AgentCheck, Setup};
 use crate::error::Error;
 use crate::event::Origin;
-use crate::inputs::{Configuration, Inputs, Mode};
+use crate::inputs::{Inputs, Mode};
 use crate::level::{Caveat, Level};
 use crate::lint::{self, Lint};
 use crate::outcome::Outcome;
@@ -31,21 +31,14 @@ pub(crate) fn run(
 ) -> Result<Outcome, Error> {
     // Pinned first: every file read after this, and the checkout's identity,
     // are what the agent was given.
-    let pinned = match inputs.configuration {
-        Configuration::Base => Some(super::restore::pin_for_receipt(inputs, ws, home, origin)?),
-        Configuration::Checkout => None,
-    };
+    let pinned = super::restore::pin_for_receipt(inputs, ws, home, origin)?;
     let lints = start_beside(inputs, ws);
     let clock = crate::logging::Stopwatch::start("run");
     let usage = inputs.usage_location(ws)?;
     let existing = usage_file::load(&usage)?;
     let covered = Covered::read(inputs, ws, home, Some(origin))?;
     let policy = inputs.gate_policy();
-    let mut instructions =
-        compare_with_base(inputs, ws, &named(&covered.sources), &covered, origin);
-    if let (Some(c), Some(p)) = (instructions.as_mut(), &pinned) {
-        c.set_aside(&p.pathspecs);
-    }
+    let instructions = compare_pinned(inputs, ws, &covered, origin, pinned.as_ref());
     let unseen: Vec<_> = covered.unseen().collect();
     let (sources, agent, reach) = (covered.sources, covered.agent, covered.reach);
     let gate = Judge::choose(
@@ -64,8 +57,7 @@ pub(crate) fn run(
     let (mut receipt, mut caveats) = (collected.receipt, collected.caveats);
     let prompt_bytes = collected.prompt_bytes;
     record_review(&mut receipt, &review);
-    caveats.extend(review.caveats());
-    caveats.extend(gate.caveat.clone());
+    caveats.extend(review.caveats().into_iter().chain(gate.caveat.clone()));
     receipt.gate_schema = gate.record.clone();
     receipt.base = instructions.as_ref().map(|c| crate::base::BaseRecord {
         pinned: pinned.clone(),
@@ -108,14 +100,24 @@ pub(crate) fn run(
     outcome.instructions = instructions;
     outcome.pinned = pinned;
     outcome.attestation = Some(attestation);
-    if let Some(lints) = lints {
-        outcome.lints = advice(
-            lints
-                .join()
-                .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
-        );
-    }
+    outcome.lints = lints.map(advice).unwrap_or_default();
     Ok(outcome)
+}
+
+/// The comparison with the base; pinned, the pull request's changes to what
+/// was put back are set aside as not used.
+fn compare_pinned(
+    inputs: &Inputs,
+    ws: &Workspace,
+    covered: &Covered,
+    origin: &Origin,
+    pinned: Option<&crate::restore::Pinned>,
+) -> Option<crate::base::Check> {
+    let mut instructions = compare_with_base(inputs, ws, &named(&covered.sources), covered, origin);
+    if let (Some(c), Some(p)) = (instructions.as_mut(), pinned) {
+        c.set_aside(&p.pathspecs);
+    }
+    instructions
 }
 
 /// Pinned, the pull request's changes are *not used* only on the record's
@@ -325,8 +327,10 @@ fn attestation_files(ws: &Workspace, usage: &Location) -> Result<[Location; 3], 
 /// linted here: the run knows its own from the event and says it in its
 /// title (`advisory: ...`), where a lint of every workflow would repeat it
 /// on each run, or guess wrong about a workflow that is not this one.
-fn advice(lints: Vec<Lint>) -> Vec<Lint> {
+fn advice(lints: std::thread::JoinHandle<Vec<Lint>>) -> Vec<Lint> {
     lints
+        .join()
+        .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
         .into_iter()
         .filter(|l| l.rule != "receipt-advisory-layout")
         .map(|mut l| {

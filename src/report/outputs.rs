@@ -118,26 +118,7 @@ impl Report for StepOutputs {
             values.push(("findings-removed", c.findings.removed.len().to_string()));
         }
         if let Some(a) = &result.agent {
-            values.push((
-                "prompt-sent-sha",
-                a.prompt_sent_sha.clone().unwrap_or_default(),
-            ));
-            let tokens = a.tokens.as_ref();
-            let count = |f: fn(&crate::agent::Tokens) -> u64| {
-                tokens.map(|t| f(t).to_string()).unwrap_or_default()
-            };
-            values.push(("total-tokens", count(|t| t.total)));
-            values.push(("input-tokens", count(|t| t.input)));
-            values.push(("cached-input-tokens", count(|t| t.cached_input)));
-            values.push(("cache-write-input-tokens", count(|t| t.cache_write_input)));
-            values.push(("output-tokens", count(|t| t.output)));
-            values.push((
-                "context-sha",
-                a.context
-                    .as_ref()
-                    .map(|c| c.sha.clone())
-                    .unwrap_or_default(),
-            ));
+            values.extend(agent_outputs(a));
         }
         if let Some(crate::outcome::CheckRunOutcome::Published { id, url, .. }) = &result.check_run
         {
@@ -146,6 +127,32 @@ impl Report for StepOutputs {
         }
         self.write(values)
     }
+}
+
+/// What the agent's record showed: the prompt it was sent, its tokens, its
+/// context.
+fn agent_outputs(a: &crate::agent::AgentCheck) -> Vec<(&'static str, String)> {
+    let tokens = a.tokens.as_ref();
+    let count =
+        |f: fn(&crate::agent::Tokens) -> u64| tokens.map(|t| f(t).to_string()).unwrap_or_default();
+    vec![
+        (
+            "prompt-sent-sha",
+            a.prompt_sent_sha.clone().unwrap_or_default(),
+        ),
+        ("total-tokens", count(|t| t.total)),
+        ("input-tokens", count(|t| t.input)),
+        ("cached-input-tokens", count(|t| t.cached_input)),
+        ("cache-write-input-tokens", count(|t| t.cache_write_input)),
+        ("output-tokens", count(|t| t.output)),
+        (
+            "context-sha",
+            a.context
+                .as_ref()
+                .map(|c| c.sha.clone())
+                .unwrap_or_default(),
+        ),
+    ]
 }
 
 /// What pinning did: the base's commit, each file put back (one a line).

@@ -157,6 +157,12 @@ fn words(result: &Outcome) -> String {
     {
         return restore_words(p);
     }
+    receipt_words(result)
+}
+
+/// The words of a receipt that ran: what changed in the pull request, what
+/// could not be verified, the receipt, the review.
+fn receipt_words(result: &Outcome) -> String {
     let mut parts = Vec::new();
     if let Some(c) = result.instructions_changed() {
         parts.extend(instruction_change_words(c));
