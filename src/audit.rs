@@ -409,6 +409,87 @@ pub(crate) fn markdown(a: &Audit) -> String {
     out
 }
 
+/// The table as plain text, for a terminal or the log: columns aligned,
+/// nothing escaped for Markdown (nothing renders it there), every value one
+/// safe line ([`crate::escape::one_line`]: no control or invisible
+/// character, no workflow command).
+pub(crate) fn plain(a: &Audit) -> String {
+    use crate::escape::one_line;
+    let short = |h: &Option<String>| {
+        h.as_deref()
+            .map_or("–".to_string(), |h| h.chars().take(12).collect())
+    };
+    let mut rows = vec![
+        [
+            "#", "recorded", "agent", "CLI", "models", "prompt", "chain", "verdict", "changed",
+            "file",
+        ]
+        .map(String::from)
+        .to_vec(),
+    ];
+    for (i, r) in a.runs.iter().enumerate() {
+        let mark = |field: &str, value: String| {
+            if r.changed.contains(&field) {
+                format!("▲ {value}")
+            } else {
+                value
+            }
+        };
+        let time = if r.time_from == "file" {
+            format!("{} (file)", r.time)
+        } else {
+            r.time.clone()
+        };
+        let changed: Vec<&str> = r
+            .changed
+            .iter()
+            .map(|c| c.trim_end_matches("_sha256"))
+            .collect();
+        rows.push(
+            [
+                (i + 1).to_string(),
+                time,
+                mark("agent", r.agent.clone()),
+                mark("cli_version", r.cli_version.clone().unwrap_or("–".into())),
+                mark("models", r.models.join(", ")),
+                mark("prompt_sha256", short(&r.prompt_sha256)),
+                mark("chain_sha256", short(&r.chain_sha256)),
+                mark("verdict", r.verdict.clone()),
+                changed.join(", "),
+                r.source.clone(),
+            ]
+            .map(|v| one_line(&v).into_owned())
+            .to_vec(),
+        );
+    }
+    let widths: Vec<usize> = (0..rows[0].len())
+        .map(|c| rows.iter().map(|r| r[c].chars().count()).max().unwrap_or(0))
+        .collect();
+    let mut out = format!(
+        "Agent runs in {}: {} runs from {} files, oldest first; ▲ marks a value that differs from the run before.\n\n",
+        one_line(&a.folder),
+        a.runs.len(),
+        a.files_read
+    );
+    for row in &rows {
+        let cells: Vec<String> = row
+            .iter()
+            .zip(&widths)
+            .map(|(v, w)| format!("{v}{}", " ".repeat(w - v.chars().count())))
+            .collect();
+        out.push_str(cells.join("  ").trim_end());
+        out.push('\n');
+    }
+    for (file, why) in &a.unreadable {
+        out.push_str(&format!(
+            "not read: {}: {}\n",
+            one_line(file),
+            one_line(why)
+        ));
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -492,7 +492,7 @@ fn change(
 
 /// Which subject a changed path came from: a literal is the path itself; a
 /// glob `**/dir/**` holds it when the path has `dir/` at its start or after a `/`.
-fn matches(pathspec: &str, path: &str) -> bool {
+pub(crate) fn matches(pathspec: &str, path: &str) -> bool {
     if let Some(lit) = pathspec.strip_prefix(":(literal)") {
         return lit == path;
     }

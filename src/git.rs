@@ -341,10 +341,41 @@ fn normalize(path: &Path) -> Option<String> {
     Some(parts.join("/"))
 }
 
+/// Every path git tracks as a symbolic link in the index (relative to
+/// `dir`); `None` when git cannot tell.
+pub(crate) fn tracked_links(dir: &Path) -> Option<Vec<String>> {
+    let args = ["ls-files", "-s", "-z"];
+    let out = bounded_output(spawn(dir, &args).ok()?).ok()?;
+    if !out.status.success() {
+        return None;
+    }
+    // `<mode> <object> <stage>\t<path>\0`, repeated.
+    Some(
+        out.stdout
+            .split(|b| *b == 0)
+            .filter(|e| e.starts_with(b"120000 "))
+            .filter_map(|e| {
+                let tab = e.iter().position(|b| *b == b'\t')?;
+                Some(String::from_utf8_lossy(&e[tab + 1..]).into_owned())
+            })
+            .collect(),
+    )
+}
+
 /// Every path whose entry is a symbolic link on either side of `range`
 /// (added, removed, retargeted, or a file or folder turned into one),
 /// relative to `dir`; `None` when git cannot tell.
 pub(crate) fn links_changed(dir: &Path, range: &str) -> Option<Vec<String>> {
+    entries_changed(dir, range, &["120000"])
+}
+
+/// As [`links_changed`], for links and submodules (`160000`): a submodule
+/// the pull request adds or moves is a folder of its choosing.
+pub(crate) fn links_or_submodules_changed(dir: &Path, range: &str) -> Option<Vec<String>> {
+    entries_changed(dir, range, &["120000", "160000"])
+}
+
+fn entries_changed(dir: &Path, range: &str, kinds: &[&str]) -> Option<Vec<String>> {
     let args = [
         "diff",
         "--raw",
@@ -364,7 +395,7 @@ pub(crate) fn links_changed(dir: &Path, range: &str) -> Option<Vec<String>> {
     while let (Some(meta), Some(path)) = (fields.next(), fields.next()) {
         let meta = String::from_utf8_lossy(meta);
         let mut modes = meta.trim_start_matches(':').split(' ');
-        if modes.by_ref().take(2).any(|m| m == "120000") {
+        if modes.by_ref().take(2).any(|m| kinds.contains(&m)) {
             links.push(String::from_utf8_lossy(path).into_owned());
         }
     }

@@ -12,6 +12,8 @@ use std::path::PathBuf;
 use clap::parser::ValueSource;
 use clap::{ArgMatches, CommandFactory, FromArgMatches, Parser, ValueEnum};
 
+mod command;
+
 use crate::base::Policy as InstructionsPolicy;
 use crate::error::Error;
 use crate::review::findings::Severity;
@@ -67,11 +69,19 @@ pub(crate) enum Configuration {
 /// How `audit` prints its table.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
 pub(crate) enum Format {
-    /// A Markdown table (the job summary's).
+    /// Plain text, columns aligned: for a terminal or the log.
+    Text,
+    /// A Markdown table (the job summary's), to paste where Markdown renders.
     Markdown,
     /// One JSON document, for scripts.
     Json,
 }
+
+/// What every help ends with: inputs as variables, and the exit codes.
+const AFTER_HELP: &str = "Every option can also be given as the Actions runner passes inputs: the \
+variable INPUT_<NAME>, upper-cased with hyphens kept (INPUT_PROMPT-FILE). A flag wins over \
+the variable. Relative paths resolve against the workspace.\n\nExit codes: 0 every check passed, \
+1 a check failed, 2 bad input or configuration.";
 
 /// Record, verify and report which exact bytes reached a coding agent.
 #[derive(Parser, Debug)]
@@ -79,10 +89,7 @@ pub(crate) enum Format {
     name = "prompt-receipt",
     version,
     about = "Record, verify and report which exact bytes reached a coding agent",
-    after_help = "Every option can also be given as the Actions runner passes inputs: the \
-variable INPUT_<NAME>, upper-cased with hyphens kept (INPUT_PROMPT-FILE). A flag wins over \
-the variable. Relative paths resolve against the workspace.\n\nExit codes: 0 every check passed, \
-1 a check failed, 2 bad input or configuration."
+    after_help = AFTER_HELP
 )]
 pub struct Cli {
     /// What to do: `run` (after the agent step), `record`, `verify`, `validate`, `compare`,
@@ -330,8 +337,9 @@ pub struct Cli {
     #[arg(long, value_name = "PATH")]
     pub(crate) audit_dir: Option<String>,
 
-    /// (audit) How the table is printed: markdown or json.
-    #[arg(long, value_enum, value_name = "FORMAT", default_value = "markdown")]
+    /// (audit) How the table is printed: text, markdown or json (the job summary is
+    /// always Markdown).
+    #[arg(long, value_enum, value_name = "FORMAT", default_value = "text")]
     pub(crate) format: Format,
 
     /// The check run's name on the pull request.
@@ -478,10 +486,19 @@ pub(crate) fn input_from_env<'a>(env: &'a Env, name: &str) -> Option<&'a str> {
 /// Parses flags, then fills every flag not given on the command line from its
 /// `INPUT_*` variable, then validates.
 pub fn parse(args: Vec<OsString>, env: &Env) -> Result<Invocation, Error> {
-    let args = mode_word(args);
+    let typed = command::typed(&args);
+    let args = if typed {
+        match command::command().try_get_matches_from(&args) {
+            Ok(m) => command::flat(&args[0], &m),
+            Err(e) => return clap_outcome(e, word_typed(&args), false),
+        }
+    } else {
+        args
+    };
+    let mode = word_typed(&args).or_else(|| mode_flag(&args));
     let first = match Cli::command().try_get_matches_from(&args) {
         Ok(m) => m,
-        Err(e) => return clap_outcome(e),
+        Err(e) => return clap_outcome(e, mode.clone(), true),
     };
     let mut argv = args;
     for arg in Cli::command().get_arguments() {
@@ -497,27 +514,33 @@ pub fn parse(args: Vec<OsString>, env: &Env) -> Result<Invocation, Error> {
     }
     let matches = match Cli::command().try_get_matches_from(&argv) {
         Ok(m) => m,
-        Err(e) => return clap_outcome(e),
+        Err(e) => return clap_outcome(e, mode.clone(), true),
     };
     let cli =
         Cli::from_arg_matches(&matches).map_err(|e| Error::new(first_line(&e.to_string())))?;
     Inputs::validate(cli, &matches).map(|i| Invocation::Run(Box::new(i)))
 }
 
-/// The mode as the first word (`prompt-receipt verify ...`), and audit's
-/// folder as the word after it (`prompt-receipt audit DIR`), as flags.
-fn mode_word(mut args: Vec<OsString>) -> Vec<OsString> {
-    let word = |i: usize, args: &[OsString]| args.get(i).and_then(|a| a.to_str()).map(String::from);
-    let Some(mode) = word(1, &args).filter(|w| Mode::from_str(w, false).is_ok()) else {
-        return args;
-    };
-    args[1] = format!("--mode={mode}").into();
-    if mode == "audit"
-        && let Some(dir) = word(2, &args).filter(|w| !w.starts_with('-'))
-    {
-        args[2] = format!("--audit-dir={dir}").into();
-    }
-    args
+/// The command typed as the first word (`prompt-receipt verify ...`), when
+/// it is a mode.
+fn word_typed(args: &[OsString]) -> Option<String> {
+    let first = args.get(1)?.to_str()?;
+    Mode::from_str(first, false)
+        .ok()
+        .map(|m| command::word(m).to_string())
+}
+
+/// The mode of the flat form (`--mode verify`, `--mode=verify`), for its help.
+fn mode_flag(args: &[OsString]) -> Option<String> {
+    let words: Vec<&str> = args.iter().filter_map(|a| a.to_str()).collect();
+    words
+        .iter()
+        .enumerate()
+        .find_map(|(i, w)| match w.strip_prefix("--mode") {
+            Some("") => words.get(i + 1).map(|m| m.to_string()),
+            Some(m) => m.strip_prefix('=').map(str::to_string),
+            None => None,
+        })
 }
 
 /// An input one mode reads, given to another: a mistake worth stopping on
@@ -630,16 +653,46 @@ fn audit_dir(mode: Mode, dir: Option<String>) -> Result<Option<String>, Error> {
     }
 }
 
-fn clap_outcome(e: clap::Error) -> Result<Invocation, Error> {
+/// Help and version printed; an error as one line, with the values an
+/// option takes when it names them, and the help to read.
+fn clap_outcome(e: clap::Error, mode: Option<String>, flat: bool) -> Result<Invocation, Error> {
     use clap::error::ErrorKind::*;
+    let mut top = command::command();
+    // Built, so that a command's help names it as `prompt-receipt <mode>`.
+    top.build();
+    let help_of = |top: &mut clap::Command, mode: &Option<String>| match mode {
+        Some(m) if top.find_subcommand(m).is_some() => top
+            .find_subcommand_mut(m)
+            .unwrap()
+            .render_long_help()
+            .to_string(),
+        _ => top.render_help().to_string(),
+    };
     match e.kind() {
-        DisplayHelp | DisplayVersion | DisplayHelpOnMissingArgumentOrSubcommand => {
+        DisplayVersion => Ok(Invocation::Print(e.render().to_string())),
+        // The flat form's help would list every option of every mode: the
+        // mode's own help, or the list of commands.
+        DisplayHelp if flat => Ok(Invocation::Print(help_of(&mut top, &mode))),
+        DisplayHelp | DisplayHelpOnMissingArgumentOrSubcommand => {
             Ok(Invocation::Print(e.render().to_string()))
         }
-        _ => Err(Error::new(format!(
-            "{}; see `prompt-receipt --help`",
-            first_line(&e.render().to_string()).trim_start_matches("error: ")
-        ))),
+        _ => {
+            let rendered = e.render().to_string();
+            let values = rendered
+                .lines()
+                .map(str::trim)
+                .find(|l| l.starts_with("[possible values:"))
+                .map(|l| format!(" {l}"))
+                .unwrap_or_default();
+            let help = match &mode {
+                Some(m) if top.find_subcommand(m).is_some() => format!("prompt-receipt {m} --help"),
+                _ => "prompt-receipt --help".to_string(),
+            };
+            Err(Error::new(format!(
+                "{}{values}; see `{help}`",
+                first_line(&rendered).trim_start_matches("error: ")
+            )))
+        }
     }
 }
 

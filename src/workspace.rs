@@ -64,6 +64,27 @@ impl Workspace {
         &self.root
     }
 
+    /// A file the user names to be read, not recorded (`verify --statement`'s
+    /// statement and review, `audit`'s folder): inside the workspace as [`Workspace::resolve`]
+    /// has it, else wherever the path points (`gh attestation download`
+    /// writes where the user stands). Shown as given.
+    pub(crate) fn resolve_anywhere(&self, input: &str, given: &str) -> Result<Location, Error> {
+        if let Ok(inside) = self.resolve_artifact(input, given) {
+            return Ok(inside);
+        }
+        let path = Path::new(given);
+        let path = if path.is_absolute() {
+            path.to_path_buf()
+        } else {
+            self.root.join(path)
+        };
+        Ok(Location {
+            shown: given.to_string(),
+            path: resolve_existing_prefix(&path).unwrap_or(path),
+            named: None,
+        })
+    }
+
     /// [`Workspace::resolve`], or in Actions a path under the runner's temp
     /// folder: as this process sees it (`$RUNNER_TEMP/...`), or as the workflow
     /// wrote it (`${{ runner.temp }}/...`, a host path `.../_temp/...`, which

@@ -403,8 +403,10 @@ impl<'a> Finder<'a> {
                         self.file_word(m, cwd, kind, by, false);
                     }
                 }
-                if word.contains('/') {
-                    self.file_word(word, cwd, kind, by, true);
+                if word.contains('/') && !self.file_word(word, cwd, kind, by, true) {
+                    // Not in the checkout (deleted, or a folder): what the
+                    // base has there is what this command runs.
+                    self.missing_word(word, cwd, kind, by);
                 }
                 continue;
             }
@@ -453,6 +455,18 @@ impl<'a> Finder<'a> {
                 true
             }
             _ => false,
+        }
+    }
+
+    /// A path a command runs that the checkout lacks or has as a folder:
+    /// named all the same, so that the base's file is compared and put back.
+    fn missing_word(&mut self, word: &str, cwd: &Path, kind: &str, by: &str) {
+        let Some(path) = self.within(word, cwd) else {
+            return;
+        };
+        let rel = self.ws.relative(&path);
+        if rel != "." && rel != ".git" && !rel.starts_with(".git/") {
+            self.add(rel, kind, by, false);
         }
     }
 
@@ -621,6 +635,45 @@ fn opaque(command: &str) -> Option<&'static str> {
     } else if command.split_whitespace().any(|w| w == "eval") {
         Some("evaluates text it builds")
     } else {
+        opaque_words(command)
+    }
+}
+
+/// Words that make the files a command names depend on more than its own
+/// words: another folder of the checkout (`cd`, `make -C tools`), a string run as
+/// a command (`bash -c`), a pattern the shell expands. Said, never guessed.
+fn opaque_words(command: &str) -> Option<&'static str> {
+    let words: Vec<&str> = command
+        .split(|c: char| c.is_whitespace() || ";|&()".contains(c))
+        .filter(|w| !w.is_empty())
+        .collect();
+    let folder = ["-C", "--prefix", "--cwd", "--dir", "--directory", "--chdir"];
+    if words.iter().any(|w| *w == "cd" || *w == "pushd") {
+        Some("changes folder before it runs what it names")
+    } else if words.iter().enumerate().any(|(i, w)| {
+        // Another folder of the checkout: one outside it (an install under
+        // the runner's temp folder) runs nothing of the pull request's.
+        let relative = |v: &str| !v.is_empty() && !v.starts_with(['/', '$', '~', '"', '\'']);
+        folder.iter().any(|f| {
+            (w == f && words.get(i + 1).is_some_and(|v| relative(v)))
+                || w.strip_prefix(&format!("{f}=")).is_some_and(relative)
+        })
+    }) {
+        Some("runs in another folder of the checkout")
+    } else if words.iter().enumerate().any(|(i, w)| {
+        // `bash -c '...'`, `sh -eu -c '...'`: a shell given a string.
+        let shells = ["sh", "bash", "zsh", "dash", "ksh"];
+        *w == "-c"
+            && words[..i]
+                .iter()
+                .rev()
+                .find(|p| !p.starts_with('-'))
+                .is_some_and(|p| shells.contains(&p.rsplit('/').next().unwrap_or(p)))
+    }) {
+        Some("runs a string as a command")
+    } else if words.iter().any(|w| w.contains(['*', '?', '['])) {
+        Some("names files by a pattern the shell expands")
+    } else {
         None
     }
 }
@@ -732,6 +785,34 @@ mod tests {
         f.command("sh ../../outside.sh", "hook", "s", &[]);
         assert_eq!(f.reach.unseen.len(), 4, "{:?}", f.reach.unseen);
         assert!(f.reach.files.is_empty());
+        // Another folder of the checkout, a shell's string, a pattern: said.
+        for command in [
+            "cd tools && ./a.sh",
+            "bash -c 'sh tools/b.sh'",
+            "sh -eu -c 'x'",
+            "sh tools/c*.sh",
+            "make -C tools guard",
+            "npm --prefix tools run guard",
+            "npm --prefix=tools run guard",
+        ] {
+            let mut f = Finder::new(&ws, &root);
+            f.command(command, "hook", "s", &[]);
+            assert_eq!(f.reach.unseen.len(), 1, "{command}: {:?}", f.reach.unseen);
+        }
+        // Not the pull request's folder, not a shell's string.
+        for command in [
+            "npm install --prefix /tmp/x pkg@1",
+            "jq -c . a.json",
+            "sh a.sh",
+        ] {
+            let mut f = Finder::new(&ws, &root);
+            f.command(command, "hook", "s", &[]);
+            assert!(f.reach.unseen.is_empty(), "{command}: {:?}", f.reach.unseen);
+        }
+        // A script the checkout lacks is still named: the base's runs.
+        let mut f = Finder::new(&ws, &root);
+        f.command("./scripts/gone.sh", "hook", "s", &[]);
+        assert_eq!(paths(&f), ["scripts/gone.sh"]);
     }
 
     #[test]

@@ -50,11 +50,11 @@ pub(crate) fn verify_statement(
     review: Option<&str>,
     ws: &Workspace,
 ) -> Result<Outcome, Error> {
-    let loc = ws.resolve_artifact("statement", given)?;
+    let loc = ws.resolve_anywhere("statement", given)?;
     let bytes = read_statement(&loc)?;
     let attested = statement::parse(&loc.shown, &bytes)?;
     let review = review
-        .map(|r| ws.resolve_artifact("review", r))
+        .map(|r| ws.resolve_anywhere("review", r))
         .transpose()?;
     let mut found = Found::default();
     let count = attested.statements.len();

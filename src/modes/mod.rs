@@ -58,7 +58,7 @@ pub(crate) fn execute(
 /// `audit`: the folder's runs, as a table.
 fn audit(inputs: &Inputs, ws: &Workspace) -> Result<Outcome, Error> {
     let given = inputs.audit_dir.as_deref().unwrap_or(".");
-    let dir = ws.resolve_artifact("audit-dir", given)?;
+    let dir = ws.resolve_anywhere("audit-dir", given)?;
     let table = crate::audit::audit(&dir.path, &dir.shown)?;
     let mut outcome = Outcome::empty(Mode::Audit, String::new(), serde_json::Map::new());
     outcome.audit = Some((table, inputs.format));

@@ -70,19 +70,11 @@ pub(super) fn pin(
     commit: &str,
     branch: Option<&str>,
 ) -> Result<Pinned, Error> {
-    let mut failed: Option<Error> = None;
-    let mut subjects = || match Covered::read(inputs, ws, home, None) {
-        Ok(covered) => configuration_subjects(ws, &named(&covered.sources), &covered),
-        Err(e) => {
-            failed.get_or_insert(e);
-            Vec::new()
-        }
+    let mut subjects = || {
+        Covered::read(inputs, ws, home, None)
+            .map(|covered| configuration_subjects(ws, &named(&covered.sources), &covered))
     };
-    let pinned = restore::pin(ws, commit, branch, &mut subjects)?;
-    match failed {
-        Some(e) => Err(e),
-        None => Ok(pinned),
-    }
+    restore::pin(ws, commit, branch, &mut subjects)
 }
 
 /// `run` with `configuration: base`: the receipt's checkout made what the

@@ -60,7 +60,7 @@ impl Report for Console {
     }
 }
 
-/// The audit's table for stdout: Markdown, or JSON (on one line in Actions,
+/// The audit's table for stdout: plain text, Markdown, or JSON (on one line in Actions,
 /// so no line of it can read as a workflow command).
 fn audit_text(
     audit: &crate::audit::Audit,
@@ -68,6 +68,7 @@ fn audit_text(
     in_actions: bool,
 ) -> String {
     match format {
+        crate::inputs::Format::Text => crate::audit::plain(audit),
         crate::inputs::Format::Markdown => crate::audit::markdown(audit),
         crate::inputs::Format::Json if in_actions => {
             serde_json::to_string(audit).unwrap_or_default()

@@ -39,10 +39,20 @@ fn as_shared(hooks: &Value) -> Value {
             .into_iter()
             .flatten()
             .flat_map(|e| {
+                // A hook run in another folder (`cwd`) names its files from
+                // there: said as the shell would run it, `cd` first, which
+                // the shared reader reports as not compared.
+                let cwd = e
+                    .get("cwd")
+                    .and_then(Value::as_str)
+                    .filter(|d| !d.is_empty() && *d != ".");
                 ["bash", "command"]
                     .iter()
                     .filter_map(|k| e.get(*k).and_then(Value::as_str))
-                    .map(|c| serde_json::json!({"command": c}))
+                    .map(|c| match cwd {
+                        Some(d) => serde_json::json!({"command": format!("cd {d} && {c}")}),
+                        None => serde_json::json!({"command": c}),
+                    })
                     .collect::<Vec<_>>()
             })
             .collect();
