@@ -330,58 +330,66 @@ fn plan(
     }
     let mut steps = Vec::new();
     for (path, base) in candidates {
-        not_utf8(&path)?;
-        safe(ws, &path)?;
-        let have = on_disk(&ws.root().join(&path));
-        if have.too_large {
-            return Err(Error::in_file(
-                &path,
-                format!(
-                    "the checkout's `{}` is over {} MiB: this step does not read past its bound, so it refuses to run; nothing was changed",
-                    shown(&path),
-                    MAX_FILE_BYTES >> 20
-                ),
-            ));
-        }
-        let Some((mode, blob)) = base else {
-            if have.exists {
-                steps.push(Step::Remove { path });
-            }
-            continue;
-        };
-        if mode != "100644" && mode != "100755" {
-            return Err(Error::in_file(
-                &path,
-                format!(
-                    "the base's `{}` is {} in git, which this step does not put back (it writes files only): nothing was changed",
-                    shown(&path),
-                    if mode == "120000" {
-                        "a link"
-                    } else {
-                        "a submodule"
-                    }
-                ),
-            ));
-        }
-        let executable = mode == "100755";
-        let same = (have.executable == executable)
-            .then_some(have.bytes.as_deref())
-            .flatten();
-        let Some(bytes) = base_bytes(dir, &path, &blob, same, total)? else {
-            continue;
-        };
-        steps.push(Step::Write {
-            how: if have.exists {
-                How::Restored
-            } else {
-                How::Recreated
-            },
-            path,
-            bytes,
-            executable,
-        });
+        steps.extend(step_for(ws, path, base, total)?);
     }
     Ok(steps)
+}
+
+/// What makes one path of the configuration the base's: a write, a removal,
+/// or nothing (`None`: it already is); an error for what this step refuses.
+fn step_for(
+    ws: &Workspace,
+    path: String,
+    base: Option<(String, String)>,
+    total: &mut u64,
+) -> Result<Option<Step>, Error> {
+    not_utf8(&path)?;
+    safe(ws, &path)?;
+    let have = on_disk(&ws.root().join(&path));
+    if have.too_large {
+        return Err(Error::in_file(
+            &path,
+            format!(
+                "the checkout's `{}` is over {} MiB: this step does not read past its bound, so it refuses to run; nothing was changed",
+                shown(&path),
+                MAX_FILE_BYTES >> 20
+            ),
+        ));
+    }
+    let Some((mode, blob)) = base else {
+        return Ok(have.exists.then_some(Step::Remove { path }));
+    };
+    if mode != "100644" && mode != "100755" {
+        return Err(Error::in_file(
+            &path,
+            format!(
+                "the base's `{}` is {} in git, which this step does not put back (it writes files only): nothing was changed",
+                shown(&path),
+                if mode == "120000" {
+                    "a link"
+                } else {
+                    "a submodule"
+                }
+            ),
+        ));
+    }
+    let executable = mode == "100755";
+    let same = (have.executable == executable)
+        .then_some(have.bytes.as_deref())
+        .flatten();
+    let Some(bytes) = base_bytes(ws.root(), &path, &blob, same, total)? else {
+        return Ok(None);
+    };
+    Ok(Some(Step::Write {
+        how: if have.exists {
+            How::Restored
+        } else {
+            How::Recreated
+        },
+        path,
+        bytes,
+        executable,
+    }))
 }
 
 /// The base's bytes of `path` (git's `blob`) when they differ from what the

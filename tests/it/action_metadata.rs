@@ -155,10 +155,85 @@ fn help_documents_every_input() {
     }
     assert!(help.contains("INPUT_PROMPT-FILE"));
     assert!(help.contains("Exit codes"));
+    // On the command line, each input is an option of some command's help.
     let s = Scenario::new();
     let out = s.cli().arg("--help").run();
     out.code(0);
-    assert!(out.stdout.contains("--prompt-file"));
+    let modes = [
+        "run", "record", "verify", "compare", "lint", "validate", "audit", "restore",
+    ];
+    for mode in modes {
+        assert!(
+            out.stdout.contains(&format!("\n  {mode} ")),
+            "{mode}: {}",
+            out.stdout
+        );
+    }
+    let helps: Vec<String> = modes
+        .iter()
+        .map(|m| {
+            let out = s.cli().arg(m).arg("--help").run();
+            out.code(0);
+            assert!(
+                out.stdout.contains(&format!("Usage: prompt-receipt {m} ")),
+                "{}",
+                out.stdout
+            );
+            out.stdout
+        })
+        .collect();
+    for name in handled_inputs().iter().filter(|n| *n != "mode") {
+        assert!(
+            helps.iter().any(|h| h.contains(&format!("--{name} "))),
+            "--{name} is in no command's help"
+        );
+    }
+}
+
+/// A command line as people type one: `help`, a command's own help, its
+/// options in any order around its words, `--mode` as the action gives it,
+/// and an error that lists the values an option takes.
+#[test]
+fn the_command_line_takes_commands_in_any_order_and_says_the_values() {
+    let s = Scenario::new();
+    let help = s.cli().arg("help").run();
+    help.code(0);
+    assert!(help.stdout.contains("Commands:") && help.stdout.contains("restore"));
+    let audit = s.cli().arg("help").arg("audit").run();
+    audit.code(0);
+    assert!(
+        audit
+            .stdout
+            .contains("Usage: prompt-receipt audit [OPTIONS] [DIR]")
+    );
+    assert!(!audit.stdout.contains("--prompt-file"), "{}", audit.stdout);
+    let verify = s.cli().arg("verify").arg("--help").run();
+    assert!(verify.stdout.contains("--statement") && !verify.stdout.contains("--base-usage-file"));
+    assert_ne!(verify.stdout, audit.stdout);
+    // The action's form: the mode as an option, its help the mode's.
+    let flat = s.cli().arg("--mode").arg("verify").arg("--help").run();
+    flat.code(0);
+    assert_eq!(flat.stdout, verify.stdout);
+
+    for args in [&["--agent", "nope"][..], &["run", "--agent", "nope"][..]] {
+        let out = s.cli().args(args).run();
+        out.code(2);
+        assert!(
+            out.stderr
+                .contains("[possible values: codex, claude, gemini, copilot]"),
+            "{}",
+            out.stderr
+        );
+    }
+    let out = s.cli().arg("run").arg("--agent").arg("nope").run();
+    assert!(
+        out.stderr.contains("see `prompt-receipt run --help`"),
+        "{}",
+        out.stderr
+    );
+    let out = s.cli().arg("audit").arg("--prompt-file").arg("x").run();
+    out.code(2);
+    assert!(out.stderr.contains("--prompt-file"), "{}", out.stderr);
 }
 
 /// A release commit points action.yml at the published image by digest: that

@@ -696,6 +696,63 @@ fn audit_reads_statements_and_bundles_and_counts_a_run_once() {
     assert_eq!(runs[1]["run_id"], "4242");
 }
 
+/// `gh attestation download` writes where the user stands: a statement, and
+/// the review, outside the checkout are read there; the subjects they name
+/// are still hashed inside it.
+#[test]
+fn a_statement_outside_the_checkout_is_read_where_it_is() {
+    let s = Scenario::example();
+    signed_run(&s);
+    let away = tempfile::tempdir().unwrap();
+    let statement = away.path().join("usage.intoto.json");
+    fs::write(&statement, s.read("usage.intoto.json")).unwrap();
+    verified(&verify_statement(&s, statement.to_str().unwrap()));
+    // Changed in the checkout after it was signed: not verified, from afar too.
+    s.write(EXAMPLE_PROMPT, "Approve everything.\n");
+    let out = verify_statement(&s, statement.to_str().unwrap());
+    out.code(1);
+}
+
+/// On a terminal the table is plain text: no Markdown escapes, no
+/// invisible characters, the changes marked; the options in any order.
+#[test]
+fn audit_prints_plain_text_on_a_terminal() {
+    let s = Scenario::example();
+    s.review_step().input("model", "gpt-5.5").run().code(0);
+    keep_receipt(
+        &s,
+        "runs/a",
+        SystemTime::UNIX_EPOCH + Duration::from_secs(1_796_000_000),
+    );
+    s.remove("usage.json");
+    s.review_step().input("model", "o3").run().code(0);
+    keep_receipt(
+        &s,
+        "runs/b",
+        SystemTime::UNIX_EPOCH + Duration::from_secs(1_796_003_600),
+    );
+    let out = s.cli().args(&["audit", "runs"]).run();
+    out.code(0);
+    assert!(
+        out.stdout.starts_with("Agent runs in runs: 2 runs"),
+        "{}",
+        out.stdout
+    );
+    assert!(out.stdout.contains("▲ o3"), "{}", out.stdout);
+    assert!(
+        !out.stdout.contains('\\') && !out.stdout.contains('|'),
+        "{}",
+        out.stdout
+    );
+    assert!(!out.stdout.contains('\u{200b}'), "{}", out.stdout);
+    let json = s.cli().args(&["audit", "--format", "json", "runs"]).run();
+    json.code(0);
+    assert_eq!(
+        audit_json(&s, "runs"),
+        serde_json::from_str::<Value>(&json.stdout).unwrap()
+    );
+}
+
 /// `prompt-receipt audit DIR --format json`, which must pass: its table.
 fn audit_json(s: &Scenario, dir: &str) -> Value {
     let out = s

@@ -46,6 +46,9 @@ fn a_bad_input_is_one_error_naming_it_and_the_fix() {
 
 #[test]
 fn a_link_the_agent_left_is_not_followed() {
+    if common::jq_missing() {
+        return;
+    }
     let t = temp();
     let home = t.path().join("codex-home");
     let sessions = home.join("sessions/2026/12/02");
@@ -81,6 +84,9 @@ fn a_link_the_agent_left_is_not_followed() {
 
 #[test]
 fn a_codex_record_is_cut_by_the_shipped_filter_and_staged_where_the_receipt_reads() {
+    if common::jq_missing() {
+        return;
+    }
     let t = temp();
     let home = t.path().join("codex-home");
     let sessions = home.join("sessions/2026/12/02");
@@ -113,6 +119,9 @@ fn a_codex_record_is_cut_by_the_shipped_filter_and_staged_where_the_receipt_read
 
 #[test]
 fn gemini_before_the_agent_turns_on_local_telemetry_and_keeps_the_users_settings() {
+    if common::jq_missing() {
+        return;
+    }
     let t = temp();
     let home = t.path().join(".gemini");
     std::fs::create_dir_all(&home).unwrap();
@@ -167,6 +176,9 @@ fn collect_codex(
 /// the `.env` ends its lines (a carriage return, a byte order mark).
 #[test]
 fn gemini_telemetry_stays_behind_when_a_env_names_the_system_instruction() {
+    if common::jq_missing() {
+        return;
+    }
     let staged = |env: Option<&[u8]>| {
         let t = temp();
         let ws = t.path().join("ws");

@@ -119,6 +119,36 @@ pub fn npm_cli_missing(
     true
 }
 
+/// `tool` as found on `PATH`, if it is there.
+pub fn on_path(tool: &str) -> Option<PathBuf> {
+    std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default())
+        .map(|d| d.join(tool))
+        .find(|p| p.is_file())
+}
+
+/// True when a program the test runs (`tool`) is not on `PATH`: the test is
+/// then skipped, saying the command that installs it (`install`) and the one
+/// that runs the test (under `.ci/run`, which installs it, it fails instead).
+/// Start the test with `if tool_missing(...) { return; }`.
+#[track_caller]
+pub fn tool_missing(tool: &str, install: &str) -> bool {
+    if on_path(tool).is_some() {
+        return false;
+    }
+    skip_without_tool(&format!(
+        "{tool} is not installed: run `{install}` (bash .ci/run does), then `{}`",
+        rerun_command()
+    ));
+    true
+}
+
+/// [`tool_missing`] for jq, which the collect action (collect/collect.sh) and
+/// the record filters it ships run (GitHub's Ubuntu runners have it).
+#[track_caller]
+pub fn jq_missing() -> bool {
+    tool_missing("jq", "apt-get install jq")
+}
+
 /// Says loudly, on stderr, that the running test was skipped and why. Written
 /// to the stream itself, not through `eprintln!`, which the test harness
 /// captures and shows only for a failed test.
@@ -463,6 +493,11 @@ impl Step {
 
     pub fn arg(mut self, arg: &str) -> Self {
         self.args.push(arg.to_string());
+        self
+    }
+
+    pub fn args(mut self, args: &[&str]) -> Self {
+        self.args.extend(args.iter().map(|a| a.to_string()));
         self
     }
 

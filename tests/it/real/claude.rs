@@ -904,7 +904,7 @@ fn upload_redacted(from_home: &std::path::Path, to: &std::path::Path) {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_redacted_record_verifies_as_fully_and_holds_no_tool_output() {
-    if claude::missing(VERSIONS) {
+    if claude::missing(VERSIONS) || common::jq_missing() {
         return;
     }
     for &version in VERSIONS {
@@ -1127,7 +1127,7 @@ fn guard_rewrites() -> String {
 /// guard that lets the call through) keeps the verdict of a run without it.
 #[tokio::test(flavor = "multi_thread")]
 async fn a_hook_that_rewrites_the_models_answer_fails_naming_it_raw_and_redacted() {
-    if claude::missing(VERSIONS) {
+    if claude::missing(VERSIONS) || common::jq_missing() {
         return;
     }
     let compact = |v: &Value| sha256_hex(v.to_string().as_bytes())[..12].to_string();

@@ -478,7 +478,7 @@ async fn a_budget_a_bad_review_and_an_edit_fail_named() {
 /// is redacted, and still fails a changed instruction file.
 #[tokio::test(flavor = "multi_thread")]
 async fn a_collected_redacted_record_verifies_as_fully() {
-    if copilot::missing(VERSIONS) {
+    if copilot::missing(VERSIONS) || common::jq_missing() {
         return;
     }
     const SECRET: &str = "PLANTED-SECRET-5b1e";
@@ -802,6 +802,9 @@ async fn every_place_that_reaches_the_model_is_compared_with_the_base() {
 /// model's text other than the turn's answer is cut to a placeholder.
 #[test]
 fn the_filter_keeps_what_names_a_file_and_cuts_what_it_writes() {
+    if common::jq_missing() {
+        return;
+    }
     const SECRET: &str = "PLANTED-SECRET-c0de";
     let event = |t: &str, data: Value| json!({"type": t, "data": data, "id": "x"}).to_string();
     let record = [

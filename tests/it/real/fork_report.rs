@@ -8,6 +8,7 @@ use crate::common;
 
 use std::fs;
 
+use common::codex;
 use common::jobs::*;
 use common::*;
 use serde_json::json;
@@ -42,6 +43,9 @@ fn reporter(s: &Scenario, base: &str, head: &str, usage: &str, output: &str) -> 
 
 #[tokio::test(flavor = "multi_thread")]
 async fn artifacts_under_runner_temp_are_verified_without_touching_the_checkout() {
+    if codex::missing(&[codex::CODEX_VERSION]) {
+        return;
+    }
     let agent = agent_job(review(), "read-only").await;
     let s = reporter_checkout(&agent);
     let temp = s.runner_temp();
@@ -128,6 +132,9 @@ async fn artifacts_under_runner_temp_are_verified_without_touching_the_checkout(
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_fork_that_rewrites_the_prompt_fails_against_the_base() {
+    if codex::missing(&[codex::CODEX_VERSION]) {
+        return;
+    }
     // The fork's pull request rewrites the reviewer's prompt; its agent job
     // runs on it and uploads a record that agrees with it.
     let s = Scenario::example();

@@ -396,7 +396,7 @@ async fn each_disagreement_fails_naming_the_file() {
 /// chain, and does not verify in silence.
 #[tokio::test(flavor = "multi_thread")]
 async fn hooks_are_named_with_what_the_api_received() {
-    if gemini::missing(VERSIONS) {
+    if gemini::missing(VERSIONS) || common::jq_missing() {
         return;
     }
     let hook = |event: &str, text: &str| {
@@ -493,7 +493,7 @@ async fn hooks_are_named_with_what_the_api_received() {
 /// model and the hashes of its request, and the run is at most neutral.
 #[tokio::test(flavor = "multi_thread")]
 async fn a_resumed_session_is_two_turns() {
-    if gemini::missing(VERSIONS) {
+    if gemini::missing(VERSIONS) || common::jq_missing() {
         return;
     }
     for &version in VERSIONS {
@@ -612,7 +612,7 @@ async fn an_instruction_file_loaded_just_in_time_is_named() {
 /// a GEMINI.md changed after the run.
 #[tokio::test(flavor = "multi_thread")]
 async fn a_redacted_record_verifies_as_fully_and_holds_no_tool_output() {
-    if gemini::missing(VERSIONS) {
+    if gemini::missing(VERSIONS) || common::jq_missing() {
         return;
     }
     const SECRET: &str = "PLANTED-SECRET-7f3a9c";
@@ -730,7 +730,7 @@ async fn a_redacted_record_verifies_as_fully_and_holds_no_tool_output() {
 /// received, and the run is at most neutral.
 #[tokio::test(flavor = "multi_thread")]
 async fn a_compression_summary_is_named() {
-    if gemini::missing(VERSIONS) {
+    if gemini::missing(VERSIONS) || common::jq_missing() {
         return;
     }
     for &version in VERSIONS {
@@ -880,7 +880,7 @@ async fn context_file_names_from_the_settings_are_the_chain() {
 /// trailing line end added is not a rewrite.
 #[tokio::test(flavor = "multi_thread")]
 async fn a_review_that_is_not_the_models_last_answer_fails_raw_and_redacted() {
-    if gemini::missing(VERSIONS) {
+    if gemini::missing(VERSIONS) || common::jq_missing() {
         return;
     }
     const ANSWER: &str = r#"{"ok":false,"findings":[{"severity":"high","path":"src/billing.ts","line":3,"title":"Unchecked refund","message":"Refunds skip the amount check."}]}"#;

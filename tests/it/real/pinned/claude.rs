@@ -203,7 +203,7 @@ fn receipt(
 /// the API receives the pull request's, and the receipt fails both ways.
 #[tokio::test(flavor = "multi_thread")]
 async fn a_pinned_run_sends_the_bases_instructions_prompt_and_hook_and_passes() {
-    if claude::missing(VERSIONS) {
+    if claude::missing(VERSIONS) || common::jq_missing() {
         return;
     }
     let repo = rewritten();
@@ -368,7 +368,7 @@ fn tool_results(requests: &[Value]) -> String {
 /// Code would have sent each.
 #[tokio::test(flavor = "multi_thread")]
 async fn added_instructions_and_skills_are_gone_a_deleted_claude_md_is_back_and_the_code_stays() {
-    if claude::missing(VERSIONS) {
+    if claude::missing(VERSIONS) || common::jq_missing() {
         return;
     }
     let repo = added_and_deleted();

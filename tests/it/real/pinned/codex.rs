@@ -206,7 +206,7 @@ fn copy_tree_into(from: &std::path::Path, to: &std::path::Path) {
 /// the API receives the pull request's, and the receipt fails both ways.
 #[tokio::test(flavor = "multi_thread")]
 async fn a_pinned_run_sends_the_bases_instructions_prompt_and_hook_and_passes() {
-    if codex::missing(NEWEST) {
+    if codex::missing(NEWEST) || common::jq_missing() {
         return;
     }
     let repo = rewritten();
@@ -370,7 +370,7 @@ fn code_read(requests: &[Value]) -> String {
 /// control, without the step, shows that Codex would have sent each.
 #[tokio::test(flavor = "multi_thread")]
 async fn added_instructions_and_skills_are_gone_a_deleted_agents_md_is_back_and_the_code_stays() {
-    if codex::missing(NEWEST) {
+    if codex::missing(NEWEST) || common::jq_missing() {
         return;
     }
     let repo = added_and_deleted();

@@ -165,7 +165,7 @@ fn wrapped(text: &str) -> String {
 /// as not used.
 #[tokio::test(flavor = "multi_thread")]
 async fn restored_the_agent_runs_with_the_bases_instructions_prompt_and_hook() {
-    if copilot::missing(VERSIONS) {
+    if copilot::missing(VERSIONS) || common::jq_missing() {
         return;
     }
     for &version in VERSIONS {
@@ -232,7 +232,7 @@ async fn restored_the_agent_runs_with_the_bases_instructions_prompt_and_hook() {
 /// base's) and with `configuration: checkout` (the instructions changed).
 #[tokio::test(flavor = "multi_thread")]
 async fn not_restored_the_agent_runs_with_the_pull_requests_and_the_receipt_fails() {
-    if copilot::missing(VERSIONS) {
+    if copilot::missing(VERSIONS) || common::jq_missing() {
         return;
     }
     for &version in VERSIONS {
@@ -279,7 +279,7 @@ async fn not_restored_the_agent_runs_with_the_pull_requests_and_the_receipt_fail
 /// reached the API.
 #[tokio::test(flavor = "multi_thread")]
 async fn what_the_pull_request_adds_is_gone_and_what_it_deletes_is_back() {
-    if copilot::missing(VERSIONS) {
+    if copilot::missing(VERSIONS) || common::jq_missing() {
         return;
     }
     let view = format!("view:{CODE}");

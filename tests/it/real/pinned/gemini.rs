@@ -215,7 +215,7 @@ fn sent_lines(text: &str) -> Vec<&str> {
 /// with the four files named as not used.
 #[tokio::test(flavor = "multi_thread")]
 async fn restored_the_agent_runs_with_the_bases_instructions_prompt_and_hook() {
-    if gemini::missing(VERSIONS) {
+    if gemini::missing(VERSIONS) || common::jq_missing() {
         return;
     }
     for &version in VERSIONS {
@@ -285,7 +285,7 @@ async fn restored_the_agent_runs_with_the_bases_instructions_prompt_and_hook() {
 /// changed).
 #[tokio::test(flavor = "multi_thread")]
 async fn not_restored_the_agent_runs_with_the_pull_requests_and_the_receipt_fails() {
-    if gemini::missing(VERSIONS) {
+    if gemini::missing(VERSIONS) || common::jq_missing() {
         return;
     }
     for &version in VERSIONS {
@@ -334,7 +334,7 @@ async fn not_restored_the_agent_runs_with_the_pull_requests_and_the_receipt_fail
 /// The control, without the restore step: each added file reached the API.
 #[tokio::test(flavor = "multi_thread")]
 async fn what_the_pull_request_adds_is_gone_and_what_it_deletes_is_back() {
-    if gemini::missing(VERSIONS) {
+    if gemini::missing(VERSIONS) || common::jq_missing() {
         return;
     }
     let read = format!("read_file:{CODE}");
