@@ -180,7 +180,8 @@ pub struct Cli {
     pub(crate) min_severity: Severity,
 
     /// Which agent ran: codex (openai/codex-action, the default), claude
-    /// (anthropics/claude-code-action) or gemini (google-github-actions/run-gemini-cli).
+    /// (anthropics/claude-code-action), gemini (google-github-actions/run-gemini-cli)
+    /// or copilot (Copilot CLI, installed from npm).
     /// Its record, its instruction chain and its settings are read the way that agent has them.
     #[arg(long, value_enum, value_name = "AGENT", default_value = "codex")]
     pub(crate) agent: crate::agent::AgentKind,

@@ -720,3 +720,132 @@ fn the_check_catches_what_issue_29_found() {
         );
     }
 }
+
+/// Every pin of prompt-receipt's own that users copy, by what it names (the
+/// action, collect, receipt.yml), in the README, docs/ and the examples:
+/// (kind, commit, where).
+fn own_pins(root: &Path) -> Vec<(String, String, String)> {
+    let mut files = vec![root.join("README.md")];
+    for dir in [root.join("docs")] {
+        for e in std::fs::read_dir(dir).unwrap() {
+            let p = e.unwrap().path();
+            if p.extension().is_some_and(|x| x == "md") {
+                files.push(p);
+            }
+        }
+    }
+    for example in std::fs::read_dir(root.join("examples")).unwrap() {
+        let dir = example.unwrap().path().join(".github/workflows");
+        for e in std::fs::read_dir(dir).into_iter().flatten() {
+            files.push(e.unwrap().path());
+        }
+    }
+    let mut out = Vec::new();
+    for file in files {
+        let text = std::fs::read_to_string(&file).unwrap();
+        for (n, line) in text.lines().enumerate() {
+            let mut rest = line;
+            while let Some(at) = rest.find("prompt-receipt/prompt-receipt") {
+                let tail = &rest[at + "prompt-receipt/prompt-receipt".len()..];
+                let (kind, after) = if let Some(a) = tail.strip_prefix("/collect@") {
+                    ("collect", a)
+                } else if let Some(a) = tail.strip_prefix("/.github/workflows/receipt.yml@") {
+                    ("receipt.yml", a)
+                } else if let Some(a) = tail.strip_prefix('@') {
+                    ("the action", a)
+                } else {
+                    rest = tail;
+                    continue;
+                };
+                let commit: String = after
+                    .chars()
+                    .take_while(|c| c.is_ascii_hexdigit())
+                    .collect();
+                if commit.len() == 40 {
+                    let at = format!("{}:{}", file.strip_prefix(root).unwrap().display(), n + 1);
+                    out.push((kind.to_string(), commit, at));
+                }
+                rest = after;
+            }
+        }
+    }
+    out
+}
+
+/// The pins of each kind, where they disagree with the first of their kind.
+fn disagreeing(pins: &[(String, String, String)]) -> Vec<String> {
+    let mut first: BTreeMap<&str, &str> = BTreeMap::new();
+    let mut out = Vec::new();
+    for (kind, commit, at) in pins {
+        let expected = *first.entry(kind).or_insert(commit);
+        if expected != commit {
+            out.push(format!("{at}: {kind} at {commit}, elsewhere at {expected}"));
+        }
+    }
+    out
+}
+
+/// A user copies one pin from the README and another from an example: they
+/// must name the same commit, kind by kind.
+#[test]
+fn the_projects_own_pins_agree_with_each_other() {
+    let pins = own_pins(&root());
+    assert!(pins.len() >= 20, "{pins:?}");
+    assert_eq!(disagreeing(&pins), Vec::<String>::new());
+    // The check sees a disagreement.
+    let mut changed = pins.clone();
+    changed[3].1 = "0".repeat(40);
+    assert_eq!(disagreeing(&changed).len(), 1);
+}
+
+/// The release's rewrite (scripts/release-pins.sh): every pin users copy
+/// names the released commit and its tag, the README's docker:// step the
+/// image digest; nothing else changes.
+#[test]
+fn a_release_points_every_pin_at_its_commit() {
+    let dir = tempfile::tempdir().unwrap();
+    for sub in ["docs", "examples"] {
+        let out = std::process::Command::new("cp")
+            .args(["-r"])
+            .arg(root().join(sub))
+            .arg(dir.path())
+            .status()
+            .unwrap();
+        assert!(out.success());
+    }
+    std::fs::copy(root().join("README.md"), dir.path().join("README.md")).unwrap();
+    let before = own_pins(dir.path());
+    let commit = "c0ffee".repeat(6) + "c0ff";
+    let digest = format!("sha256:{}", "ab".repeat(32));
+    let out = std::process::Command::new("bash")
+        .arg(root().join("scripts/release-pins.sh"))
+        .args([&commit, "v1.2.3", &digest])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let after = own_pins(dir.path());
+    assert_eq!(after.len(), before.len());
+    assert!(after.iter().all(|(_, c, _)| *c == commit), "{after:?}");
+    let readme = std::fs::read_to_string(dir.path().join("README.md")).unwrap();
+    assert!(readme.contains(&format!(
+        "docker://ghcr.io/prompt-receipt/prompt-receipt@{digest} # v1.2.3"
+    )));
+    for line in readme.lines().filter(|l| l.contains(&commit)) {
+        assert!(
+            line.ends_with("# v1.2.3") || !line.contains(" # "),
+            "{line}"
+        );
+    }
+    let bad = std::process::Command::new("bash")
+        .arg(root().join("scripts/release-pins.sh"))
+        .args(["main", "v1.2.3", &digest])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    assert_eq!(bad.status.code(), Some(2));
+}
