@@ -96,11 +96,23 @@ fn noted(help: &str) -> Option<Vec<String>> {
     )
 }
 
+/// Options without a note that a mode of the receipt still does not read:
+/// `record` judges no review.
+fn ignored(mode: Mode) -> &'static [&'static str] {
+    match mode {
+        Mode::Record => &["fail-on", "min-severity", "findings-pointer"],
+        _ => &[],
+    }
+}
+
 /// Whether `mode` reads the option `arg`.
 fn reads(mode: Mode, arg: &Arg) -> bool {
     let long = arg.get_long().unwrap_or_default();
     if REPORTING.contains(&long) {
         return true;
+    }
+    if ignored(mode).contains(&long) {
+        return false;
     }
     if let Some(list) = listed(mode) {
         return list.contains(&long);
@@ -152,6 +164,7 @@ fn subcommand(mode: Mode, all: &Command) -> Command {
 pub(super) fn command() -> Command {
     let all = Cli::command();
     let mut top = Command::new("prompt-receipt")
+        .bin_name("prompt-receipt")
         .version(env!("CARGO_PKG_VERSION"))
         .about(all.get_about().map(|a| a.to_string()).unwrap_or_default())
         .subcommand_value_name("COMMAND")
@@ -231,6 +244,8 @@ mod tests {
         assert!(!verify.contains("(verify"), "the note is dropped: {verify}");
         let compare = help("compare");
         assert!(compare.contains("--base-usage-file") && !compare.contains("--statement"));
+        let record = help("record");
+        assert!(record.contains("--prompt-file") && !record.contains("--fail-on"));
         let restore = help("restore");
         assert!(restore.contains("--protected-bases") && !restore.contains("--fail-on"));
         assert!(
