@@ -575,3 +575,97 @@ async fn act_runs_the_binding_layout_end_to_end() {
         "❌ The receipt could not run: the agent's run left no artifact `agent-run` to verify: its collect step did not upload one, or it expired"
     );
 }
+
+/// release.yml under act as a dry run (`dry-run: true`), on a clone of this
+/// repository's HEAD: every job runs, nothing is built or pushed, and the
+/// job's checkout (the clone, bound into the container) ends with what a
+/// release makes: the tag whose action.yml pulls the image by digest, its
+/// receipt.yml running the commit before it, the major tag, and the pins
+/// branch naming the tag wherever users copy from.
+#[tokio::test(flavor = "multi_thread")]
+#[ignore = "needs root, podman, act, podman's API socket and the job image: bash .ci/run runs it"]
+async fn act_runs_the_release_as_a_dry_run() {
+    let mut act = Act::from_env();
+    let dir = tempfile::tempdir().unwrap();
+    let clone = dir.path().join("repo");
+    let cloned = std::process::Command::new("git")
+        .args(["clone", "-q"])
+        .arg(repo_root())
+        .arg(&clone)
+        .status()
+        .unwrap();
+    assert!(cloned.success());
+    let git = |args: &[&str]| {
+        let out = std::process::Command::new("git")
+            .args(["-c", "safe.directory=*"])
+            .args(args)
+            .current_dir(&clone)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "git {args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout).trim().to_string()
+    };
+    let start = git(&["rev-parse", "HEAD"]);
+    let workflow = std::fs::read_to_string(clone.join(".github/workflows/release.yml")).unwrap();
+    act.map_all(
+        &workflow,
+        "actions/checkout@",
+        &repo_root().join("tests/image/act/checkout"),
+    );
+    let event = dir.path().join("event.json");
+    std::fs::write(
+        &event,
+        r#"{"inputs": {"version": "9.8.7", "dry-run": true}}"#,
+    )
+    .unwrap();
+    let job = act.job_image.clone();
+    let (ok, log) = act
+        .run(
+            &clone,
+            "workflow_dispatch",
+            ".github/workflows/release.yml",
+            &event,
+            &[
+                "-P".into(),
+                format!("ubuntu-24.04={job}"),
+                "-P".into(),
+                format!("ubuntu-24.04-arm={job}"),
+                "--input".into(),
+                "version=9.8.7".into(),
+                "--input".into(),
+                "dry-run=true".into(),
+            ],
+        )
+        .await;
+    assert!(ok, "act (release.yml, dry run) failed:\n{log}");
+    assert!(
+        log.contains("dry run: linux/amd64 not built")
+            && log.contains("dry run: linux/arm64 not built"),
+        "{log}"
+    );
+    assert!(!log.contains("docker login"), "{log}");
+    let released = git(&["rev-parse", "v9.8.7^{commit}"]);
+    assert_eq!(git(&["rev-parse", "v9^{commit}"]), released);
+    assert_eq!(git(&["rev-parse", "v9.8.7~2"]), start);
+    let action = git(&["show", "v9.8.7:action.yml"]);
+    assert!(action.contains("  image: docker://ghcr.io/"), "{action}");
+    let receipt = git(&["show", "v9.8.7:.github/workflows/receipt.yml"]);
+    let first = git(&["rev-parse", "v9.8.7^"]);
+    assert!(receipt.contains(&format!("prompt-receipt/prompt-receipt@{first} # v9.8.7")));
+    assert_eq!(git(&["rev-parse", "release/v9.8.7-pins^"]), start);
+    let readme = git(&["show", "release/v9.8.7-pins:README.md"]);
+    assert!(readme.contains(&format!(
+        "prompt-receipt/prompt-receipt@{released} # v9.8.7"
+    )));
+    assert!(
+        !readme
+            .lines()
+            .any(|l| l.contains("prompt-receipt/prompt-receipt")
+                && l.contains("# main: no release yet")),
+        "every pin of the README moved"
+    );
+}
