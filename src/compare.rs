@@ -1,6 +1,6 @@
 //! Two runs that should differ only in the prompt, compared.
 //!
-//! The seed: freeze the pull request used as the fixture, run two jobs that
+//! The original recipe: freeze the pull request used as the fixture, run two jobs that
 //! differ only in the committed prompt, assert that `prompt_sha` changed, then
 //! compare the results. A comparison where the tools, the model or the fixture
 //! changed too proves nothing about the prompt, so it fails, naming each

@@ -7,7 +7,10 @@
 //! policy, report options), paths resolved inside the [`workspace`]. Each of
 //! the [`modes`] is then a few stages over those parts: the [`receipt`] stage
 //! hashes the sources and asks git; the [`agent`] stage reads what the agent
-//! saw (the AGENTS.md chain as Codex assembles it, Codex's session record); the
+//! saw (the instruction chain as the agent assembles it, and its own record
+//! of the run: Codex, Claude Code, Gemini CLI or Copilot CLI, one folder each
+//! behind one seam); before the agent, `restore` puts the base's configuration
+//! back; the
 //! [`review`] stage checks the agent's output against its schema and applies
 //! the gate; the receipt is written and verified; [`compare`] and [`lint`] are
 //! modes of their own. What a mode found is an [`outcome::Outcome`], which the

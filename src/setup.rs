@@ -3,7 +3,8 @@
 //! [`Inputs`] holds every flag and `INPUT_*` variable as given. The modes turn
 //! it, here and only here, into typed parts that hold only what their stage
 //! reads, with paths already resolved inside the workspace: the [`Sources`] to
-//! hash, how Codex read the AGENTS.md chain, where its session record is, the
+//! hash, how the agent (Codex, Claude Code, Gemini CLI or Copilot CLI) reads
+//! its instruction chain, where its record of the run is, the
 //! gate's policy, a comparison's request and the report options. Nothing below
 //! the modes sees `Inputs`.
 

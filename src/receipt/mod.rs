@@ -6,7 +6,7 @@
 //! [`pyjson`]), recomputed by [`verify`], and restated for attestation by
 //! [`attest`].
 //!
-//! Field names and meanings of the seed's recipe are kept (`prompt_path`,
+//! Field names and meanings of the original recipe are kept (`prompt_path`,
 //! `prompt_sha`, `tools_sha`, `git_describe`, `git_sha`) so receipts written by
 //! its script and by this tool read the same.
 

@@ -1,6 +1,6 @@
 //! JSON text byte-identical to Python's `json.dumps(v, indent=2, sort_keys=True) + "\n"`.
 //!
-//! The seed's recipe writes `usage.json` with that call. Writing the same bytes
+//! The original recipe writes `usage.json` with that call. Writing the same bytes
 //! means a receipt can be touched by the recipe's script and by this tool in any
 //! order without a spurious diff. Keys are sorted by serde_json's `Map` (a
 //! `BTreeMap`: UTF-8 byte order equals Python's code point order); this module

@@ -1,6 +1,6 @@
 //! The receipt file (`usage.json`): read without loss, merged, written atomically.
 //!
-//! Other steps own other keys of the same file (the seed keeps token budgets
+//! Other steps own other keys of the same file (the original recipe keeps token budgets
 //! there), so every key this tool does not own is kept as it is. A file that is
 //! not a JSON object is refused and left untouched: overwriting it would lose
 //! whatever it held.
@@ -92,7 +92,7 @@ pub fn merge(
 /// What becomes of the keys of an existing usage file that this tool does not write.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub(crate) enum Foreign {
-    /// Kept beside the receipt (`record`: the job's own file, e.g. the seed
+    /// Kept beside the receipt (`record`: the job's own file, e.g. the original
     /// recipe's token budget).
     Keep,
     /// Moved under [`CLAIMED`] (`run`: the file was uploaded by the agent

@@ -1,8 +1,8 @@
 //! Verification: recompute every identity a receipt records and name each one
-//! that differs. This replaces the seed's inline "Verify recorded SHA" step.
+//! that differs. This replaces the original recipe's inline "Verify recorded SHA" step.
 //!
 //! Files are re-hashed at the paths the receipt records (a receipt written by the
-//! seed's script, which has no `tools_path`, falls back to the inputs). Inputs
+//! original recipe's script, which has no `tools_path`, falls back to the inputs). Inputs
 //! given to this step must agree with the receipt too: verifying `review.v4.md`
 //! against a receipt of `review.v3.md` is a mismatch, not a pass.
 
@@ -84,7 +84,7 @@ pub(crate) fn read_back(
         .collect()
 }
 
-/// Whether a usage file holds a receipt at all (the seed's or ours).
+/// Whether a usage file holds a receipt at all (the original recipe's or ours).
 pub(crate) fn has_identities(recorded: &Map<String, Value>) -> bool {
     recorded.contains_key("prompt_sha")
 }

@@ -1,6 +1,6 @@
 //! Findings: what the agent reported, in the two shapes reviewers use.
 //!
-//! The seed's shape is `{"ok": bool, "findings": [string]}`; structured reviews
+//! The original recipe's shape is `{"ok": bool, "findings": [string]}`; structured reviews
 //! use objects with `severity`/`level`, `path`/`file`, `line`/`start_line`,
 //! `end_line`, `title`, `message`/`body`. Both read into one [`Finding`].
 
