@@ -586,29 +586,9 @@ async fn act_runs_the_binding_layout_end_to_end() {
 #[ignore = "needs root, podman, act, podman's API socket and the job image: bash .ci/run runs it"]
 async fn act_runs_the_release_as_a_dry_run() {
     let mut act = Act::from_env();
-    let dir = tempfile::tempdir().unwrap();
-    let clone = dir.path().join("repo");
-    let cloned = std::process::Command::new("git")
-        .args(["clone", "-q"])
-        .arg(repo_root())
-        .arg(&clone)
-        .status()
-        .unwrap();
-    assert!(cloned.success());
-    let git = |args: &[&str]| {
-        let out = std::process::Command::new("git")
-            .args(["-c", "safe.directory=*"])
-            .args(args)
-            .current_dir(&clone)
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "git {args:?}: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        String::from_utf8_lossy(&out.stdout).trim().to_string()
-    };
+    let s = Scenario::clone_of_path(&repo_root());
+    let clone = s.ws.clone();
+    let git = |args: &[&str]| s.git(args);
     let start = git(&["rev-parse", "HEAD"]);
     let workflow = std::fs::read_to_string(clone.join(".github/workflows/release.yml")).unwrap();
     act.map_all(
@@ -616,7 +596,7 @@ async fn act_runs_the_release_as_a_dry_run() {
         "actions/checkout@",
         &repo_root().join("tests/image/act/checkout"),
     );
-    let event = dir.path().join("event.json");
+    let event = s.root.join("event.json");
     std::fs::write(
         &event,
         r#"{"inputs": {"version": "9.8.7", "dry-run": true}}"#,

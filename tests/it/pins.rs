@@ -850,31 +850,6 @@ fn a_release_points_every_pin_at_its_commit() {
     assert_eq!(bad.status.code(), Some(2));
 }
 
-/// `git` in `dir`, which must pass: its output, trimmed.
-fn git_in(dir: &Path, args: &[&str]) -> String {
-    let out = std::process::Command::new("git")
-        .args([
-            "-c",
-            "user.name=t",
-            "-c",
-            "user.email=t@e",
-            "-c",
-            "commit.gpgsign=false",
-            "-c",
-            "tag.gpgsign=false",
-        ])
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "git {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).trim().to_string()
-}
-
 /// release.yml's git half (scripts/release.sh) as a dry run on a clone of
 /// this checkout, its scripts as this tree has them: the tag's action.yml
 /// pulls the image by digest, its receipt.yml runs the commit before it, and
@@ -882,19 +857,8 @@ fn git_in(dir: &Path, args: &[&str]) -> String {
 /// changing nothing else; the start is left as it was.
 #[test]
 fn a_dry_run_of_the_release_tags_and_rewrites_the_pins() {
-    let dir = tempfile::tempdir().unwrap();
-    let clone = dir.path().join("repo");
-    let out = std::process::Command::new("git")
-        .args(["clone", "-q"])
-        .arg(root())
-        .arg(&clone)
-        .output()
-        .unwrap();
-    if !out.status.success() {
-        // A source tree without its history (an unpacked crate): no release.
-        eprintln!("SKIPPED: {}", String::from_utf8_lossy(&out.stderr));
-        return;
-    }
+    let s = crate::common::Scenario::clone_of_path(&root());
+    let clone = s.ws.clone();
     for script in [
         "release.sh",
         "release-pins.sh",
@@ -907,14 +871,11 @@ fn a_dry_run_of_the_release_tags_and_rewrites_the_pins() {
         )
         .unwrap();
     }
-    if !git_in(&clone, &["status", "--porcelain"]).is_empty() {
-        git_in(&clone, &["add", "scripts"]);
-        git_in(
-            &clone,
-            &["commit", "-qm", "the scripts as this tree has them"],
-        );
+    if !s.git(&["status", "--porcelain"]).is_empty() {
+        s.git(&["add", "scripts"]);
+        s.git(&["commit", "-qm", "the scripts as this tree has them"]);
     }
-    let start = git_in(&clone, &["rev-parse", "HEAD"]);
+    let start = s.git(&["rev-parse", "HEAD"]);
     let digest = format!("sha256:{}", "5e".repeat(32));
     let out = std::process::Command::new("bash")
         .arg(clone.join("scripts/release.sh"))
@@ -931,28 +892,22 @@ fn a_dry_run_of_the_release_tags_and_rewrites_the_pins() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let released = git_in(&clone, &["rev-parse", "v9.8.7^{commit}"]);
+    let released = s.git(&["rev-parse", "v9.8.7^{commit}"]);
     assert!(String::from_utf8_lossy(&out.stdout).contains(&format!("released={released}")));
-    assert_eq!(git_in(&clone, &["rev-parse", "v9^{commit}"]), released);
-    let action = git_in(&clone, &["show", "v9.8.7:action.yml"]);
+    assert_eq!(s.git(&["rev-parse", "v9^{commit}"]), released);
+    let action = s.git(&["show", "v9.8.7:action.yml"]);
     assert!(action.contains(&format!(
         "  image: docker://ghcr.io/prompt-receipt/prompt-receipt@{digest}"
     )));
-    let first = git_in(&clone, &["rev-parse", "v9.8.7^"]);
-    let receipt = git_in(&clone, &["show", "v9.8.7:.github/workflows/receipt.yml"]);
+    let first = s.git(&["rev-parse", "v9.8.7^"]);
+    let receipt = s.git(&["show", "v9.8.7:.github/workflows/receipt.yml"]);
     assert!(receipt.contains(&format!(
         "uses: prompt-receipt/prompt-receipt@{first} # v9.8.7"
     )));
-    assert_eq!(git_in(&clone, &["rev-parse", "v9.8.7~2"]), start);
+    assert_eq!(s.git(&["rev-parse", "v9.8.7~2"]), start);
     // The pins branch: off the start, every pin users copy names the tag.
-    assert_eq!(
-        git_in(&clone, &["rev-parse", "release/v9.8.7-pins^"]),
-        start
-    );
-    let changed = git_in(
-        &clone,
-        &["diff", "--name-only", &start, "release/v9.8.7-pins"],
-    );
+    assert_eq!(s.git(&["rev-parse", "release/v9.8.7-pins^"]), start);
+    let changed = s.git(&["diff", "--name-only", &start, "release/v9.8.7-pins"]);
     assert!(!changed.is_empty());
     for file in changed.lines() {
         assert!(
@@ -960,17 +915,17 @@ fn a_dry_run_of_the_release_tags_and_rewrites_the_pins() {
             "{file}"
         );
     }
-    git_in(&clone, &["checkout", "-q", "release/v9.8.7-pins"]);
+    s.git(&["checkout", "-q", "release/v9.8.7-pins"]);
     let pins = own_pins(&clone);
     assert!(pins.iter().all(|(_, c, _)| *c == released), "{pins:?}");
     assert_eq!(
-        git_in(&clone, &["show", &format!("{start}:action.yml")]),
+        s.git(&["show", &format!("{start}:action.yml")]),
         std::fs::read_to_string(root().join("action.yml"))
             .unwrap()
             .trim_end()
     );
     // Twice is refused: the tag exists.
-    git_in(&clone, &["checkout", "-q", &start]);
+    s.git(&["checkout", "-q", &start]);
     let again = std::process::Command::new("bash")
         .arg(clone.join("scripts/release.sh"))
         .args(["v9.8.7", &digest, "ghcr.io/prompt-receipt/prompt-receipt"])

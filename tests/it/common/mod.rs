@@ -321,11 +321,17 @@ impl Scenario {
     /// A fresh clone of `other`'s repository in a folder of its own: the same
     /// commit and tags, as a second job's actions/checkout leaves it.
     pub fn clone_of(other: &Scenario) -> Scenario {
+        Scenario::clone_of_path(&other.ws)
+    }
+
+    /// A fresh clone of the repository at `from` (this one's, for a test of
+    /// its own scripts and workflows).
+    pub fn clone_of_path(from: &Path) -> Scenario {
         let s = Scenario::new();
         fs::remove_dir_all(&s.ws).unwrap();
         let out = Command::new("git")
             .args(["-c", "safe.directory=*", "clone", "-q"])
-            .arg(&other.ws)
+            .arg(from)
             .arg(&s.ws)
             .env("GIT_CONFIG_NOSYSTEM", "1")
             .output()
