@@ -590,6 +590,13 @@ async fn act_runs_the_release_as_a_dry_run() {
     let clone = s.ws.clone();
     let git = |args: &[&str]| s.git(args);
     let start = git(&["rev-parse", "HEAD"]);
+    // act names the repository from the remote, as GitHub would.
+    git(&[
+        "remote",
+        "set-url",
+        "origin",
+        "https://github.com/prompt-receipt/prompt-receipt.git",
+    ]);
     let workflow = std::fs::read_to_string(clone.join(".github/workflows/release.yml")).unwrap();
     act.map_all(
         &workflow,
