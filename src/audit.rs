@@ -16,7 +16,7 @@ use crate::error::Error;
 use crate::receipt::statement::{self, MAX_STATEMENT_BYTES};
 
 /// The most entries (files and folders) of the folder visited.
-pub(crate) const MAX_ENTRIES: usize = 100_000;
+pub(crate) use crate::limits::FOLDER_ENTRIES as MAX_ENTRIES;
 /// The deepest folder followed.
 pub(crate) const MAX_DEPTH: usize = 32;
 

@@ -30,6 +30,7 @@ pub mod event;
 mod git;
 pub mod inputs;
 pub mod level;
+mod limits;
 pub mod lint;
 pub mod logging;
 pub mod markdown;

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use crate::agent::Expected;
 
 /// More records than this under agent-home are not read to find this run's.
-pub(crate) const MAX_CANDIDATES: usize = 64;
+pub(crate) use crate::limits::RECORD_CANDIDATES as MAX_CANDIDATES;
 
 /// The most entries of one folder looked at when an agent's records are
 /// listed: an agent job's home holds a handful.

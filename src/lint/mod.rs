@@ -194,7 +194,7 @@ impl Names {
 }
 
 /// Folder entries looked at in `.github/workflows`.
-const MAX_ENTRIES: usize = 100_000;
+use crate::limits::FOLDER_ENTRIES as MAX_ENTRIES;
 
 /// What each local action is, read once per path however many steps use it.
 fn memoized(ws: &Workspace) -> impl Fn(&str) -> Option<LocalAction> + '_ {

@@ -50,7 +50,7 @@ pub(crate) const HOME_FILE: &str = "~/.claude/CLAUDE.md";
 /// The largest instruction file read.
 const MAX_FILE_BYTES: u64 = 16 * 1024 * 1024;
 /// Claude Code follows imports this deep.
-const MAX_IMPORT_DEPTH: usize = 5;
+use crate::limits::IMPORT_DEPTH as MAX_IMPORT_DEPTH;
 
 /// Which of Claude Code's memory types a file is: the label it is sent with.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -157,7 +157,7 @@ const MAX_RULES: usize = 512;
 /// How many folders deep the receipt reads under `.claude/rules/`.
 pub(crate) const MAX_RULES_DEPTH: usize = 8;
 /// The most files one CLAUDE.md chain imports (each file once).
-pub(crate) const MAX_IMPORTS: usize = 1024;
+pub(crate) use crate::limits::IMPORTS as MAX_IMPORTS;
 
 /// The most `@` mentions looked up in one chain, found or not: prose names
 /// people and files that are not there, but a million distinct ones cost a

@@ -28,18 +28,14 @@ use crate::digest::sha256_hex;
 pub(crate) const EXECUTION_FILE: &str = "claude-execution-output.json";
 pub(crate) const PROMPT_FILE: &str = "claude-prompt.txt";
 
-const MAX_RECORD_BYTES: u64 = 256 * 1024 * 1024;
+use crate::limits::RECORD_BYTES as MAX_RECORD_BYTES;
 const MAX_EXECUTION_BYTES: u64 = 64 * 1024 * 1024;
-/// A longer line is not parsed (a parsed line takes several times its size).
-const MAX_LINE_BYTES: usize = 32 * 1024 * 1024;
-/// The most lines read from one record: far more than a review writes, and
-/// a bound on the work a hostile one can ask for.
-const MAX_LINES: usize = 200_000;
+use crate::limits::{RECORD_LINE_BYTES as MAX_LINE_BYTES, RECORD_LINES as MAX_LINES};
 /// The most project records looked at to find this run's.
 /// The longest hook event name kept (`PreToolUse:StructuredOutput` is 27).
 const MAX_EVENT_NAME: usize = 128;
 
-pub(crate) const MAX_CANDIDATES: usize = 64;
+pub(crate) use crate::limits::RECORD_CANDIDATES as MAX_CANDIDATES;
 /// The most hook runs kept from one record (each names its command).
 const MAX_HOOK_RUNS: usize = 10_000;
 

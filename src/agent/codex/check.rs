@@ -71,8 +71,7 @@ pub(crate) fn read_and_check(
     check
 }
 
-/// The most records read to find the one of this run among several.
-const MAX_CANDIDATES: usize = 64;
+use crate::limits::RECORD_CANDIDATES as MAX_CANDIDATES;
 
 /// Finds and reads this run's record. Among several that ran in the working
 /// directory, the uploader chooses the file names, so the newest name proves

@@ -20,7 +20,7 @@ pub(crate) use crate::agent::Tokens;
 use crate::error::Error;
 
 /// A line longer than this is skipped (hashed, not parsed): memory stays bounded.
-pub(crate) const MAX_LINE_BYTES: usize = 32 * 1024 * 1024;
+pub(crate) use crate::limits::RECORD_LINE_BYTES as MAX_LINE_BYTES;
 /// The newest Codex CLI whose record format this was checked against (the
 /// tests run every release from 0.165.0 to it).
 pub(crate) const KNOWN_CLI: (u64, u64) = (0, 171);
@@ -349,9 +349,7 @@ pub(crate) fn read(path: &Path) -> Result<Session, Error> {
     Ok(session)
 }
 
-/// The most bytes of a record read, after decompression: a review's record is
-/// a few MiB, and a 134 KB zstd file can expand to 4 GiB.
-pub(crate) const MAX_RECORD_BYTES: u64 = 256 * 1024 * 1024;
+pub(crate) use crate::limits::RECORD_BYTES as MAX_RECORD_BYTES;
 
 /// A stream that fails once it has given [`MAX_RECORD_BYTES`].
 struct Capped<R> {
@@ -852,7 +850,7 @@ pub(crate) struct Candidate {
 /// The most rollout files looked at, and folder entries walked, in
 /// codex-home: an agent job's codex-home holds a handful.
 pub(crate) const MAX_ROLLOUTS: usize = 1_000;
-const MAX_ENTRIES: usize = 100_000;
+use crate::limits::FOLDER_ENTRIES as MAX_ENTRIES;
 
 /// Every rollout under `$CODEX_HOME/sessions`, oldest first (names sort by
 /// time); more than [`MAX_ROLLOUTS`] (or folders of more than 100,000

@@ -28,12 +28,9 @@ use sha2::{Digest, Sha256};
 
 use crate::agent::Tokens;
 
-/// The largest record read.
-pub(crate) const MAX_RECORD_BYTES: u64 = 256 * 1024 * 1024;
+pub(crate) use crate::limits::{RECORD_BYTES as MAX_RECORD_BYTES, RECORD_LINES as MAX_LINES};
 /// The longest line read; a longer one is skipped and said.
-pub(crate) const MAX_LINE_BYTES: u64 = 32 * 1024 * 1024;
-/// The most lines read from one record.
-pub(crate) const MAX_LINES: usize = 200_000;
+pub(crate) const MAX_LINE_BYTES: u64 = crate::limits::RECORD_LINE_BYTES as u64;
 /// The most instruction files loaded just in time that are named.
 const MAX_DISCOVERED: usize = 256;
 

@@ -48,7 +48,7 @@ pub(crate) const SETTINGS: &str = ".gemini/settings.json";
 pub(crate) const HOME_PREFIX: &str = "~/.gemini/";
 
 const MAX_FILE_BYTES: u64 = 4 * 1024 * 1024;
-const MAX_IMPORT_DEPTH: usize = 5;
+use crate::limits::IMPORT_DEPTH as MAX_IMPORT_DEPTH;
 
 /// One block of the project context: the file as the receipt names it and
 /// its text as Gemini CLI sends it.
@@ -446,7 +446,7 @@ fn resolve(base: &Path, rel: &str) -> PathBuf {
 /// inlines a file each time it is imported, so imports that fan out
 /// multiply (16 imports of a file that imports another 16 times, five deep,
 /// are a million reads).
-pub(crate) const MAX_IMPORTS: usize = 1024;
+pub(crate) use crate::limits::IMPORTS as MAX_IMPORTS;
 /// The most bytes imports add to one chain, every occurrence counted (the
 /// imported text and the import comments).
 pub(crate) const MAX_INLINED_BYTES: u64 = 16 * 1024 * 1024;

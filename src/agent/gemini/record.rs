@@ -25,7 +25,7 @@ use crate::agent::turns::ItemKind;
 use crate::digest::sha256_hex;
 
 /// The largest record read.
-pub(crate) const MAX_RECORD_BYTES: u64 = 256 * 1024 * 1024;
+pub(crate) use crate::limits::RECORD_BYTES as MAX_RECORD_BYTES;
 
 const HOOK_OPEN: &str = "<hook_context>";
 const HOOK_CLOSE: &str = "</hook_context>";
@@ -184,7 +184,7 @@ struct Answer {
 
 /// The most lines read from one record: far more than a review writes, and
 /// a bound on the work a hostile one can ask for.
-const MAX_LINES: usize = 200_000;
+use crate::limits::RECORD_LINES as MAX_LINES;
 
 #[derive(Default)]
 struct Reader {
@@ -647,7 +647,7 @@ fn is_header(v: &Value) -> bool {
 
 /// A longer line is not parsed (a parsed line takes several times its size):
 /// what it held is not known, and the record is not verified.
-const MAX_LINE_BYTES: usize = 32 * 1024 * 1024;
+use crate::limits::RECORD_LINE_BYTES as MAX_LINE_BYTES;
 
 /// Reads one record, which must resolve inside `home` (the agent home), as a
 /// stream: the whole file hashed as it passes, one line (or, in the older
