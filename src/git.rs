@@ -376,30 +376,64 @@ pub(crate) fn links_or_submodules_changed(dir: &Path, range: &str) -> Option<Vec
 }
 
 fn entries_changed(dir: &Path, range: &str, kinds: &[&str]) -> Option<Vec<String>> {
-    let args = [
+    Some(
+        raw_diff(dir, range, &[])?
+            .into_iter()
+            .filter(|e| {
+                kinds.contains(&e.old_mode.as_str()) || kinds.contains(&e.new_mode.as_str())
+            })
+            .map(|e| e.path)
+            .collect(),
+    )
+}
+
+/// One line of `git diff --raw`: both modes, the old side's blob, the status
+/// letter and the path (read lossily as UTF-8).
+struct RawEntry {
+    old_mode: String,
+    new_mode: String,
+    old_blob: String,
+    status: char,
+    path: String,
+}
+
+/// `git diff --raw -z` of `rev` (a range, or a commit against the working
+/// tree) limited to `pathspecs`, relative to `dir`; `None` when git cannot
+/// tell or writes what this does not read.
+fn raw_diff(dir: &Path, rev: &str, pathspecs: &[&str]) -> Option<Vec<RawEntry>> {
+    let mut args = vec![
         "diff",
         "--raw",
         "-z",
         "--no-renames",
         "--relative",
         "--no-abbrev",
-        range,
+        rev,
+        "--",
     ];
+    args.extend_from_slice(pathspecs);
     let out = bounded_output(spawn(dir, &args).ok()?).ok()?;
     if !out.status.success() {
         return None;
     }
     // `:<old mode> <new mode> <old> <new> <status>\0<path>\0`, repeated.
     let mut fields = out.stdout.split(|b| *b == 0).filter(|f| !f.is_empty());
-    let mut links = Vec::new();
+    let mut found = Vec::new();
     while let (Some(meta), Some(path)) = (fields.next(), fields.next()) {
         let meta = String::from_utf8_lossy(meta);
-        let mut modes = meta.trim_start_matches(':').split(' ');
-        if modes.by_ref().take(2).any(|m| kinds.contains(&m)) {
-            links.push(String::from_utf8_lossy(path).into_owned());
-        }
+        let parts: Vec<&str> = meta.trim_start_matches(':').split(' ').collect();
+        let [old_mode, new_mode, old_blob, _, status] = parts.as_slice() else {
+            return None;
+        };
+        found.push(RawEntry {
+            old_mode: old_mode.to_string(),
+            new_mode: new_mode.to_string(),
+            old_blob: old_blob.to_string(),
+            status: status.chars().next().unwrap_or('M'),
+            path: String::from_utf8_lossy(path).into_owned(),
+        });
     }
-    Some(links)
+    Some(found)
 }
 
 /// One path where the working tree differs from a commit: the commit's mode
@@ -416,37 +450,17 @@ pub(crate) struct Differs {
 /// Every path matching `pathspecs` where the working tree differs from
 /// `commit` (tracked files), relative to `dir`; `None` when git cannot tell.
 pub(crate) fn differs_from(dir: &Path, commit: &str, pathspecs: &[&str]) -> Option<Vec<Differs>> {
-    let mut args = vec![
-        "diff",
-        "--raw",
-        "-z",
-        "--no-renames",
-        "--relative",
-        "--no-abbrev",
-        commit,
-        "--",
-    ];
-    args.extend_from_slice(pathspecs);
-    let out = bounded_output(spawn(dir, &args).ok()?).ok()?;
-    if !out.status.success() {
-        return None;
-    }
-    let mut fields = out.stdout.split(|b| *b == 0).filter(|f| !f.is_empty());
-    let mut found = Vec::new();
-    while let (Some(meta), Some(path)) = (fields.next(), fields.next()) {
-        let meta = String::from_utf8_lossy(meta);
-        let parts: Vec<&str> = meta.trim_start_matches(':').split(' ').collect();
-        let [mode, _, blob, _, status] = parts.as_slice() else {
-            return None;
-        };
-        found.push(Differs {
-            path: String::from_utf8_lossy(path).into_owned(),
-            mode: mode.to_string(),
-            blob: blob.to_string(),
-            status: status.chars().next().unwrap_or('M'),
-        });
-    }
-    Some(found)
+    Some(
+        raw_diff(dir, commit, pathspecs)?
+            .into_iter()
+            .map(|e| Differs {
+                path: e.path,
+                mode: e.old_mode,
+                blob: e.old_blob,
+                status: e.status,
+            })
+            .collect(),
+    )
 }
 
 /// Files matching `pathspecs` that git does not track (ignored ones too),

@@ -127,12 +127,39 @@ fn changed(md: &mut String, c: &Check, room: &mut usize) {
          them. Its record matches them, so the review is genuine, but {followed}. {}.\n\n",
         prose(what)
     ));
+    changes_table(md, &c.changes, "instructions_changed", room);
+    let mut diffs = String::new();
+    for ch in &c.changes {
+        let Some(diff) = &ch.diff else { continue };
+        let block = format!("\n{}\n", fenced("diff", diff));
+        if block.len() > *room {
+            break;
+        }
+        *room -= block.len();
+        diffs.push_str(&block);
+    }
+    if !diffs.is_empty() {
+        md.push_str("<details open><summary>The changes, base against pull request</summary>\n");
+        md.push_str(&diffs);
+        md.push_str("\n</details>\n\n");
+    }
+}
+
+/// The changed files as a table (path, what it is, the change, both hashes),
+/// as many rows as `room` holds; the rest counted, pointing at `base.<list>`
+/// in the receipt. The instruction changes' and the pinned run's not-used.
+pub(super) fn changes_table(
+    md: &mut String,
+    changes: &[crate::base::Change],
+    list: &str,
+    room: &mut usize,
+) {
     let mut table = Table::new(&["File", "What it is", "Change", "Base", "Pull request"]);
     let sha = |s: &Option<String>| {
         s.as_deref()
             .map_or("none".to_string(), |s| code(&short_hash(s)))
     };
-    for ch in &c.changes {
+    for ch in changes {
         let row = [
             code(&shorten_middle(&ch.path, super::MAX_PATH_CHARS)),
             if ch.runs {
@@ -150,25 +177,10 @@ fn changed(md: &mut String, c: &Check, room: &mut usize) {
     }
     md.push_str(&table.md);
     md.push('\n');
-    if table.rows < c.changes.len() {
+    if table.rows < changes.len() {
         md.push_str(&format!(
-            "{} more files are left out here; the receipt's `base.instructions_changed` lists them all.\n\n",
-            c.changes.len() - table.rows
+            "{} more files are left out here; the receipt's `base.{list}` lists them all.\n\n",
+            changes.len() - table.rows
         ));
-    }
-    let mut diffs = String::new();
-    for ch in &c.changes {
-        let Some(diff) = &ch.diff else { continue };
-        let block = format!("\n{}\n", fenced("diff", diff));
-        if block.len() > *room {
-            break;
-        }
-        *room -= block.len();
-        diffs.push_str(&block);
-    }
-    if !diffs.is_empty() {
-        md.push_str("<details open><summary>The changes, base against pull request</summary>\n");
-        md.push_str(&diffs);
-        md.push_str("\n</details>\n\n");
     }
 }

@@ -3,7 +3,7 @@
 //! changed that the agent did not run with.
 
 use super::Table;
-use crate::markdown::{code, prose, short_hash, shorten_middle};
+use crate::markdown::{code, prose, shorten_middle};
 use crate::outcome::Outcome;
 use crate::restore::Pinned;
 
@@ -93,29 +93,5 @@ pub(super) fn not_used(md: &mut String, result: &Outcome, room: &mut usize) {
          the agent, so they do not change the verdict; they take effect once merged, and a \
          person reviews them as any other change.\n\n",
     );
-    let mut table = Table::new(&["File", "What it is", "Change", "Base", "Pull request"]);
-    let sha = |s: &Option<String>| {
-        s.as_deref()
-            .map_or("none".to_string(), |s| code(&short_hash(s)))
-    };
-    for ch in &c.not_used {
-        let row = [
-            code(&shorten_middle(&ch.path, super::MAX_PATH_CHARS)),
-            crate::markdown::cell(&ch.kind),
-            ch.what().to_string(),
-            sha(&ch.base_sha),
-            sha(&ch.head_sha),
-        ];
-        if !table.row(&row, room) {
-            break;
-        }
-    }
-    md.push_str(&table.md);
-    md.push('\n');
-    if table.rows < c.not_used.len() {
-        md.push_str(&format!(
-            "{} more files are left out here; the receipt's `base.not_used` lists them all.\n\n",
-            c.not_used.len() - table.rows
-        ));
-    }
+    super::instructions::changes_table(md, &c.not_used, "not_used", room);
 }
