@@ -15,6 +15,9 @@ pub(crate) const RECORD_LINE_BYTES: usize = 32 << 20;
 pub(crate) const RECORD_LINES: usize = 200_000;
 /// The records read to find this run's among several.
 pub(crate) const RECORD_CANDIDATES: usize = 64;
+/// One file the receipt reads whole from the checkout or an upload (an
+/// instruction file, a prompt, a hook's script, a settings file).
+pub(crate) const FILE_BYTES: u64 = 16 << 20;
 /// The files an instruction chain's `@` imports follow, and how deep.
 pub(crate) const IMPORTS: usize = 1024;
 pub(crate) const IMPORT_DEPTH: usize = 5;

@@ -216,6 +216,11 @@ pub(crate) const SHELL_WRITES: &[&str] = &[
     "git rm",
 ];
 
+/// A hash shortened for a sentence; the receipt has it in full.
+pub(crate) fn short(sha: &str) -> String {
+    sha.chars().take(12).collect()
+}
+
 /// The prompt as a CLI that takes it as an argument got it: `Some(true)` byte
 /// for byte, `Some(false)` with only the trailing line breaks a shell's
 /// `$(cat file)` drops (said, not failed), `None` another text.

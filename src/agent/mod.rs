@@ -20,6 +20,7 @@
 pub(crate) mod candidates;
 pub(crate) mod chain;
 pub(crate) mod check;
+pub(crate) mod checklist;
 pub mod claude;
 pub mod codex;
 pub mod copilot;

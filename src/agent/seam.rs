@@ -174,6 +174,12 @@ pub(crate) struct About {
     /// The older names its action's users know a neutral input by:
     /// (`agent-version`, `codex-version`).
     pub(crate) aliases: &'static [(&'static str, &'static str)],
+    /// Whether a path (relative to the workspace when it is in it) is one of
+    /// its instruction files by name: an agent that writes one changes what
+    /// the agents after it read.
+    pub(crate) instructions: fn(&str) -> bool,
+    /// Where its record keeps what the checklist reads.
+    pub(crate) fields: super::checklist::Fields,
 }
 
 /// One agent: its folder implements this, and the registry lists it.

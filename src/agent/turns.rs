@@ -119,12 +119,18 @@ pub(crate) fn compacted(turns: &[Turn]) -> bool {
 
 /// What makes the timeline more than one turn of one model with nothing
 /// summarised: each a short sentence for the title, empty when none.
-pub(crate) fn beyond_one_turn(turns: &[Turn]) -> Vec<String> {
+/// `switched` are models a turn used before its last (turn, model).
+pub(crate) fn beyond_one_turn(turns: &[Turn], switched: &[(usize, &str)]) -> Vec<String> {
     let mut said = Vec::new();
     if compacted(turns) {
         said.push("The model saw a compaction summary written by the model".to_string());
     }
-    let models = models(turns);
+    let mut models = models(turns);
+    for (_, m) in switched {
+        if !models.iter().any(|known| known == m) {
+            models.push(m.to_string());
+        }
+    }
     if turns.len() > 1 || models.len() > 1 {
         let names: Vec<String> = models
             .iter()
@@ -142,58 +148,10 @@ pub(crate) fn beyond_one_turn(turns: &[Turn]) -> Vec<String> {
     said
 }
 
-/// The timeline checked, the same for every agent: every item no input
-/// covers is named (a hook's output, a message after the prompt), every
-/// turn's model is the one stated, and more than one turn, a compaction or a
-/// model switch is said as `single-turn` decides.
-pub(crate) fn check(
-    c: &mut super::AgentCheck,
-    turns: &[Turn],
-    output_turn: Option<usize>,
-    model: Option<&str>,
-    single_turn: SingleTurn,
-) {
-    for (t, turn) in turns.iter().enumerate() {
-        let of_turn = if turns.len() > 1 {
-            format!(" of turn {}", t + 1)
-        } else {
-            String::new()
-        };
-        name_uncovered_items(c, turn, &of_turn);
-    }
-    if let Some(claimed) = model {
-        for (t, turn) in turns.iter().enumerate() {
-            let Some(ran) = turn.model.as_deref() else {
-                continue;
-            };
-            if ran != claimed && Some(t) != output_turn.or(turns.len().checked_sub(1)) {
-                c.problems.push(format!(
-                    "model is `{}` but turn {} of {} ran `{}`",
-                    crate::escape::one_line(claimed),
-                    t + 1,
-                    turns.len(),
-                    crate::escape::one_line(&crate::markdown::clip(ran, 80))
-                ));
-            }
-        }
-    }
-    let said = beyond_one_turn(turns);
-    match single_turn {
-        SingleTurn::Require => c.problems.extend(said.iter().map(|s| {
-            format!("{s}, and `single-turn: require` asks for one turn of one model with nothing summarised")
-        })),
-        SingleTurn::Warn => c.timeline.extend(said),
-        SingleTurn::Allow => c.notes.extend(
-            said.iter()
-                .map(|s| format!("{s} (allowed by `single-turn: allow`)")),
-        ),
-    }
-}
-
 /// Every item of a turn that no input covers, named as unverified: a hook's
 /// output, a message beside the prompt. `of_turn` says which turn when
 /// there are several.
-fn name_uncovered_items(c: &mut super::AgentCheck, turn: &Turn, of_turn: &str) {
+pub(crate) fn name_uncovered_items(c: &mut super::AgentCheck, turn: &Turn, of_turn: &str) {
     let short = |s: &str| s.chars().take(12).collect::<String>();
     let others = turn.items.iter().filter(|i| !i.kind.is_hook()).count();
     let mut nth = 0;
@@ -256,16 +214,19 @@ mod tests {
 
     #[test]
     fn one_turn_says_nothing_and_more_say_why() {
-        assert!(beyond_one_turn(&[turn("a", vec![])]).is_empty());
+        assert!(beyond_one_turn(&[turn("a", vec![])], &[]).is_empty());
         let summary = Item {
             kind: ItemKind::CompactionSummary,
             sha256: Some("s".into()),
             bytes: 1,
         };
-        let said = beyond_one_turn(&[
-            turn("gpt-5.5", vec![]),
-            turn("gpt-5.6-terra", vec![summary]),
-        ]);
+        let said = beyond_one_turn(
+            &[
+                turn("gpt-5.5", vec![]),
+                turn("gpt-5.6-terra", vec![summary]),
+            ],
+            &[],
+        );
         assert_eq!(
             said,
             [
@@ -273,7 +234,7 @@ mod tests {
                 "2 turns, 2 models: gpt-5.5, gpt-5.6-terra"
             ]
         );
-        let said = beyond_one_turn(&[turn("a", vec![]), turn("a", vec![])]);
+        let said = beyond_one_turn(&[turn("a", vec![]), turn("a", vec![])], &[]);
         assert_eq!(said, ["2 turns, 1 model: a"]);
     }
 

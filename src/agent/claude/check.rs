@@ -11,8 +11,10 @@ use serde_json::Value;
 use super::chain::{self, Entry, HEADER, HOME_FILE, Scope, TRAILER};
 use super::record::{self, Execution, Session};
 use super::{Args, Settings};
+use crate::agent::check::short;
 use crate::agent::check::{SessionRecord, TranscriptRecord};
-use crate::agent::turns::{self, Turn};
+use crate::agent::checklist::{self, Answer, Call, Commit, Observation, Recorded};
+use crate::agent::turns::Turn;
 use crate::agent::{AgentCheck, Expected, Fact, SessionOptions, Tokens};
 use crate::digest::sha256_hex;
 use crate::escape::one_line;
@@ -21,11 +23,6 @@ use crate::workspace::Workspace;
 
 /// How to get the record into agent-home, for the end of a sentence.
 const HOW: &str = "give this step as `agent-home` the folder the agent job uploaded: `claude-execution-output.json` from `$RUNNER_TEMP` and `.claude/projects/` from the agent's `$HOME` (docs/claude.md)";
-
-/// A hash shortened for a sentence; the receipt has it in full.
-fn short(s: &str) -> String {
-    s.chars().take(12).collect()
-}
 
 /// Untrusted text from the record, for a sentence.
 fn said(s: &str) -> String {
@@ -99,7 +96,6 @@ pub(crate) fn read_and_check(
             ws,
             workdir,
             home: &opts.home,
-            single_turn: opts.single_turn,
         },
     );
     c
@@ -196,10 +192,10 @@ struct Context<'a> {
     ws: &'a Workspace,
     workdir: &'a Path,
     home: &'a Path,
-    single_turn: turns::SingleTurn,
 }
 
-/// The pure core: the record against the checkout.
+/// The pure core: the record against the checkout, by the one checklist and
+/// then what only Claude Code's records show.
 fn check(c: &mut AgentCheck, r: Record, x: &Context) {
     let Record {
         session: s,
@@ -211,20 +207,24 @@ fn check(c: &mut AgentCheck, r: Record, x: &Context) {
         .iter()
         .rposition(|t| t.answer.is_some() || t.structured_output.is_some())
         .or(s.turns.len().checked_sub(1));
+    // The step's version and model, or claude-args' `--model`.
+    let expected = Expected {
+        cli_version: x.settings.cli_version.as_deref().or(x.expected.cli_version),
+        model: x.expected.model.or(x.args.model.as_deref()),
+        ..x.expected.clone()
+    };
     check_same_session(c, &s, e.as_ref());
-    check_prompt(c, &s, output_turn, x);
-    check_chain(c, &s, e.as_ref(), x);
-    check_claims(c, &s, e.as_ref(), output_turn, x);
+    let tokens = tokens(c, &s, e.as_ref());
+    let observed = observe(&s, e.as_ref(), output_turn, tokens.clone());
+    let root = checklist::judge(c, &super::ABOUT, observed, &expected);
+    check_prompt_file(c, x);
+    check_chain(c, &s, root.as_deref(), x);
+    check_one_run(c, &s, e.as_ref());
+    check_model_given(c, e.as_ref(), x);
     check_output(c, &s, e.as_ref(), output_turn, x);
     check_schema(c, &s, x);
     check_system(c, &s, x);
-    let tokens = check_budget(c, &s, e.as_ref(), x);
-    check_commit(c, &s, x);
     check_result(c, e.as_ref());
-    check_edits(c, &s, x);
-    let turns = neutral_turns(&s);
-    let claimed_model = x.expected.model.or(x.args.model.as_deref());
-    turns::check(c, &turns, output_turn, claimed_model, x.single_turn);
     record_notes(c, &s, e.as_ref());
     c.transcript = Some(TranscriptRecord {
         path: shown,
@@ -253,9 +253,64 @@ fn check(c: &mut AgentCheck, r: Record, x: &Context) {
             sha: sha.clone(),
             ..Default::default()
         });
-    c.tokens = tokens;
-    c.turns = turns;
-    c.output_turn = output_turn;
+}
+
+/// The records as the checklist reads them: the execution file where it
+/// says, else the project record. The answer is structured output, held to
+/// the review by [`check_output`].
+fn observe<'r>(
+    s: &'r Session,
+    e: Option<&'r Execution>,
+    output_turn: Option<usize>,
+    tokens: Option<Tokens>,
+) -> Observation<'r> {
+    let calls = s.tool_uses.iter().filter_map(|t| {
+        if t.name == "Bash" {
+            return Some(Call::Command {
+                text: t.input["command"].as_str()?,
+                failed: t.failed,
+            });
+        }
+        if !matches!(
+            t.name.as_str(),
+            "Write" | "Edit" | "MultiEdit" | "NotebookEdit"
+        ) {
+            return None;
+        }
+        let path = t.input["file_path"]
+            .as_str()
+            .or(t.input["notebook_path"].as_str())?;
+        Some(Call::Write {
+            path: path.to_string(),
+            verb: "changed",
+            how: format!("`{}`", said(&t.name)),
+            not_done: t
+                .failed
+                .then(|| "its result was an error: refused or failed".to_string()),
+        })
+    });
+    let version = e
+        .and_then(|e| e.version.as_deref())
+        .or(s.version.as_deref());
+    Observation {
+        cwd: s.cwd.as_deref().or(e.and_then(|e| e.cwd.as_deref())),
+        prompt: output_turn.and_then(|t| s.turns[t].prompt.as_deref()),
+        version: Some(version.map_or(Recorded::Missing, Recorded::Value)),
+        commit: Some(
+            s.git_head
+                .as_deref()
+                .map_or(Commit::Missing, Commit::Abbreviated),
+        ),
+        model: output_turn
+            .and_then(|t| s.turns[t].model.as_deref())
+            .or(e.and_then(|e| e.model.as_deref())),
+        turns: neutral_turns(s),
+        output_turn,
+        switched: Vec::new(),
+        tokens,
+        calls: calls.collect(),
+        answer: Some(Answer::Own),
+    }
 }
 
 /// The execution file and the project record are of one session.
@@ -398,54 +453,27 @@ fn facts(e: &Execution, s: Option<&Session>) -> Vec<Fact> {
     f
 }
 
-/// The prompt as sent is the prompt hashed, byte for byte: Claude Code sends
-/// the `-p` text as the last text block of the first user message, unchanged.
-fn check_prompt(c: &mut AgentCheck, s: &Session, output_turn: Option<usize>, x: &Context) {
-    let prompt_name = x
-        .expected
-        .prompt_path
-        .map_or("the inline prompt".to_string(), |p| format!("`{p}`"));
-    let Some(sent) = output_turn.and_then(|t| s.turns[t].prompt.as_deref()) else {
-        c.problems
-            .push("the project record holds no user prompt: the agent may not have run".into());
-        return;
-    };
-    let sent_sha = sha256_hex(sent.as_bytes());
-    let committed = sha256_hex(x.expected.prompt_bytes);
-    if sent_sha != committed {
-        c.problems.push(format!(
-            "the prompt the agent received (sha256 {}) is not {prompt_name} (sha256 {}): was the hash taken before a template was rendered, or the agent given another prompt?",
-            short(&sent_sha),
-            short(&committed)
-        ));
-    }
-    if let Ok(bytes) = crate::workspace::read_contained(
+/// The prompt claude-code-action wrote to agent-home, when it is there, is
+/// the checkout's (the checklist held the prompt as sent to it).
+fn check_prompt_file(c: &mut AgentCheck, x: &Context) {
+    let Ok(bytes) = crate::workspace::read_contained(
         &x.home.join(record::PROMPT_FILE),
         &[&std::fs::canonicalize(x.home).unwrap_or_else(|_| x.home.to_path_buf())],
-        16 << 20,
-    ) {
-        if bytes != x.expected.prompt_bytes {
-            c.problems.push(format!(
-                "`{}` in agent-home (the prompt claude-code-action wrote, sha256 {}) is not {prompt_name} (sha256 {})",
-                record::PROMPT_FILE,
-                short(&sha256_hex(&bytes)),
-                short(&committed)
-            ));
-        }
+        crate::limits::FILE_BYTES,
+    ) else {
+        return;
+    };
+    if bytes != x.expected.prompt_bytes {
+        c.problems.push(format!(
+            "`{}` in agent-home (the prompt claude-code-action wrote, sha256 {}) is not {} (sha256 {})",
+            record::PROMPT_FILE,
+            short(&sha256_hex(&bytes)),
+            x.expected
+                .prompt_path
+                .map_or("the inline prompt".to_string(), |p| format!("`{p}`")),
+            short(&sha256_hex(x.expected.prompt_bytes))
+        ));
     }
-    c.prompt_sent_sha = Some(sent_sha);
-}
-
-/// Where the agent's workspace root was on its machine: its cwd less the
-/// working directory.
-fn agent_root(cwd: &str, workdir: &str) -> Option<String> {
-    let cwd = cwd.trim_end_matches('/');
-    if workdir == "." || workdir.is_empty() {
-        return Some(cwd.to_string());
-    }
-    cwd.strip_suffix(workdir.trim_end_matches('/'))
-        .and_then(|r| r.strip_suffix('/'))
-        .map(str::to_string)
 }
 
 /// A path of the record as the receipt names it: relative to the workspace,
@@ -463,21 +491,12 @@ fn receipt_name(path: &str, kind: Scope, root: Option<&str>) -> Option<String> {
 /// The CLAUDE.md chain as sent is the chain computed from the checkout: file
 /// by file (each named when it differs, is missing, or was not sent), and as
 /// the one block the receipt's `agents_sha` hashes.
-fn check_chain(c: &mut AgentCheck, s: &Session, e: Option<&Execution>, x: &Context) {
-    let workdir = x.expected.workdir;
-    let cwd = s.cwd.as_deref().or(e.and_then(|e| e.cwd.as_deref()));
-    let root = cwd.and_then(|cwd| agent_root(cwd, workdir));
-    if cwd.is_some() && root.is_none() {
-        c.problems.push(format!(
-            "the agent ran in `{}`, which does not end with the working directory `{workdir}`: give this step the agent's working-directory",
-            said(cwd.unwrap_or(""))
-        ));
-    }
+fn check_chain(c: &mut AgentCheck, s: &Session, root: Option<&str>, x: &Context) {
     let Some(files) = &s.instructions else {
         no_instructions_attachment(c, s, x);
         return;
     };
-    let Some(sent) = files_as_sent(c, files, root.as_deref()) else {
+    let Some(sent) = files_as_sent(c, files, root) else {
         return;
     };
     check_sent_block(c, s, &sent);
@@ -625,33 +644,10 @@ fn check_sent_files(c: &mut AgentCheck, sent: &[(String, Entry)], checkout: &[En
     }
 }
 
-/// What the step claims ran (CLI version, model) is what the record says ran.
-fn check_claims(
-    c: &mut AgentCheck,
-    s: &Session,
-    e: Option<&Execution>,
-    output_turn: Option<usize>,
-    x: &Context,
-) {
-    check_version(c, s, e, x);
-    check_model(c, s, e, output_turn, x);
-}
-
-/// The Claude Code version: one for the whole run, and the one the step
-/// names.
-fn check_version(c: &mut AgentCheck, s: &Session, e: Option<&Execution>, x: &Context) {
-    let claimed_version = x.settings.cli_version.as_deref().or(x.expected.cli_version);
-    let ran_version = e
-        .and_then(|e| e.version.as_deref())
-        .or(s.version.as_deref());
-    if claimed_version.is_none() {
-        c.notes.push(format!(
-            "claude-version was not given: the record says Claude Code `{}` ran, and nothing holds it to the version the agent job pinned; pass the agent job's exact Claude Code version to this step too",
-            said(ran_version.unwrap_or("unknown"))
-        ));
-    }
-    // One run is one Claude Code: every line of the record, and the execution
-    // file, name the same version (a forged record names another on some).
+/// One run is one Claude Code: every line of the record, and the execution
+/// file, name the same version (a forged record names another on some), and
+/// the execution file holds one `init` and one `result`.
+fn check_one_run(c: &mut AgentCheck, s: &Session, e: Option<&Execution>) {
     let mut versions = s.versions.clone();
     versions.extend(e.and_then(|e| e.version.clone()));
     if versions.len() > 1 {
@@ -673,44 +669,12 @@ fn check_version(c: &mut AgentCheck, s: &Session, e: Option<&Execution>, x: &Con
             ));
         }
     }
-    match (claimed_version, ran_version) {
-        (Some(claimed), None) => c.unverified.push((
-            "the CLI version".into(),
-            format!("claude-version is `{claimed}`, but the record names no Claude Code version (`claude_code_version`, `version`)"),
-        )),
-        (Some(claimed), Some(ran)) if claimed != ran => c.problems.push(format!(
-            "claude-version is `{claimed}` but the record was written by Claude Code `{}`",
-            said(ran)
-        )),
-        _ => {}
-    }
 }
 
-/// The model of the answer, and the one the run was started with, against
-/// the step's and claude-args'.
-fn check_model(
-    c: &mut AgentCheck,
-    s: &Session,
-    e: Option<&Execution>,
-    output_turn: Option<usize>,
-    x: &Context,
-) {
+/// The model the run was started with (`init`) is the model stated too, and
+/// claude-args' `--model` is the step's `model`.
+fn check_model_given(c: &mut AgentCheck, e: Option<&Execution>, x: &Context) {
     let claimed_model = x.expected.model.or(x.args.model.as_deref());
-    let ran_model = output_turn
-        .and_then(|t| s.turns[t].model.as_deref())
-        .or(e.and_then(|e| e.model.as_deref()));
-    match (claimed_model, ran_model) {
-        (Some(claimed), None) => c.unverified.push((
-            "the model".into(),
-            format!("model is `{claimed}`, but the record names no model (`message.model`, `init.model`)"),
-        )),
-        (Some(claimed), Some(ran)) if claimed != ran => c.problems.push(format!(
-            "model is `{claimed}` but the session ran `{}`",
-            said(ran)
-        )),
-        _ => {}
-    }
-    // The model the run was started with (`init`) is the model stated too.
     if let (Some(claimed), Some(started)) = (claimed_model, e.and_then(|e| e.model.as_deref())) {
         if claimed != started {
             c.problems.push(format!(
@@ -1020,21 +984,16 @@ fn check_system(c: &mut AgentCheck, s: &Session, x: &Context) {
     }
 }
 
-/// The circuit breaker: the run used no more tokens than allowed. `input`
-/// counts cache reads and writes (Anthropic's `input_tokens` does not).
-fn check_budget(
-    c: &mut AgentCheck,
-    s: &Session,
-    e: Option<&Execution>,
-    x: &Context,
-) -> Option<Tokens> {
+/// The tokens the budget counts. The execution file's total and the
+/// record's sum of its messages are two accounts of one run: the larger is
+/// counted, and a disagreement is said (a forged `result.usage` of 2 tokens
+/// hides nothing then). `input` counts cache reads and writes (Anthropic's
+/// `input_tokens` does not).
+fn tokens(c: &mut AgentCheck, s: &Session, e: Option<&Execution>) -> Option<Tokens> {
     let in_result = e
         .and_then(|e| e.result.as_ref())
         .and_then(|r| record::tokens_of(&r["usage"]));
-    // The execution file's total and the record's sum of its messages are
-    // two accounts of one run: the larger is counted, and a disagreement is
-    // said (a forged `result.usage` of 2 tokens hides nothing then).
-    let tokens = match (in_result, s.tokens.clone()) {
+    match (in_result, s.tokens.clone()) {
         (Some(r), Some(m)) if m.total > r.total => {
             c.notes.push(format!(
                 "the project record's messages count {} tokens, the execution file's `result.usage` {}: the budget counts the larger",
@@ -1044,34 +1003,6 @@ fn check_budget(
         }
         (Some(r), _) => Some(r),
         (None, m) => m,
-    };
-    match (x.expected.max_total_tokens, &tokens) {
-        (Some(max), None) => c.unverified.push((
-            "the token count".into(),
-            format!("max-total-tokens is {max}, but the record has no usage (`result.usage`, `message.usage`): the budget could not be checked"),
-        )),
-        (Some(max), Some(t)) if t.total > max => c.problems.push(format!(
-            "the session used {} tokens ({} input of which {} cache reads and {} cache writes, {} output), over max-total-tokens {max}",
-            t.total, t.input, t.cached_input, t.cache_write_input, t.output
-        )),
-        _ => {}
-    }
-    tokens
-}
-
-/// The record belongs to this commit: the git status Claude Code gave the
-/// model starts with the commit it ran on (abbreviated).
-fn check_commit(c: &mut AgentCheck, s: &Session, x: &Context) {
-    match s.git_head.as_deref() {
-        Some(head) if x.expected.git_sha.starts_with(head) => {}
-        Some(head) => c.problems.push(format!(
-            "the session started on commit {head}, but the checkout is {}: the record is from another run; download the artifact of this run, and check out the commit the agent job checked out",
-            x.expected.git_sha
-        )),
-        None => c.unverified.push((
-            "the record's commit".into(),
-            "the project record names no commit (the git status Claude Code gives the model): nothing ties it to this checkout".into(),
-        )),
     }
 }
 
@@ -1107,74 +1038,6 @@ fn check_result(c: &mut AgentCheck, e: Option<&Execution>) {
             e.compactions,
             if e.compactions == 1 { "" } else { "s" }
         ));
-    }
-}
-
-/// The agent must not change what it was given: a file tool that wrote an
-/// input or an instruction file is a problem, naming it.
-fn check_edits(c: &mut AgentCheck, s: &Session, x: &Context) {
-    let cwd = s.cwd.as_deref().unwrap_or("");
-    for t in &s.tool_uses {
-        if t.name == "Bash" {
-            // The record does not say what a command changed: one that can
-            // write and names an input is a problem (Codex's heuristic).
-            let Some(command) = t.input["command"].as_str() else {
-                continue;
-            };
-            for input in crate::agent::check::inputs_a_command_can_write(
-                command,
-                x.expected.inputs,
-                cwd,
-                x.expected.workdir,
-            ) {
-                let what = format!(
-                    "the agent ran a command that can write `{input}`: `{}`; the receipt cannot vouch that the agent left it as recorded",
-                    said(command)
-                );
-                if t.failed {
-                    c.notes.push(format!("{what} (its result was an error)"));
-                } else {
-                    c.problems.push(what);
-                }
-            }
-            continue;
-        }
-        if !matches!(
-            t.name.as_str(),
-            "Write" | "Edit" | "MultiEdit" | "NotebookEdit"
-        ) {
-            continue;
-        }
-        let Some(path) = t.input["file_path"]
-            .as_str()
-            .or(t.input["notebook_path"].as_str())
-        else {
-            continue;
-        };
-        // Normalised first: `<root>/./a` and `<root>/docs/../a` are `a`.
-        let Some(rel) = crate::agent::check::workspace_path(path, cwd, x.expected.workdir) else {
-            continue;
-        };
-        let file = rel.rsplit('/').next().unwrap_or("");
-        let instruction = matches!(file, "CLAUDE.md" | "CLAUDE.local.md" | "AGENTS.md")
-            || rel.starts_with(".claude/")
-            || rel.contains("/.claude/");
-        if instruction || x.expected.inputs.contains(&rel) {
-            let what = format!(
-                "the agent called `{}` on `{}` during its run",
-                said(&t.name),
-                said(&rel)
-            );
-            if t.failed {
-                c.notes.push(format!(
-                    "{what}, and its result was an error (refused or failed): the file was not changed by it"
-                ));
-            } else {
-                c.problems.push(format!(
-                    "{what}: what the receipt recorded is not what the agent left; fix the prompt or the permissions so the agent cannot change its own instructions"
-                ));
-            }
-        }
     }
 }
 
@@ -1268,19 +1131,6 @@ mod tests {
             single_turn: SingleTurn::Warn,
             schema: None,
         };
-        let settings = Settings {
-            cli_version: None,
-            args: None,
-        };
-        let x = Context {
-            expected: &expected,
-            settings: &settings,
-            args: &Args::default(),
-            ws: &h.ws,
-            workdir: h.ws.root(),
-            home: &h.home,
-            single_turn: SingleTurn::Warn,
-        };
         let tool = |name: &str, input: serde_json::Value| record::ToolUse {
             id: None,
             name: name.into(),
@@ -1304,7 +1154,10 @@ mod tests {
             ..Session::default()
         };
         let mut c = AgentCheck::default();
-        check_edits(&mut c, &s, &x);
+        let observed = observe(&s, None, None, None);
+        checklist::judge(&mut c, &super::super::ABOUT, observed, &expected);
+        c.problems
+            .retain(|p| p.contains("during its run") || p.contains("can write"));
         let all = c.problems.join("\n");
         assert_eq!(c.problems.len(), 5, "{all}");
         for (p, name) in c.problems.iter().zip([
@@ -1315,7 +1168,7 @@ mod tests {
         ]) {
             assert!(
                 p.contains(&format!(
-                    "the agent called `Write` on `{name}` during its run"
+                    "the agent changed `{name}` during its run (`Write`)"
                 )),
                 "{all}"
             );
@@ -1434,9 +1287,6 @@ mod tests {
             receipt_name("/home/runner/work/r/r/../x/CLAUDE.md", Scope::Project, root),
             None
         );
-        assert_eq!(agent_root("/w/r/sub", "sub").as_deref(), Some("/w/r"));
-        assert_eq!(agent_root("/w/r", ".").as_deref(), Some("/w/r"));
-        assert_eq!(agent_root("/w/r", "sub"), None);
     }
 
     /// The record of a run whose model answered `answer` (call `t1`), with

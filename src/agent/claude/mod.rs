@@ -20,6 +20,7 @@ use std::path::Path;
 
 use crate::agent::chain::Chain;
 use crate::agent::check::{AgentCheck, Expected};
+use crate::agent::checklist::Fields;
 use crate::agent::kind::AgentKind;
 use crate::agent::reach::Reach;
 use crate::agent::seam::{About, Agent, SessionOptions, Setup};
@@ -44,7 +45,25 @@ const ABOUT: About = About {
         ("agent-version", "claude-version"),
         ("agent-args", "claude-args"),
     ],
+    instructions: is_instruction,
+    fields: Fields {
+        cwd: " (`cwd`)",
+        version: " (`claude_code_version`, `version`)",
+        commit: " (the git status Claude Code gives the model)",
+        model: " (`message.model`, `init.model`)",
+        tokens: " (`result.usage`, `message.usage`)",
+        answer: "",
+        other_version: "",
+    },
 };
+/// A CLAUDE.md, CLAUDE.local.md or AGENTS.md at any level, or anything in a
+/// `.claude/` folder (rules, skills, settings, hooks).
+fn is_instruction(path: &str) -> bool {
+    let name = path.rsplit('/').next().unwrap_or(path);
+    matches!(name, "CLAUDE.md" | "CLAUDE.local.md" | "AGENTS.md")
+        || path.starts_with(".claude/")
+        || path.contains("/.claude/")
+}
 
 /// Claude Code, for the registry.
 pub(crate) struct Claude;

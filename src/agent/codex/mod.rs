@@ -22,6 +22,7 @@ use std::sync::Arc;
 
 use crate::agent::chain::Chain;
 use crate::agent::check::{AgentCheck, Expected};
+use crate::agent::checklist::Fields;
 use crate::agent::kind::AgentKind;
 use crate::agent::reach::Reach;
 use crate::agent::seam::{About, Agent, Given, SessionOptions, Setup};
@@ -54,7 +55,22 @@ const ABOUT: About = About {
         ("agent-args", "codex-args"),
         ("agent-home", "codex-home"),
     ],
+    instructions: is_instruction,
+    fields: Fields {
+        cwd: " (`session_meta.cwd`)",
+        version: " (`session_meta.cli_version`)",
+        commit: " (`session_meta.git.commit_hash`; Codex records one when it runs in a repository)",
+        model: " (`turn_context.model`)",
+        tokens: " (`event_msg` `token_count`)",
+        answer: " (`task_complete` `last_agent_message`, an assistant message)",
+        other_version: "",
+    },
 };
+/// An AGENTS.md file at any level: instructions for the agents after it.
+fn is_instruction(path: &str) -> bool {
+    let name = path.rsplit('/').next().unwrap_or(path);
+    name == chain::DEFAULT || name == chain::OVERRIDE
+}
 
 /// Codex, for the registry.
 pub(crate) struct Codex;

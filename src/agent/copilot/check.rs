@@ -13,8 +13,10 @@ use std::path::{Path, PathBuf};
 use super::chain::{self, Block, Sent};
 use super::record::{self, Record};
 use crate::agent::candidates;
+use crate::agent::check::short;
 use crate::agent::check::{Context, SessionRecord, TranscriptRecord};
-use crate::agent::turns::{self, SingleTurn, Turn};
+use crate::agent::checklist::{self, Answer, Call, Commit, Observation, Recorded};
+use crate::agent::turns::Turn;
 use crate::agent::{AgentCheck, Expected, Fact, SessionOptions};
 use crate::digest::sha256_hex;
 use crate::workspace::Workspace;
@@ -123,30 +125,20 @@ impl candidates::Candidate for Record {
     }
 }
 
-fn short(s: &str) -> String {
-    s.chars().take(12).collect()
-}
-
-/// The pure core: the record against the checkout's chain (`ours`);
-/// `git_root` is the git root relative to the workspace (`.` for it).
+/// The pure core: the record against the checkout's chain (`ours`), by the
+/// one checklist and then what only Copilot CLI's record shows; `git_root`
+/// is the git root relative to the workspace (`.` for it).
 pub(crate) fn check(r: &Record, ours: &[Block], git_root: &str, expected: &Expected) -> AgentCheck {
     let mut c = AgentCheck::default();
     let out_turn = r.output_turn().or(r.turns.len().checked_sub(1));
-    check_workdir(&mut c, r, expected);
-    check_prompt(&mut c, r, out_turn, expected);
+    let model = out_turn.and_then(|t| r.turns[t].models.last().cloned());
+    checklist::judge(&mut c, &super::ABOUT, observe(r, out_turn), expected);
+    check_sent(&mut c, r, out_turn);
     let system = out_turn.and_then(|t| r.turns[t].system.as_deref());
     check_instructions(&mut c, system, ours, git_root, expected);
-    let model = check_models(&mut c, r, out_turn, expected);
-    check_version_and_commit(&mut c, r, expected);
-    check_answer(&mut c, r, out_turn, expected);
-    check_budget(&mut c, r, expected);
-    check_edits(&mut c, r, expected);
     check_hooks(&mut c, r);
     check_discovered(&mut c, r);
     record_notes(&mut c, r);
-    c.turns = neutral_turns(r);
-    c.output_turn = out_turn;
-    check_turns(&mut c, r, expected.single_turn);
     c.context = out_turn.map(|t| Context {
         sha: context_sha(&r.turns[..t]),
         base_instructions_sha: r.turns[t]
@@ -167,52 +159,87 @@ pub(crate) fn check(r: &Record, ours: &[Block], git_root: &str, expected: &Expec
         git_commit: r.head_commit.clone(),
         ..SessionRecord::default()
     });
-    c.tokens = r.tokens();
     c
 }
 
-/// The agent ran in the working directory of this checkout.
-fn check_workdir(c: &mut AgentCheck, r: &Record, expected: &Expected) {
-    let Some(cwd) = r.cwd.as_deref() else {
-        c.unverified.push((
-            "the agent's working directory".into(),
-            "the session record's `session.start` names no working directory".into(),
-        ));
-        return;
-    };
-    let wd = expected.workdir.trim_end_matches('/');
-    if !(wd == "." || wd.is_empty() || cwd.trim_end_matches('/').ends_with(&format!("/{wd}"))) {
-        c.problems.push(format!(
-            "the agent ran in `{}`, which does not end in the working directory `{}`: the record is of another folder",
-            crate::escape::one_line(cwd),
-            expected.workdir
-        ));
+/// The record as the checklist reads it: a turn's answers can come from
+/// several models (the last is the turn's), and a patch names its files.
+fn observe(r: &Record, out_turn: Option<usize>) -> Observation<'_> {
+    let mut switched = Vec::new();
+    for (t, turn) in r.turns.iter().enumerate() {
+        if let Some((_, before)) = turn.models.split_last() {
+            switched.extend(before.iter().map(|m| (t, m.as_str())));
+        }
+    }
+    Observation {
+        cwd: r.cwd.as_deref(),
+        prompt: out_turn.map(|t| r.turns[t].prompt.as_str()),
+        version: Some(
+            r.version
+                .as_deref()
+                .map_or(Recorded::Missing, Recorded::Value),
+        ),
+        commit: Some(
+            r.head_commit
+                .as_deref()
+                .map_or(Commit::Missing, Commit::Abbreviated),
+        ),
+        model: out_turn.and_then(|t| r.turns[t].models.last().map(String::as_str)),
+        turns: neutral_turns(r),
+        output_turn: out_turn,
+        switched,
+        tokens: r.tokens(),
+        calls: r.tool_calls.iter().flat_map(calls_of).collect(),
+        answer: Some(
+            out_turn
+                .and_then(|t| r.turns[t].answer.as_deref())
+                .map_or(Answer::Missing, Answer::Text),
+        ),
     }
 }
 
-/// The prompt of the turn whose answer is the output, against the
-/// checkout's; and the user text as sent, which must hold it.
-fn check_prompt(c: &mut AgentCheck, r: &Record, out_turn: Option<usize>, expected: &Expected) {
-    let prompt_name = expected
-        .prompt_path
-        .map_or("the inline prompt".to_string(), |p| format!("`{p}`"));
+/// A tool call as writes (`apply_patch`, `create`, `edit`, …) or a command.
+fn calls_of(call: &record::ToolCall) -> Vec<Call<'_>> {
+    let args = &call.args;
+    let paths: Vec<String> = match call.name.as_str() {
+        "apply_patch" => args
+            .as_str()
+            .or_else(|| ["input", "patch"].iter().find_map(|k| args[k].as_str()))
+            .map(patched_files)
+            .unwrap_or_default(),
+        "create" | "edit" | "str_replace" | "write" => ["path", "file_path"]
+            .iter()
+            .filter_map(|k| args[k].as_str().map(str::to_string))
+            .collect(),
+        "bash" => {
+            return args["command"]
+                .as_str()
+                .map(|text| Call::Command {
+                    text,
+                    failed: false,
+                })
+                .into_iter()
+                .collect();
+        }
+        _ => Vec::new(),
+    };
+    paths
+        .into_iter()
+        .map(|path| Call::Write {
+            path,
+            verb: "changed",
+            how: format!("`{}`", crate::escape::one_line(&call.name)),
+            not_done: None,
+        })
+        .collect()
+}
+
+/// The user text as sent, which must hold the prompt the record holds (the
+/// checklist held that prompt to the checkout's).
+fn check_sent(c: &mut AgentCheck, r: &Record, out_turn: Option<usize>) {
     let Some(t) = out_turn.map(|t| &r.turns[t]) else {
-        c.problems
-            .push("the session record holds no user prompt: the agent may not have run".into());
         return;
     };
-    let sent_sha = sha256_hex(t.prompt.as_bytes());
-    match crate::agent::check::same_prompt(&t.prompt, expected.prompt_bytes) {
-        Some(true) => {}
-        Some(false) => c.notes.push(format!(
-            "{prompt_name} ends with line breaks the agent did not receive (a shell's `$(cat …)` drops them): the agent received the rest, byte for byte"
-        )),
-        None => c.problems.push(format!(
-            "the prompt the agent received (sha256 {}) is not {prompt_name} (sha256 {}): was the hash taken before a template was rendered, or the agent given another prompt?",
-            short(&sent_sha),
-            short(&sha256_hex(expected.prompt_bytes))
-        )),
-    }
     // 1.0.102 sends the prompt less its trailing whitespace.
     let trimmed = t.prompt.trim_end();
     match t.sent.as_deref() {
@@ -246,7 +273,6 @@ fn check_prompt(c: &mut AgentCheck, r: &Record, out_turn: Option<usize>, expecte
             "the record's user message has no `transformedContent`: what was sent around the prompt is not shown".into(),
         )),
     }
-    c.prompt_sent_sha = Some(sent_sha);
 }
 
 /// Where `needle` is in `hay` at or after `from`.
@@ -359,122 +385,6 @@ fn unaccounted(c: &mut AgentCheck, system: &str, matched: &[(usize, usize)]) {
     }
 }
 
-/// Every answer's model against the step's; returns the output turn's.
-fn check_models(
-    c: &mut AgentCheck,
-    r: &Record,
-    out_turn: Option<usize>,
-    expected: &Expected,
-) -> Option<String> {
-    let out_model = out_turn.and_then(|t| r.turns[t].models.last().cloned());
-    let Some(claimed) = expected.model else {
-        return out_model;
-    };
-    if out_model.is_none() {
-        c.unverified.push((
-            "the model".into(),
-            format!("model is `{claimed}`, but the session record names no model for the answer"),
-        ));
-    }
-    let n = r.turns.len();
-    for (i, t) in r.turns.iter().enumerate() {
-        let mut seen: Vec<&str> = Vec::new();
-        for m in t.models.iter().filter(|m| *m != claimed) {
-            if seen.contains(&m.as_str()) {
-                continue;
-            }
-            seen.push(m);
-            let of = if n > 1 {
-                format!(" turn {} of {n}", i + 1)
-            } else {
-                " the session".into()
-            };
-            c.problems.push(format!(
-                "model is `{claimed}` but{of} ran `{}`",
-                crate::escape::one_line(&crate::markdown::clip(m, 80))
-            ));
-        }
-    }
-    out_model
-}
-
-/// The CLI version that ran (`copilotVersion`) and the commit it ran on.
-fn check_version_and_commit(c: &mut AgentCheck, r: &Record, expected: &Expected) {
-    match (expected.cli_version, r.version.as_deref()) {
-        (Some(claimed), Some(ran)) if claimed != ran => c.problems.push(format!(
-            "agent-version is `{claimed}` but the record was written by Copilot CLI `{}`: the npm loader runs a newer cached package unless COPILOT_AUTO_UPDATE=false",
-            crate::escape::one_line(ran)
-        )),
-        (Some(claimed), None) => c.unverified.push((
-            "the CLI version".into(),
-            format!("agent-version is `{claimed}`, but the record's `session.start` names no `copilotVersion`"),
-        )),
-        (None, Some(ran)) => c.notes.push(format!(
-            "agent-version was not given: the record says Copilot CLI `{}` ran, and nothing holds it to the version the agent job pinned",
-            crate::escape::one_line(ran)
-        )),
-        _ => {}
-    }
-    match r.head_commit.as_deref() {
-        Some(head) if !head.is_empty() && expected.git_sha.starts_with(head) => {}
-        Some(head) => c.problems.push(format!(
-            "the session started on commit {}, but the checkout is {}: the record is from another run",
-            crate::escape::one_line(head),
-            expected.git_sha
-        )),
-        None => c.unverified.push((
-            "the record's commit".into(),
-            "the record's `session.start` names no `headCommit`: nothing but the prompt and the instructions ties it to this checkout".into(),
-        )),
-    }
-}
-
-/// The output is the model's own last answer.
-fn check_answer(c: &mut AgentCheck, r: &Record, out_turn: Option<usize>, expected: &Expected) {
-    let answer = out_turn.and_then(|t| r.turns[t].answer.as_deref());
-    match (expected.output, answer) {
-        (Some(_), None) => c.unverified.push((
-            "the agent's last answer".into(),
-            format!(
-                "the session record holds no answer of the model: that `{}` is the model's own answer is not shown",
-                expected.output_path
-            ),
-        )),
-        (Some(output), Some(last)) => {
-            let output = String::from_utf8_lossy(output);
-            if output == last {
-            } else if output.trim_end() == last.trim_end() {
-                c.notes.push(format!(
-                    "`{}` is the agent's last answer plus trailing whitespace",
-                    expected.output_path
-                ));
-            } else {
-                c.problems.push(format!(
-                    "`{}` is not the agent's last answer (sha256 {} vs {}): something rewrote the review after the agent",
-                    expected.output_path,
-                    short(&sha256_hex(output.as_bytes())),
-                    short(&sha256_hex(last.as_bytes()))
-                ));
-            }
-        }
-        _ => {}
-    }
-}
-
-fn check_budget(c: &mut AgentCheck, r: &Record, expected: &Expected) {
-    match (expected.max_total_tokens, r.tokens()) {
-        (Some(max), Some(t)) if t.total > max => c.problems.push(format!(
-            "the session used {} tokens ({} input of which {} cache reads, {} output), over max-total-tokens {max}",
-            t.total, t.input, t.cached_input, t.output
-        )),
-        (Some(max), None) => c.unverified.push((
-            "the token count".into(),
-            format!("max-total-tokens is {max}, but the session record has no token count (`session.shutdown`, `session.usage_record`): the budget could not be checked"),
-        )),
-        _ => {}
-    }
-}
-
 /// The files an `apply_patch` input names (`*** Update File: p`).
 fn patched_files(patch: &str) -> Vec<String> {
     patch
@@ -491,66 +401,6 @@ fn patched_files(patch: &str) -> Vec<String> {
         })
         .map(|p| p.trim().to_string())
         .collect()
-}
-
-/// A tool call that edits one of the receipt's inputs (or an instruction file).
-fn check_edits(c: &mut AgentCheck, r: &Record, expected: &Expected) {
-    let cwd = r.cwd.clone().unwrap_or_default();
-    for call in &r.tool_calls {
-        let paths: Vec<String> = match call.name.as_str() {
-            "apply_patch" => {
-                let text = call.args.as_str().map(str::to_string).or_else(|| {
-                    ["input", "patch"]
-                        .iter()
-                        .find_map(|k| call.args[k].as_str().map(str::to_string))
-                });
-                text.map(|t| patched_files(&t)).unwrap_or_default()
-            }
-            "create" | "edit" | "str_replace" | "write" => ["path", "file_path"]
-                .iter()
-                .filter_map(|k| call.args[k].as_str().map(str::to_string))
-                .collect(),
-            "bash" => {
-                let Some(cmd) = call.args["command"].as_str() else {
-                    continue;
-                };
-                for input in crate::agent::check::inputs_a_command_can_write(
-                    cmd,
-                    expected.inputs,
-                    &cwd,
-                    expected.workdir,
-                ) {
-                    c.problems.push(format!(
-                        "the agent ran a command that can write `{input}`: `{}`; the receipt cannot vouch that the agent left it as recorded",
-                        crate::escape::one_line(&crate::markdown::clip(cmd, 200))
-                    ));
-                }
-                continue;
-            }
-            _ => continue,
-        };
-        for path in paths {
-            let rel = crate::agent::check::workspace_path(&path, &cwd, expected.workdir)
-                .or_else(|| crate::agent::check::normalize(&path))
-                .unwrap_or(path);
-            let name = rel.rsplit('/').next().unwrap_or_default();
-            let instruction = [
-                "AGENTS.md",
-                "CLAUDE.md",
-                "GEMINI.md",
-                "copilot-instructions.md",
-            ]
-            .contains(&name)
-                || name.ends_with(".instructions.md");
-            if expected.inputs.contains(&rel) || instruction {
-                c.problems.push(format!(
-                    "the agent changed `{}` during its run (`{}`): what the receipt recorded is not what the agent left",
-                    crate::escape::one_line(&rel),
-                    crate::escape::one_line(&call.name)
-                ));
-            }
-        }
-    }
 }
 
 /// Every hook that ran is named: the record says it ran, not which command
@@ -683,31 +533,6 @@ fn neutral_turns(r: &Record) -> Vec<Turn> {
     turns
 }
 
-fn check_turns(c: &mut AgentCheck, r: &Record, single_turn: SingleTurn) {
-    let mut said = turns::beyond_one_turn(&c.turns);
-    // A model switch inside one turn.
-    if c.turns.len() == 1 {
-        let mut models: Vec<&String> = Vec::new();
-        for m in &r.turns[0].models {
-            if !models.contains(&m) {
-                models.push(m);
-            }
-        }
-        if models.len() > 1 {
-            said.push(format!("1 turn, {} models", models.len()));
-        }
-    }
-    match single_turn {
-        SingleTurn::Require => c.problems.extend(said.iter().map(|s| {
-            format!("{s}, and `single-turn: require` asks for one turn of one model with nothing summarised")
-        })),
-        SingleTurn::Warn => c.timeline.extend(said),
-        SingleTurn::Allow => c
-            .notes
-            .extend(said.iter().map(|s| format!("{s} (allowed by `single-turn: allow`)"))),
-    }
-}
-
 fn facts(r: &Record, out_turn: Option<usize>) -> Vec<Fact> {
     let sent = out_turn.and_then(|t| r.turns[t].sent.as_deref());
     vec![
@@ -730,6 +555,7 @@ fn facts(r: &Record, out_turn: Option<usize>) -> Vec<Fact> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::agent::turns::SingleTurn;
     use serde_json::json;
 
     fn block(path: &str, text: &str, sent: Sent) -> Block {

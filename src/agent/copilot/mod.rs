@@ -19,6 +19,7 @@ use std::path::Path;
 
 use crate::agent::chain::Chain;
 use crate::agent::check::{AgentCheck, Expected};
+use crate::agent::checklist::Fields;
 use crate::agent::kind::AgentKind;
 use crate::agent::reach::Reach;
 use crate::agent::seam::{About, Agent, SessionOptions, Setup};
@@ -41,7 +42,29 @@ const ABOUT: About = About {
     // No action of its own: the lint knows it by its npm install.
     actions: &["npm:@github/copilot"],
     aliases: &[],
+    instructions: is_instruction,
+    fields: Fields {
+        cwd: " (`session.start` `context.cwd`)",
+        version: " (`session.start` `copilotVersion`)",
+        commit: " (`session.start` `headCommit`)",
+        model: "",
+        tokens: " (`session.shutdown`, `session.usage_record`)",
+        answer: "",
+        other_version: ": the npm loader runs a newer cached package unless COPILOT_AUTO_UPDATE=false",
+    },
 };
+/// Any file Copilot CLI reads as instructions, at any level.
+fn is_instruction(path: &str) -> bool {
+    let name = path.rsplit('/').next().unwrap_or(path);
+    [
+        "AGENTS.md",
+        "CLAUDE.md",
+        "GEMINI.md",
+        "copilot-instructions.md",
+    ]
+    .contains(&name)
+        || name.ends_with(".instructions.md")
+}
 
 /// Copilot CLI, for the registry.
 pub(crate) struct Copilot;

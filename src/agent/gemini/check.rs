@@ -13,8 +13,10 @@ use super::Settings;
 use super::chain::{self, Block};
 use super::record::{self, Record, Stdout};
 use crate::agent::candidates;
+use crate::agent::check::short;
 use crate::agent::check::{Context, SessionRecord, TranscriptRecord};
-use crate::agent::turns::{self, Item, ItemKind, SingleTurn, Turn};
+use crate::agent::checklist::{self, Answer, Call, Commit, Observation, Recorded};
+use crate::agent::turns::{Item, Turn};
 use crate::agent::{AgentCheck, Expected, Fact, SessionOptions};
 use crate::digest::sha256_hex;
 use crate::workspace::Workspace;
@@ -286,13 +288,10 @@ fn check_system(c: &mut AgentCheck, system: &str, global: &[(String, String)]) {
     );
 }
 
-fn short(s: &str) -> String {
-    s.chars().take(12).collect()
-}
-
-/// The pure core: the record (and the stdout) against the checkout.
-/// `ours` is the project context the checkout predicts, block by block;
-/// `ws_root` is the workspace as seen here.
+/// The pure core: the record (and the stdout) against the checkout, by the
+/// one checklist and then what only Gemini CLI's record shows. `ours` is
+/// the project context the checkout predicts, block by block; `ws_root` is
+/// the workspace as seen here.
 pub(crate) fn check(
     r: &Record,
     stdout: Option<&Stdout>,
@@ -302,25 +301,20 @@ pub(crate) fn check(
 ) -> AgentCheck {
     let mut c = AgentCheck::default();
     let out_turn = r.output_turn().or(r.turns.len().checked_sub(1));
-    let agent_root = check_workdir(&mut c, r, expected);
-    check_prompt(&mut c, r, out_turn, expected);
+    let out_model = out_turn.and_then(|t| r.turns[t].model.clone());
+    let cwd = r.cwd();
+    check_project_hash(&mut c, r, cwd.as_deref());
+    let observed = observe(r, out_turn, cwd.as_deref());
+    let agent_root = checklist::judge(&mut c, &super::ABOUT, observed, expected);
     check_instructions(&mut c, r, ours, agent_root.as_deref(), ws_root, expected);
     check_jit(&mut c, r, agent_root.as_deref());
-    let out_model = check_models(&mut c, r, out_turn, expected);
-    unverified_version_and_commit(&mut c, expected);
-    check_answer(&mut c, r, out_turn, expected);
-    let router = check_budget(&mut c, r, stdout, expected);
+    let router = check_router(&mut c, r, stdout, expected);
     if let Some(s) = stdout {
         check_stdout(&mut c, r, s, out_turn, expected);
     }
-    check_edits(&mut c, r, expected);
     record_notes(&mut c, r);
-
-    // The neutral result. A text a redacted record cut has no hash.
-    c.turns = neutral_turns(r);
-    c.output_turn = out_turn;
-    check_turns(&mut c, expected.single_turn);
     check_cut(&mut c, r);
+    // A text a redacted record cut has no hash.
     c.context = out_turn
         .filter(|t| !context_cut(r, &r.turns[*t]))
         .map(|t| Context {
@@ -332,175 +326,70 @@ pub(crate) fn check(
         model: out_model,
         ..SessionRecord::default()
     });
-    c.tokens = r.tokens.clone();
     c
 }
 
-/// The checkout's path on the agent's machine: the cwd less the working
-/// directory; a cwd elsewhere is a record of another folder.
-fn check_workdir(c: &mut AgentCheck, r: &Record, expected: &Expected) -> Option<String> {
-    let cwd = r.cwd();
-    let agent_root = cwd.as_deref().and_then(|cwd| {
-        if expected.workdir == "." || expected.workdir.is_empty() {
-            Some(cwd.to_string())
+/// The record as the checklist reads it. No Gemini CLI record names the CLI
+/// version or the commit: limits of the agent, said on every run.
+fn observe<'r>(r: &'r Record, out_turn: Option<usize>, cwd: Option<&'r str>) -> Observation<'r> {
+    let calls = r.tool_calls.iter().filter_map(|call| {
+        if WRITING_TOOLS.contains(&call.name.as_str()) {
+            Some(Call::Write {
+                path: call.args["file_path"].as_str()?.to_string(),
+                verb: "changed",
+                how: format!("`{}`", crate::escape::one_line(&call.name)),
+                not_done: None,
+            })
+        } else if call.name == "run_shell_command" {
+            Some(Call::Command {
+                text: call.args["command"].as_str()?,
+                failed: false,
+            })
         } else {
-            cwd.strip_suffix(&format!("/{}", expected.workdir.trim_end_matches('/')))
-                .map(str::to_string)
+            None
         }
     });
-    match (&cwd, &r.project_hash) {
-        (Some(cwd), Some(hash)) if sha256_hex(cwd.as_bytes()) != *hash => c.notes.push(format!(
-            "the session record's project hash is not the SHA-256 of the directory its session context names (`{}`)",
-            crate::escape::one_line(cwd)
-        )),
-        (None, _) => c.unverified.push((
-            "the agent's working directory".into(),
-            "the session record's session context names no workspace directory: the instruction files' paths could not be placed in the checkout".into(),
-        )),
-        _ => {}
+    Observation {
+        cwd,
+        prompt: out_turn.map(|t| r.turns[t].prompt.as_str()),
+        version: Some(Recorded::Never),
+        commit: Some(Commit::Never),
+        model: out_turn.and_then(|t| r.turns[t].model.as_deref()),
+        turns: neutral_turns(r),
+        output_turn: out_turn,
+        switched: Vec::new(),
+        tokens: r.tokens.clone(),
+        calls: calls.collect(),
+        answer: Some(
+            out_turn
+                .and_then(|t| r.turns[t].answer.as_deref())
+                .map_or(Answer::Missing, Answer::Text),
+        ),
     }
-    if cwd.is_some() && agent_root.is_none() {
-        c.problems.push(format!(
-            "the agent ran in `{}`, which does not end in the working directory `{}`: the record is of another folder",
-            crate::escape::one_line(cwd.as_deref().unwrap_or_default()),
-            expected.workdir
-        ));
-    }
-    agent_root
 }
 
-/// The prompt of the turn whose answer is the output, against the checkout's.
-fn check_prompt(c: &mut AgentCheck, r: &Record, out_turn: Option<usize>, expected: &Expected) {
-    let prompt_name = expected
-        .prompt_path
-        .map_or("the inline prompt".to_string(), |p| format!("`{p}`"));
-    match out_turn.map(|t| &r.turns[t]) {
-        None => c
-            .problems
-            .push("the session record holds no user prompt: the agent may not have run".into()),
-        Some(t) => {
-            let sent_sha = sha256_hex(t.prompt.as_bytes());
-            match crate::agent::check::same_prompt(&t.prompt, expected.prompt_bytes) {
-                Some(true) => {}
-                Some(false) => c.notes.push(format!(
-                    "{prompt_name} ends with line breaks the agent did not receive (a shell's `$(cat …)` drops them): the agent received the rest, byte for byte"
-                )),
-                None => c.problems.push(format!(
-                    "the prompt the agent received (sha256 {}) is not {prompt_name} (sha256 {}): was the hash taken before a template was rendered, or the agent given another prompt?",
-                    short(&sent_sha),
-                    short(&sha256_hex(expected.prompt_bytes))
-                )),
-            }
-            c.prompt_sent_sha = Some(sent_sha);
+/// The project hash Gemini CLI files the record under is the SHA-256 of the
+/// directory its session context names.
+fn check_project_hash(c: &mut AgentCheck, r: &Record, cwd: Option<&str>) {
+    if let (Some(cwd), Some(hash)) = (cwd, &r.project_hash) {
+        if sha256_hex(cwd.as_bytes()) != *hash {
+            c.notes.push(format!(
+                "the session record's project hash is not the SHA-256 of the directory its session context names (`{}`)",
+                crate::escape::one_line(cwd)
+            ));
         }
     }
 }
 
-/// The model of every turn against the step's; returns the output turn's.
-fn check_models(
-    c: &mut AgentCheck,
-    r: &Record,
-    out_turn: Option<usize>,
-    expected: &Expected,
-) -> Option<String> {
-    let out_model = out_turn.and_then(|t| r.turns[t].model.clone());
-    if let Some(claimed) = expected.model {
-        match out_model.as_deref() {
-            Some(ran) if ran != claimed => c.problems.push(format!(
-                "model is `{claimed}` but the session ran `{}`",
-                crate::escape::one_line(ran)
-            )),
-            Some(_) => {}
-            None => c.unverified.push((
-                "the model".into(),
-                format!(
-                    "model is `{claimed}`, but the session record names no model for the answer"
-                ),
-            )),
-        }
-        for (i, t) in r.turns.iter().enumerate() {
-            if Some(i) == out_turn {
-                continue;
-            }
-            if let Some(ran) = t.model.as_deref().filter(|m| *m != claimed) {
-                c.problems.push(format!(
-                    "model is `{claimed}` but turn {} of {} ran `{}`",
-                    i + 1,
-                    r.turns.len(),
-                    crate::escape::one_line(&crate::markdown::clip(ran, 80))
-                ));
-            }
-        }
-    }
-    out_model
-}
-
-/// The CLI version and the commit, which no Gemini CLI record shows: limits.
-fn unverified_version_and_commit(c: &mut AgentCheck, expected: &Expected) {
-    c.limits.push((
-        "the CLI version".into(),
-        match expected.cli_version {
-            Some(v) => format!("the step says Gemini CLI `{v}` ran, but Gemini CLI's session record and its JSON output name no version: nothing shows which Gemini CLI ran"),
-            None => "Gemini CLI's session record and its JSON output name no version: nothing shows which Gemini CLI ran".into(),
-        },
-    ));
-    c.limits.push((
-        "the record's commit".into(),
-        "Gemini CLI's session record names no git commit: nothing but the prompt and the instruction files ties it to this checkout".into(),
-    ));
-}
-
-/// The output is the model's own answer: the answer of the output turn.
-fn check_answer(c: &mut AgentCheck, r: &Record, out_turn: Option<usize>, expected: &Expected) {
-    let answer = out_turn.and_then(|t| r.turns[t].answer.as_deref());
-    if let (Some(_), None) = (expected.output, answer) {
-        c.unverified.push((
-            "the agent's last answer".into(),
-            format!(
-                "the session record holds no answer of the model: that `{}` is the model's own answer is not shown",
-                expected.output_path
-            ),
-        ));
-    }
-    if let (Some(output), Some(last)) = (expected.output, answer) {
-        let output = String::from_utf8_lossy(output);
-        if output != last {
-            if output.trim_end() == last.trim_end() {
-                c.notes.push(format!(
-                    "`{}` is the agent's last answer plus trailing whitespace",
-                    expected.output_path
-                ));
-            } else {
-                c.problems.push(format!(
-                    "`{}` is not the agent's last answer (sha256 {} vs {}): something rewrote the review after the agent",
-                    expected.output_path,
-                    short(&sha256_hex(output.as_bytes())),
-                    short(&sha256_hex(last.as_bytes()))
-                ));
-            }
-        }
-    }
-}
-
-/// The budget. Returns the router model the JSON output names: `None`
-/// without the output, `Some(None)` when no router ran.
-fn check_budget(
+/// The router: its request is not in the record, so a budget that counts
+/// the record is not the whole run's. Returns the router model the JSON
+/// output names: `None` without the output, `Some(None)` when none ran.
+fn check_router(
     c: &mut AgentCheck,
     r: &Record,
     stdout: Option<&Stdout>,
     expected: &Expected,
 ) -> Option<Option<String>> {
-    match (expected.max_total_tokens, &r.tokens) {
-        (Some(max), Some(t)) if t.total > max => c.problems.push(format!(
-            "the session used {} tokens ({} input, {} cached, {} output, {} thinking), over max-total-tokens {max}",
-            t.total, t.input, t.cached_input, t.output, t.reasoning
-        )),
-        (Some(max), None) => c.unverified.push((
-            "the token count".into(),
-            format!("max-total-tokens is {max}, but the session record has no token count: the budget could not be checked"),
-        )),
-        _ => {}
-    }
     // The router's request is not in the record: a budget that counts the
     // record is not the whole run's, and the verdict says so.
     let router = stdout.map(|s| {
@@ -946,108 +835,10 @@ fn check_cut(c: &mut AgentCheck, r: &Record) {
 /// Tools that write the file they name (`file_path`), and the shell.
 const WRITING_TOOLS: &[&str] = &["write_file", "replace", "edit"];
 
-fn check_edits(c: &mut AgentCheck, r: &Record, expected: &Expected) {
-    let cwd = r.cwd().unwrap_or_default();
-    for call in &r.tool_calls {
-        if WRITING_TOOLS.contains(&call.name.as_str()) {
-            let Some(path) = call.args["file_path"].as_str() else {
-                continue;
-            };
-            // Normalised first: `<root>/./a` and `<root>/docs/../a` are `a`;
-            // a path outside the workspace is still a GEMINI.md by its name.
-            let rel = crate::agent::check::workspace_path(path, &cwd, expected.workdir)
-                .or_else(|| crate::agent::check::normalize(path))
-                .unwrap_or_else(|| path.to_string());
-            let name = rel.rsplit('/').next().unwrap_or_default();
-            if expected.inputs.contains(&rel) || name == chain::DEFAULT {
-                c.problems.push(format!(
-                    "the agent changed `{}` during its run (`{}`): what the receipt recorded is not what the agent left",
-                    crate::escape::one_line(&rel),
-                    crate::escape::one_line(&call.name)
-                ));
-            }
-        } else if call.name == "run_shell_command" {
-            let Some(cmd) = call.args["command"].as_str() else {
-                continue;
-            };
-            // As Codex's and Claude's: the input named as a whole path, in
-            // any of its spellings (relative to the cwd, `./`, absolute).
-            for input in crate::agent::check::inputs_a_command_can_write(
-                cmd,
-                expected.inputs,
-                &cwd,
-                expected.workdir,
-            ) {
-                c.problems.push(format!(
-                    "the agent ran a command that can write `{input}`: `{}`; the receipt cannot vouch that the agent left it as recorded",
-                    crate::escape::one_line(&crate::markdown::clip(cmd, 200))
-                ));
-            }
-        }
-    }
-}
-
-/// Every hook's text and every other message besides the prompt is named;
-/// more than one turn, a compaction or a model switch is said as
-/// `single-turn` decides.
-fn check_turns(c: &mut AgentCheck, single_turn: SingleTurn) {
-    let n = c.turns.len();
-    let of_turn = |t: usize| {
-        if n > 1 {
-            format!(" of turn {}", t + 1)
-        } else {
-            String::new()
-        }
-    };
-    let (mut unverified, mut limits) = (Vec::new(), Vec::new());
-    for (t, turn) in c.turns.iter().enumerate() {
-        for item in &turn.items {
-            let (bytes, sha) = (
-                item.bytes,
-                item.sha256.as_deref().map_or("not recorded".into(), short),
-            );
-            match &item.kind {
-                ItemKind::Hook { event, before_prompt } => {
-                    let place = if *before_prompt { "before" } else { "after" };
-                    let hook = turns::hook_name(event.as_deref());
-                    // Compared with the base; what it printed is never recorded.
-                    limits.push((
-                        format!("what the {hook} said {place} the prompt{}", of_turn(t)),
-                        format!(
-                            "a {hook} added text {place} the prompt{} ({bytes} bytes, sha256 {sha}): the hooks' configuration (`.gemini/settings.json`) is in the receipt's chain, what they printed is not, and it can change the review",
-                            of_turn(t)
-                        ),
-                    ));
-                }
-                ItemKind::CompactionSummary => {}
-                kind => unverified.push((
-                    format!("what the message after the prompt{} says", of_turn(t)),
-                    format!(
-                        "the model received {} with the prompt{} ({bytes} bytes, sha256 {sha}) that no file of the receipt covers",
-                        kind.describe(),
-                        of_turn(t)
-                    ),
-                )),
-            }
-        }
-    }
-    c.unverified.extend(unverified);
-    c.hook_said.extend(limits);
-    let said = turns::beyond_one_turn(&c.turns);
-    match single_turn {
-        SingleTurn::Require => c.problems.extend(said.iter().map(|s| {
-            format!("{s}, and `single-turn: require` asks for one turn of one model with nothing summarised")
-        })),
-        SingleTurn::Warn => c.timeline.extend(said),
-        SingleTurn::Allow => c
-            .notes
-            .extend(said.iter().map(|s| format!("{s} (allowed by `single-turn: allow`)"))),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::agent::turns::SingleTurn;
     use serde_json::json;
 
     fn record(project: &str, prompt: &str, answer: &str) -> Record {

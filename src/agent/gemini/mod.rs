@@ -19,6 +19,7 @@ use std::path::Path;
 
 use crate::agent::chain::Chain;
 use crate::agent::check::{AgentCheck, Expected};
+use crate::agent::checklist::Fields;
 use crate::agent::kind::AgentKind;
 use crate::agent::reach::Reach;
 use crate::agent::seam::{About, Agent, SessionOptions, Setup};
@@ -40,7 +41,21 @@ const ABOUT: About = About {
     pinned_globs: &[],
     actions: &["google-github-actions/run-gemini-cli"],
     aliases: &[],
+    instructions: is_instruction,
+    fields: Fields {
+        cwd: " (the session context's workspace directory)",
+        version: "",
+        commit: "",
+        model: "",
+        tokens: "",
+        answer: "",
+        other_version: "",
+    },
 };
+/// A GEMINI.md file at any level.
+fn is_instruction(path: &str) -> bool {
+    path.rsplit('/').next().unwrap_or(path) == chain::DEFAULT
+}
 
 /// Gemini CLI, for the registry.
 pub(crate) struct Gemini;

@@ -8,6 +8,7 @@ use std::path::Path;
 
 use crate::agent::chain::{AgentsFile, Chain};
 use crate::agent::check::{AgentCheck, Expected};
+use crate::agent::checklist::Fields;
 use crate::agent::kind::AgentKind;
 use crate::agent::reach::{Finder, Reach};
 use crate::agent::seam::{About, Agent, SessionOptions, Setup};
@@ -30,6 +31,16 @@ const ABOUT: About = About {
     pinned_globs: &[],
     actions: &["example/skeleton-action"],
     aliases: &[],
+    instructions: |path| path.rsplit('/').next() == Some(FILE),
+    fields: Fields {
+        cwd: "",
+        version: "",
+        commit: "",
+        model: "",
+        tokens: "",
+        answer: "",
+        other_version: "",
+    },
 };
 
 /// Its one instruction file, in the working directory.

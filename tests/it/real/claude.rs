@@ -304,7 +304,7 @@ async fn each_disagreement_fails_with_the_file_named() {
         run.s.git(&["commit", "-q", "-m", "after the run"]);
         let out = run.receipt(&[]);
         out.code(1);
-        out.error_says(&format!("the session started on commit {}", &ran_on[..7]));
+        out.error_says(&format!("the session ran on commit {}", &ran_on[..7]));
 
         // A token budget overrun: 155 tokens, cache reads and writes counted in.
         let run = Run::new(version, CHAIN, review()).await;
@@ -808,10 +808,10 @@ async fn an_agent_that_writes_its_instructions_is_named() {
         run.s.git(&["checkout", "--", "CLAUDE.md", PROMPT, SCHEMA]);
         let out = run.receipt(&[]);
         out.code(1);
-        out.error_says("the agent called `Write` on `CLAUDE.md` during its run");
+        out.error_says("the agent changed `CLAUDE.md` during its run (`Write`)");
         assert!(
             out.stdout.contains(&format!(
-                "the agent called `Write` on `{SCHEMA}` during its run"
+                "the agent changed `{SCHEMA}` during its run (`Write`)"
             )),
             "{version}: {}",
             out.stdout
@@ -836,7 +836,7 @@ async fn an_agent_that_writes_its_instructions_is_named() {
         let out = run.receipt(&[]);
         out.code(0);
         assert!(
-            out.stdout.contains("the agent called `Write` on `CLAUDE.local.md` during its run, and its result was an error"),
+            out.stdout.contains("the agent's `Write` on `CLAUDE.local.md` during its run did not take effect (its result was an error"),
             "{version}: {}",
             out.stdout
         );

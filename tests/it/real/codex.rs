@@ -359,7 +359,7 @@ async fn the_record_must_match_the_claimed_version_model_and_review() {
     );
     let out = receipt(&c, PROMPT, ".", &[]);
     out.code(1);
-    out.error_says("is not the agent's last message");
+    out.error_says("is not the agent's last answer");
     // The token budget.
     c.scenario.write("artifacts/review.json", REVIEW);
     let out = receipt(&c, PROMPT, ".", &[("max-total-tokens", "1000")]);

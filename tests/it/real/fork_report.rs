@@ -104,7 +104,7 @@ async fn artifacts_under_runner_temp_are_verified_without_touching_the_checkout(
         &format!("{DOWNLOADED}/artifacts/review.json"),
     );
     out.code(1);
-    out.error_says("is not the agent's last message");
+    out.error_says("is not the agent's last answer");
 
     // A downloaded file that is a symlink out of the runner's temp folder,
     // or a path that climbs out of it: refused, naming the input.

@@ -376,7 +376,7 @@ async fn a_review_that_is_not_the_agents_last_message_fails_from_the_redacted_re
         let filtered = agent.root.join("redacted").join(&relative);
         redact(std::path::Path::new(FILTER), &raw, &filtered);
         let problem = format!(
-            "`artifacts/review.json` is not the agent's last message (sha256 {} vs {})",
+            "`artifacts/review.json` is not the agent's last answer (sha256 {} vs {})",
             short(approval),
             short(answer.as_bytes())
         );
@@ -415,7 +415,7 @@ async fn a_review_that_is_not_the_agents_last_message_fails_from_the_redacted_re
             );
             out.code(0);
             assert!(
-                !out.stdout.contains("is not the agent's last message"),
+                !out.stdout.contains("is not the agent's last answer"),
                 "{version}: {}",
                 out.stdout
             );

@@ -94,7 +94,7 @@ async fn anything_changed_between_the_jobs_fails_naming_the_file() {
     let recorded = agent.scenario.git(&["rev-parse", "HEAD"]);
     let now = s.git(&["rev-parse", "HEAD"]);
     out.error_says(&format!(
-        "the session record was written on commit {recorded}, but the checkout is {now}"
+        "the session ran on commit {recorded}, but the checkout is {now}"
     ));
     out.error_says("was recorded on commit");
 }
