@@ -224,7 +224,7 @@ pub(crate) struct BaseRecord {
     /// The agent ran with the base's configuration: the commit it was taken
     /// from, and each file the receipt's checkout had put back to match.
     #[serde(skip_serializing_if = "Option::is_none", default)]
-    pub(crate) pinned: Option<crate::restore::Pinned>,
+    pub(crate) pinned: Option<Pinned>,
     /// What the pull request changed of the configuration that the agent,
     /// pinned, did not run with.
     #[serde(skip_serializing_if = "Vec::is_empty", default)]
@@ -522,6 +522,61 @@ fn text_diff(path: &str, base: Option<&[u8]>, head: Option<&[u8]>) -> Option<Str
         Some(_) => None,
     };
     Some(prompt_diff(path, &text(base)?, path, &text(head)?))
+}
+
+/// What pinning did: the base, and each file put back as the base has it.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub(crate) struct Pinned {
+    /// The commit whose configuration the agent ran with.
+    pub(crate) commit: String,
+    /// The branch it is the tip of, when known.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub(crate) branch: Option<String>,
+    /// Each file that differed, as it was put back.
+    pub(crate) files: Vec<Put>,
+    /// The git pathspecs of everything pinned: a change of the pull request
+    /// that matches one did not reach the agent.
+    #[serde(skip)]
+    pub(crate) pathspecs: Vec<String>,
+}
+
+/// One file put back.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub(crate) struct Put {
+    pub(crate) path: String,
+    /// `restored` (changed, put back), `recreated` (deleted by the pull
+    /// request), `removed` (added by it, or left by an earlier step).
+    pub(crate) how: How,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub(crate) enum How {
+    Restored,
+    Recreated,
+    Removed,
+}
+
+impl Pinned {
+    /// The base as people name it, quoted for a sentence of ours: `` `main`
+    /// at `1a2b3c4d5e6f` ``.
+    pub(crate) fn label(&self) -> String {
+        let commit = quoted(&self.commit[..self.commit.len().min(12)]);
+        match &self.branch {
+            Some(b) => format!("{} at {commit}", quoted(b)),
+            None => commit,
+        }
+    }
+}
+
+impl How {
+    pub(crate) fn as_str(self) -> &'static str {
+        match self {
+            How::Restored => "restored",
+            How::Recreated => "recreated",
+            How::Removed => "removed",
+        }
+    }
 }
 
 #[cfg(test)]

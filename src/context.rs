@@ -82,32 +82,17 @@ impl Context {
             runner_temp: path("RUNNER_TEMP"),
             workflow_ref: var("GITHUB_WORKFLOW_REF").map(str::to_string),
             signer_workflow: var("PROMPT_RECEIPT_SIGNER_WORKFLOW")
-                .filter(|w| signer_workflow_shape(w))
+                .filter(|w| crate::inputs::signer_workflow_shape(w))
                 .map(str::to_string),
         }
     }
-}
-
-/// `owner/repo/.github/workflows/file.yml`, plainly: the only shape a signer
-/// workflow is taken in (it goes into a command the summary prints).
-pub(crate) fn signer_workflow_shape(w: &str) -> bool {
-    let plain = |p: &str| {
-        !p.is_empty()
-            && !p.starts_with('.')
-            && p.bytes()
-                .all(|b| b.is_ascii_alphanumeric() || b"._-".contains(&b))
-    };
-    let parts: Vec<&str> = w.split('/').collect();
-    matches!(parts.as_slice(), [owner, repo, ".github", "workflows", file]
-        if plain(owner) && plain(repo) && plain(file)
-            && (file.ends_with(".yml") || file.ends_with(".yaml")))
 }
 
 #[cfg(test)]
 mod signer_tests {
     #[test]
     fn only_a_plain_workflow_path_is_a_signer() {
-        use super::signer_workflow_shape as ok;
+        use crate::inputs::signer_workflow_shape as ok;
         assert!(ok(
             "prompt-receipt/prompt-receipt/.github/workflows/receipt.yml"
         ));

@@ -632,7 +632,7 @@ fn source_ref(branch: &str) -> Result<String, Error> {
 /// --signer-workflow` takes it.
 fn signer_workflow(given: &str) -> Result<String, Error> {
     let given = given.trim();
-    if crate::context::signer_workflow_shape(given) {
+    if signer_workflow_shape(given) {
         Ok(given.to_string())
     } else {
         Err(Error::new(format!(
@@ -699,6 +699,21 @@ fn clap_outcome(e: clap::Error, mode: Option<String>, flat: bool) -> Result<Invo
 
 fn first_line(s: &str) -> String {
     s.lines().next().unwrap_or_default().trim().to_string()
+}
+
+/// `owner/repo/.github/workflows/file.yml`, plainly: the only shape a signer
+/// workflow is taken in (it goes into a command the summary prints).
+pub(crate) fn signer_workflow_shape(w: &str) -> bool {
+    let plain = |p: &str| {
+        !p.is_empty()
+            && !p.starts_with('.')
+            && p.bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b"._-".contains(&b))
+    };
+    let parts: Vec<&str> = w.split('/').collect();
+    matches!(parts.as_slice(), [owner, repo, ".github", "workflows", file]
+        if plain(owner) && plain(repo) && plain(file)
+            && (file.ends_with(".yml") || file.ends_with(".yaml")))
 }
 
 /// A flag's value, trimmed, with empty meaning "not given", as the runner does it.

@@ -82,7 +82,7 @@ pub struct Outcome {
     /// The agent ran with the base's configuration: what `restore` put back,
     /// or (`run` with `configuration: base`) what the receipt's own checkout
     /// had put back to hold the record to the base's files.
-    pub(crate) pinned: Option<crate::restore::Pinned>,
+    pub(crate) pinned: Option<crate::base::Pinned>,
     /// The run could not be made: why, in one of our sentences (an input that
     /// names no file, an artifact that is not there). Nothing was verified.
     pub(crate) error: Option<String>,

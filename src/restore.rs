@@ -21,9 +21,7 @@
 
 use std::path::{Path, PathBuf};
 
-use serde::{Deserialize, Serialize};
-
-use crate::base::Subject;
+use crate::base::{How, Pinned, Put, Subject};
 use crate::error::Error;
 use crate::git;
 use crate::workspace::Workspace;
@@ -35,61 +33,6 @@ const MAX_TOTAL_BYTES: u64 = 256 << 20;
 /// Rounds of reading what the restored settings reach: a restored hook
 /// configuration can name a script of its own.
 const MAX_ROUNDS: usize = 4;
-
-/// What pinning did: the base, and each file put back as the base has it.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub(crate) struct Pinned {
-    /// The commit whose configuration the agent ran with.
-    pub(crate) commit: String,
-    /// The branch it is the tip of, when known.
-    #[serde(skip_serializing_if = "Option::is_none", default)]
-    pub(crate) branch: Option<String>,
-    /// Each file that differed, as it was put back.
-    pub(crate) files: Vec<Put>,
-    /// The git pathspecs of everything pinned: a change of the pull request
-    /// that matches one did not reach the agent.
-    #[serde(skip)]
-    pub(crate) pathspecs: Vec<String>,
-}
-
-/// One file put back.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub(crate) struct Put {
-    pub(crate) path: String,
-    /// `restored` (changed, put back), `recreated` (deleted by the pull
-    /// request), `removed` (added by it, or left by an earlier step).
-    pub(crate) how: How,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub(crate) enum How {
-    Restored,
-    Recreated,
-    Removed,
-}
-
-impl Pinned {
-    /// The base as people name it, quoted for a sentence of ours: `` `main`
-    /// at `1a2b3c4d5e6f` ``.
-    pub(crate) fn label(&self) -> String {
-        let commit = crate::base::quoted(&self.commit[..self.commit.len().min(12)]);
-        match &self.branch {
-            Some(b) => format!("{} at {commit}", crate::base::quoted(b)),
-            None => commit,
-        }
-    }
-}
-
-impl How {
-    pub(crate) fn as_str(self) -> &'static str {
-        match self {
-            How::Restored => "restored",
-            How::Recreated => "recreated",
-            How::Removed => "removed",
-        }
-    }
-}
 
 /// One change to make, checked before any is made.
 enum Step {

@@ -85,19 +85,6 @@ pub(crate) struct Observation<'r> {
     pub(crate) answer: Option<Answer<'r>>,
 }
 
-/// Where an agent's record keeps what the checklist reads, for the sentence
-/// that says a record lacks it: "(`event_msg` `token_count`)".
-pub(crate) struct Fields {
-    pub(crate) cwd: &'static str,
-    pub(crate) version: &'static str,
-    pub(crate) commit: &'static str,
-    pub(crate) model: &'static str,
-    pub(crate) tokens: &'static str,
-    pub(crate) answer: &'static str,
-    /// Said after a version other than the step's: why it happens.
-    pub(crate) other_version: &'static str,
-}
-
 /// Everything the checklist judges, in order. Returns where the workspace
 /// root was on the agent's machine (its cwd less the working directory),
 /// for the agent's own checks of the paths its record names.

@@ -179,7 +179,20 @@ pub(crate) struct About {
     /// the agents after it read.
     pub(crate) instructions: fn(&str) -> bool,
     /// Where its record keeps what the checklist reads.
-    pub(crate) fields: super::checklist::Fields,
+    pub(crate) fields: Fields,
+}
+
+/// Where an agent's record keeps what the checklist reads, for the sentence
+/// that says a record lacks it: "(`event_msg` `token_count`)".
+pub(crate) struct Fields {
+    pub(crate) cwd: &'static str,
+    pub(crate) version: &'static str,
+    pub(crate) commit: &'static str,
+    pub(crate) model: &'static str,
+    pub(crate) tokens: &'static str,
+    pub(crate) answer: &'static str,
+    /// Said after a version other than the step's: why it happens.
+    pub(crate) other_version: &'static str,
 }
 
 /// One agent: its folder implements this, and the registry lists it.

@@ -6,12 +6,13 @@
 use std::path::Path;
 
 use super::{Covered, configuration_subjects, named};
+use crate::base::Pinned;
 use crate::error::Error;
 use crate::event::Origin;
 use crate::git;
 use crate::inputs::{Inputs, Mode};
 use crate::outcome::Outcome;
-use crate::restore::{self, Pinned};
+use crate::restore;
 use crate::workspace::Workspace;
 
 pub(crate) fn restore(

@@ -111,7 +111,7 @@ fn compare_pinned(
     ws: &Workspace,
     covered: &Covered,
     origin: &Origin,
-    pinned: Option<&crate::restore::Pinned>,
+    pinned: Option<&crate::base::Pinned>,
 ) -> Option<crate::base::Check> {
     let mut instructions = compare_with_base(inputs, ws, &named(&covered.sources), covered, origin);
     if let (Some(c), Some(p)) = (instructions.as_mut(), pinned) {
@@ -124,7 +124,7 @@ fn compare_pinned(
 /// word: without the record, nothing shows the agent ran with the base's
 /// configuration rather than the pull request's.
 fn unproven_pin(
-    pinned: Option<&crate::restore::Pinned>,
+    pinned: Option<&crate::base::Pinned>,
     instructions: Option<&crate::base::Check>,
     check: &Option<AgentCheck>,
     agent: &Setup,

@@ -360,7 +360,7 @@ mod tests {
                 branch: Some("main".into()),
                 pull_requests_into: vec![],
                 instructions_changed: vec![],
-                pinned: Some(crate::restore::Pinned {
+                pinned: Some(crate::base::Pinned {
                     commit: "0".repeat(40),
                     branch: Some("main".into()),
                     files: vec![],

@@ -378,7 +378,7 @@ fn instruction_change_words(c: &crate::base::Check) -> Vec<String> {
 
 /// (`restore`) What was put back before the agent: "Pinned to the base's
 /// configuration: restored `AGENTS.md`, removed `src/AGENTS.md`".
-fn restore_words(p: &crate::restore::Pinned) -> String {
+fn restore_words(p: &crate::base::Pinned) -> String {
     if p.files.is_empty() {
         return "Pinned to the base's configuration: the checkout already has it, nothing to put back".into();
     }

@@ -22,10 +22,9 @@ use std::sync::Arc;
 
 use crate::agent::chain::Chain;
 use crate::agent::check::{AgentCheck, Expected};
-use crate::agent::checklist::Fields;
 use crate::agent::kind::AgentKind;
 use crate::agent::reach::Reach;
-use crate::agent::seam::{About, Agent, Given, SessionOptions, Setup};
+use crate::agent::seam::{About, Agent, Fields, Given, SessionOptions, Setup};
 use crate::agent::turns::HookConfig;
 use crate::error::Error;
 use crate::workspace::Workspace;

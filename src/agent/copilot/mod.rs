@@ -19,10 +19,9 @@ use std::path::Path;
 
 use crate::agent::chain::Chain;
 use crate::agent::check::{AgentCheck, Expected};
-use crate::agent::checklist::Fields;
 use crate::agent::kind::AgentKind;
 use crate::agent::reach::Reach;
-use crate::agent::seam::{About, Agent, SessionOptions, Setup};
+use crate::agent::seam::{About, Agent, Fields, SessionOptions, Setup};
 use crate::agent::turns::HookConfig;
 use crate::error::Error;
 use crate::workspace::Workspace;

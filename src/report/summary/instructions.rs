@@ -8,17 +8,15 @@ use crate::base::{Check, Policy};
 use crate::markdown::{cell, code, fenced, prose, short_hash, shorten_middle};
 use crate::outcome::Outcome;
 
-/// The base, then both sections (within `room` bytes for the diffs), then
-/// what the agent's record never shows.
+/// The base, what was not verified, then the changed instructions (within
+/// `room` bytes for the diffs). The summary puts what pinning did after
+/// them, then [`limits`].
 pub(super) fn sections(md: &mut String, result: &Outcome, room: &mut usize) {
     base_line(md, result);
     not_verified(md, result);
     if let Some(c) = result.instructions_changed() {
         changed(md, c, room);
     }
-    super::pinned::not_used(md, result, room);
-    super::pinned::put_back(md, result, room);
-    limits(md, result);
 }
 
 /// Which base the head was held to, always: a check run belongs to the
@@ -49,7 +47,7 @@ fn base_line(md: &mut String, result: &Outcome) {
 
 /// What the agent's record never shows, whatever the pull request does:
 /// said, and no cap on the conclusion.
-fn limits(md: &mut String, result: &Outcome) {
+pub(super) fn limits(md: &mut String, result: &Outcome) {
     if result.limits.is_empty() {
         return;
     }

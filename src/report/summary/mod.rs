@@ -154,6 +154,9 @@ pub(crate) fn render(result: &Outcome, page: &Page) -> String {
     // megabyte, and each copy of it is a millisecond of fresh pages.
     let mut md = top;
     instructions::sections(&mut md, result, &mut room);
+    pinned::not_used(&mut md, result, &mut room);
+    pinned::put_back(&mut md, result, &mut room);
+    instructions::limits(&mut md, result);
     if let Some(review) = &result.review {
         output_section(&mut md, review, &mut room);
         findings_section(&mut md, review, page, holds_up(result), &mut room);

@@ -3,9 +3,9 @@
 //! changed that the agent did not run with.
 
 use super::Table;
+use crate::base::Pinned;
 use crate::markdown::{code, prose, shorten_middle};
 use crate::outcome::Outcome;
-use crate::restore::Pinned;
 
 /// (`restore`) What the step did, and what it means for the agent.
 pub(super) fn sentence(md: &mut String, result: &Outcome) {
