@@ -1,18 +1,21 @@
 //! A skeleton agent: the least a fourth agent's folder holds to plug into
 //! the seam, compiled and tested behind a test-only registry entry
 //! (docs/adding-an-agent.md). It reads `SKELETON.md` at the working
-//! directory as its chain, runs nothing else, and has no record format, so
-//! its check says so instead of passing.
+//! directory as its chain, runs nothing else, and reads the least record an
+//! agent can keep (`skeleton.json` in agent-home: where it ran, the prompt,
+//! the model, the answer), which the one checklist judges like any other.
 
 use std::path::Path;
 
 use crate::agent::chain::{AgentsFile, Chain};
 use crate::agent::check::{AgentCheck, Expected};
+use crate::agent::checklist::{self, Answer, Commit, Observation, Recorded};
 use crate::agent::kind::AgentKind;
 use crate::agent::reach::{Finder, Reach};
 use crate::agent::seam::{About, Agent, Fields, SessionOptions, Setup};
 use crate::agent::turns::HookConfig;
 use crate::error::Error;
+use crate::limits;
 use crate::workspace::Workspace;
 
 /// The skeleton, for the registry.
@@ -91,19 +94,40 @@ impl Agent for Skeleton {
     fn read_and_check(
         &self,
         _setup: &Setup,
-        _session: &SessionOptions,
+        session: &SessionOptions,
         _cwd: &Path,
         _ws: &Workspace,
-        _expected: &Expected,
+        expected: &Expected,
     ) -> AgentCheck {
         let mut c = AgentCheck::default();
-        c.unverified.push((
-            "the skeleton's record".into(),
-            "the skeleton agent has no record format: nothing shows what reached it".into(),
-        ));
+        let path = session.home.join(RECORD);
+        let record = crate::workspace::read_contained(&path, &[&session.home], limits::RECORD_BYTES)
+            .ok()
+            .and_then(|bytes| serde_json::from_slice::<serde_json::Value>(&bytes).ok());
+        let Some(r) = record else {
+            c.problems.push(format!(
+                "agent-home has no readable `{RECORD}`: give this step the folder the skeleton agent wrote"
+            ));
+            return c;
+        };
+        // The record's words, in the checklist's: the rest is judged there.
+        let text = |key: &str| r[key].as_str();
+        let observed = Observation {
+            cwd: text("cwd"),
+            prompt: text("prompt"),
+            version: Some(text("version").map_or(Recorded::Missing, Recorded::Value)),
+            commit: Some(Commit::Never),
+            model: text("model"),
+            answer: Some(text("answer").map_or(Answer::Missing, Answer::Text)),
+            ..Observation::default()
+        };
+        checklist::judge(&mut c, &ABOUT, observed, expected);
         c
     }
 }
+
+/// The skeleton's record, in agent-home.
+const RECORD: &str = "skeleton.json";
 
 #[cfg(test)]
 mod tests {
@@ -161,11 +185,18 @@ mod tests {
         };
         let check = setup.read_and_check(&session, ws.root(), &ws, &expected);
         assert_eq!(check.kind, kind);
-        assert_eq!(
-            check.unverified.len(),
-            1,
-            "a check that cannot run is not a pass"
-        );
+        assert_eq!(check.problems.len(), 1, "no record is not a pass");
+        let cwd = ws.root().display().to_string();
+        std::fs::write(
+            root.join(RECORD),
+            serde_json::json!({"cwd": cwd, "prompt": "", "version": "1.0.0", "model": "m"}).to_string(),
+        )
+        .unwrap();
+        let check = setup.read_and_check(&session, ws.root(), &ws, &expected);
+        assert!(check.problems.is_empty(), "{:?}", check.problems);
+        assert_eq!(check.prompt_sent_sha, Some(crate::digest::sha256_hex(b"")));
+        let limits: Vec<&str> = check.limits.iter().map(|(w, _)| w.as_str()).collect();
+        assert_eq!(limits, ["the record's commit"], "judged by the checklist");
         assert_eq!(
             crate::agent::registry::running(|a| a == "example/skeleton-action"),
             Some(kind)
