@@ -487,6 +487,21 @@ pub(crate) fn resolve_host_folder(
     Err(refuse())
 }
 
+/// A workspace for tests: `repo/` with a `.git` folder and `files` in it.
+#[cfg(test)]
+pub(crate) fn test_tree(files: &[(&str, &[u8])]) -> (tempfile::TempDir, Workspace) {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("repo");
+    std::fs::create_dir_all(root.join(".git")).unwrap();
+    for (p, b) in files {
+        let p = root.join(p);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, b).unwrap();
+    }
+    let ws = Workspace::open(&root).unwrap();
+    (dir, ws)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -39,6 +39,25 @@ pub(crate) struct TranscriptRecord {
     pub(crate) redaction: Option<super::redaction::Redaction>,
 }
 
+impl TranscriptRecord {
+    /// The record as the receipt names it: `path` as shown (relative to the
+    /// workspace, or under the agent's home), raw or redacted.
+    pub(crate) fn of(
+        path: String,
+        session_id: Option<String>,
+        sha256: String,
+        redaction: Option<super::redaction::Redaction>,
+    ) -> TranscriptRecord {
+        TranscriptRecord {
+            path,
+            session_id,
+            sha256,
+            record: super::redaction::kind(redaction.as_ref()).into(),
+            redaction,
+        }
+    }
+}
+
 /// The session's settings, as the record has them (the receipt's `session`).
 /// Codex's names; an agent fills what it records and leaves the rest `None`.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -190,6 +209,31 @@ pub(crate) struct Expected<'a> {
     /// The receipt's output schema, as the checkout (or the input) has it:
     /// the schema the agent must have been given.
     pub(crate) schema: Option<&'a [u8]>,
+}
+
+#[cfg(test)]
+impl Expected<'static> {
+    /// What a test states when it states nothing else: the prompt `Review`
+    /// from `p.md`, no chain, no claims, the output `r.json`, commit
+    /// `c0ffee`, the workspace root as the working directory.
+    pub(crate) fn example() -> Expected<'static> {
+        Expected {
+            prompt_path: Some("p.md"),
+            prompt_bytes: b"Review",
+            agents_sha: None,
+            cli_version: None,
+            model: None,
+            output_path: "r.json",
+            output: None,
+            max_total_tokens: None,
+            git_sha: "c0ffee",
+            workdir: ".",
+            inputs: &[],
+            changed_skills: &[],
+            single_turn: super::turns::SingleTurn::Warn,
+            schema: None,
+        }
+    }
 }
 
 /// Shell commands that can write a file they name: a command of the agent's

@@ -598,16 +598,7 @@ mod tests {
     use super::*;
 
     fn tree(files: &[(&str, &[u8])]) -> (tempfile::TempDir, Workspace) {
-        let dir = tempfile::tempdir().unwrap();
-        let root = dir.path().join("repo");
-        fs::create_dir_all(root.join(".git")).unwrap();
-        for (p, b) in files {
-            let p = root.join(p);
-            fs::create_dir_all(p.parent().unwrap()).unwrap();
-            fs::write(p, b).unwrap();
-        }
-        let ws = Workspace::open(&root).unwrap();
-        (dir, ws)
+        crate::workspace::test_tree(files)
     }
 
     fn shown(entries: &[Entry]) -> Vec<&str> {

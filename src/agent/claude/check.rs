@@ -226,13 +226,12 @@ fn check(c: &mut AgentCheck, r: Record, x: &Context) {
     check_system(c, &s, x);
     check_result(c, e.as_ref());
     record_notes(c, &s, e.as_ref());
-    c.transcript = Some(TranscriptRecord {
-        path: shown,
-        session_id: s.session_id.clone(),
-        sha256: s.sha256.clone(),
-        record: crate::agent::redaction::kind(s.redaction.as_ref()).into(),
-        redaction: s.redaction.clone(),
-    });
+    c.transcript = Some(TranscriptRecord::of(
+        shown,
+        s.session_id.clone(),
+        s.sha256.clone(),
+        s.redaction.clone(),
+    ));
     c.facts = record_facts(&s, e.as_ref(), tokens.as_ref());
     c.settings = Some(session_record(&s, e.as_ref(), output_turn));
     // A first request whose last block is not the prompt held something
@@ -1092,20 +1091,10 @@ mod tests {
             args: None,
         };
         let expected = Expected {
-            prompt_path: Some("p.md"),
-            prompt_bytes: b"Review",
-            agents_sha: None,
-            cli_version: None,
             model,
-            output_path: "r.json",
             output: Some(b"{\"ok\": true}"),
-            max_total_tokens: None,
-            git_sha: "c0ffee",
-            workdir: ".",
-            inputs: &[],
-            changed_skills: &[],
-            single_turn: SingleTurn::Warn,
             schema: Some(b"{}"),
+            ..Expected::example()
         };
         read_and_check(&opts, &settings, h.ws.root(), &h.ws, &expected)
     }
@@ -1116,20 +1105,8 @@ mod tests {
         let root = h.ws.root().display().to_string();
         let inputs = vec![".github/claude/review.schema.json".to_string()];
         let expected = Expected {
-            prompt_path: Some("p.md"),
-            prompt_bytes: b"Review",
-            agents_sha: None,
-            cli_version: None,
-            model: None,
-            output_path: "r.json",
-            output: None,
-            max_total_tokens: None,
-            git_sha: "c0ffee",
-            workdir: ".",
             inputs: &inputs,
-            changed_skills: &[],
-            single_turn: SingleTurn::Warn,
-            schema: None,
+            ..Expected::example()
         };
         let tool = |name: &str, input: serde_json::Value| record::ToolUse {
             id: None,

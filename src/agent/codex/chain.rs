@@ -270,15 +270,7 @@ mod tests {
     }
 
     fn tree(files: &[(&str, &[u8])]) -> Tree {
-        let dir = tempfile::tempdir().unwrap();
-        let root = dir.path().join("repo");
-        fs::create_dir_all(root.join(".git")).unwrap();
-        for (p, b) in files {
-            let p = root.join(p);
-            fs::create_dir_all(p.parent().unwrap()).unwrap();
-            fs::write(p, b).unwrap();
-        }
-        let ws = Workspace::open(&root).unwrap();
+        let (dir, ws) = crate::workspace::test_tree(files);
         Tree { _dir: dir, ws }
     }
 

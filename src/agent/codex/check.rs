@@ -184,13 +184,12 @@ pub(crate) fn check(session: Session, shown: String, expected: &Expected) -> Age
     check_settings(&mut c, &session, expected);
     c.context = Some(context_of(&mut c, &session, expected));
     c.notes.extend(session.warnings.iter().cloned());
-    c.transcript = Some(TranscriptRecord {
-        path: shown,
-        session_id: session.id.clone(),
-        sha256: session.sha256.clone(),
-        record: crate::agent::redaction::kind(session.redaction.as_ref()).into(),
-        redaction: session.redaction.clone(),
-    });
+    c.transcript = Some(TranscriptRecord::of(
+        shown,
+        session.id.clone(),
+        session.sha256.clone(),
+        session.redaction.clone(),
+    ));
     into_neutral(&mut c, session);
     c
 }
@@ -524,20 +523,13 @@ mod tests {
             Box::leak(Box::new(vec!["p.md".to_string(), "AGENTS.md".to_string()]));
         Expected {
             neutral: crate::agent::Expected {
-                prompt_path: Some("p.md"),
                 prompt_bytes: prompt,
                 agents_sha: sha,
                 cli_version: Some("0.169.0"),
                 model: Some("gpt-5.5"),
-                output_path: "r.json",
                 output: Some(b"{}"),
-                max_total_tokens: None,
-                git_sha: "c0ffee",
-                workdir: ".",
                 inputs,
-                changed_skills: &[],
-                single_turn: crate::agent::turns::SingleTurn::Warn,
-                schema: None,
+                ..crate::agent::Expected::example()
             },
             inputs,
             skills: &[],

@@ -56,13 +56,12 @@ pub(crate) fn read_and_check(
     let git_root = ws.relative(&chain::git_root(workdir, ws));
     let mut c = check(&record, &ours, &git_root, expected);
     c.notes.extend(note);
-    c.transcript = Some(TranscriptRecord {
-        path: shown,
-        session_id: record.session_id.clone(),
-        sha256: record.sha256.clone(),
-        record: crate::agent::redaction::kind(record.redaction.as_ref()).into(),
-        redaction: record.redaction.clone(),
-    });
+    c.transcript = Some(TranscriptRecord::of(
+        shown,
+        record.session_id.clone(),
+        record.sha256.clone(),
+        record.redaction.clone(),
+    ));
     c
 }
 
@@ -555,7 +554,6 @@ fn facts(r: &Record, out_turn: Option<usize>) -> Vec<Fact> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::agent::turns::SingleTurn;
     use serde_json::json;
 
     fn block(path: &str, text: &str, sent: Sent) -> Block {
@@ -613,20 +611,12 @@ mod tests {
 
     fn expected<'a>(agents_sha: Option<&'a str>) -> Expected<'a> {
         Expected {
-            prompt_path: Some("p.md"),
             prompt_bytes: b"Review\n",
             agents_sha,
             cli_version: Some("1.0.102"),
             model: Some("m"),
-            output_path: "r.json",
             output: Some(b"{}"),
-            max_total_tokens: None,
-            git_sha: "c0ffee",
-            workdir: ".",
-            inputs: &[],
-            changed_skills: &[],
-            single_turn: SingleTurn::Warn,
-            schema: None,
+            ..Expected::example()
         }
     }
 

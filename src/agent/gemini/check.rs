@@ -90,13 +90,12 @@ pub(crate) fn read_and_check(
         }
     }
     c.notes.extend(note);
-    c.transcript = Some(TranscriptRecord {
-        path: shown,
-        session_id: record.session_id.clone(),
-        sha256: record.sha256.clone(),
-        record: crate::agent::redaction::kind(record.redaction.as_ref()).into(),
-        redaction: record.redaction.clone(),
-    });
+    c.transcript = Some(TranscriptRecord::of(
+        shown,
+        record.session_id.clone(),
+        record.sha256.clone(),
+        record.redaction.clone(),
+    ));
     c
 }
 
@@ -838,7 +837,6 @@ const WRITING_TOOLS: &[&str] = &["write_file", "replace", "edit"];
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::agent::turns::SingleTurn;
     use serde_json::json;
 
     fn record(project: &str, prompt: &str, answer: &str) -> Record {
@@ -857,20 +855,12 @@ mod tests {
 
     fn expected<'a>(agents_sha: Option<&'a str>) -> Expected<'a> {
         Expected {
-            prompt_path: Some("p.md"),
             prompt_bytes: b"Review\n",
             agents_sha,
             cli_version: Some("0.61.0"),
             model: Some("gemini-x"),
-            output_path: "r.json",
             output: Some(b"{}"),
-            max_total_tokens: None,
-            git_sha: "c0ffee",
-            workdir: ".",
-            inputs: &[],
-            changed_skills: &[],
-            single_turn: SingleTurn::Warn,
-            schema: None,
+            ..Expected::example()
         }
     }
 

@@ -101,9 +101,10 @@ impl Agent for Skeleton {
     ) -> AgentCheck {
         let mut c = AgentCheck::default();
         let path = session.home.join(RECORD);
-        let record = crate::workspace::read_contained(&path, &[&session.home], limits::RECORD_BYTES)
-            .ok()
-            .and_then(|bytes| serde_json::from_slice::<serde_json::Value>(&bytes).ok());
+        let record =
+            crate::workspace::read_contained(&path, &[&session.home], limits::RECORD_BYTES)
+                .ok()
+                .and_then(|bytes| serde_json::from_slice::<serde_json::Value>(&bytes).ok());
         let Some(r) = record else {
             c.problems.push(format!(
                 "agent-home has no readable `{RECORD}`: give this step the folder the skeleton agent wrote"
@@ -170,18 +171,8 @@ mod tests {
         let expected = Expected {
             prompt_path: None,
             prompt_bytes: b"",
-            agents_sha: None,
-            cli_version: None,
-            model: None,
-            output_path: "r.json",
-            output: None,
-            max_total_tokens: None,
             git_sha: "",
-            workdir: ".",
-            inputs: &[],
-            changed_skills: &[],
-            single_turn: crate::agent::turns::SingleTurn::Warn,
-            schema: None,
+            ..Expected::example()
         };
         let check = setup.read_and_check(&session, ws.root(), &ws, &expected);
         assert_eq!(check.kind, kind);
@@ -189,7 +180,8 @@ mod tests {
         let cwd = ws.root().display().to_string();
         std::fs::write(
             root.join(RECORD),
-            serde_json::json!({"cwd": cwd, "prompt": "", "version": "1.0.0", "model": "m"}).to_string(),
+            serde_json::json!({"cwd": cwd, "prompt": "", "version": "1.0.0", "model": "m"})
+                .to_string(),
         )
         .unwrap();
         let check = setup.read_and_check(&session, ws.root(), &ws, &expected);
