@@ -290,7 +290,7 @@ async fn each_disagreement_fails_with_the_file_named() {
         let out = run.receipt(&[("claude-version", "2.1.299"), ("model", "claude-opus-5-5")]);
         out.code(1);
         out.error_says(&format!(
-            "claude-version is `2.1.299` but the record was written by Claude Code `{version}`"
+            "agent-version is `2.1.299` but the record was written by Claude Code `{version}`"
         ));
         out.error_says(&format!(
             "model is `claude-opus-5-5` but the session ran `{MODEL}`"

@@ -345,7 +345,7 @@ async fn the_record_must_match_the_claimed_version_model_and_review() {
     out.code(1);
     let errors = out.errors().join("\n");
     assert!(
-        errors.contains("`0.170.0` but the session record was written by Codex `0.169.0`"),
+        errors.contains("agent-version is `0.170.0` but the record was written by Codex `0.169.0`"),
         "{errors}"
     );
     assert!(
