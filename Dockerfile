@@ -39,7 +39,9 @@ RUN touch src/main.rs src/lib.rs && cargo build --release --locked \
 # (src/git.rs), takes `safe.directory` on its command line, and the commands
 # above never look up a user. No shell: the entrypoint is the binary.
 # Last, both programs start inside the tree they will run in: a library left
-# out fails the build here, not a user's job.
+# out fails the build here, not a user's job. git opens /dev/null before
+# anything else, which the engine mounts at run time; for the check a plain
+# file stands in, and goes.
 FROM debian:bookworm-slim AS packages
 RUN apt-get update \
  && apt-get install -y --no-install-recommends git ca-certificates \
@@ -56,8 +58,10 @@ RUN mkdir -p /image/usr/bin /image/usr/local/bin /image/etc/ssl/certs /image/tmp
       cp -L --parents "$library" /image || exit 1; \
     done \
  && rm /linked \
+ && mkdir /image/dev && touch /image/dev/null \
  && chroot /image /usr/bin/git --version \
- && chroot /image /usr/local/bin/prompt-receipt --version
+ && chroot /image /usr/local/bin/prompt-receipt --version \
+ && rm -r /image/dev
 
 FROM scratch
 COPY --from=packages /image/ /
