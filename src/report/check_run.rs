@@ -3,7 +3,10 @@
 //! One `POST` creates the run with the first 50 annotations (GitHub's limit per
 //! request); each further 50 go in a `PATCH`. Retries are ours, not octocrab's:
 //! a create that failed ambiguously (5xx, timeout) may have been made, so before
-//! creating again we look for the run by name and `external_id`. When the token
+//! creating again we look for the run by name and `external_id`. A connection
+//! that cannot be made (refused, no route, a name that does not resolve) is
+//! not a fault that passes in seconds: it is said once, with the fix, and no
+//! further request is tried ([`unreachable`]). When the token
 //! cannot create checks (no token, fork pull requests, no `checks: write`), the
 //! run says why and how to fix it once, and the annotations in the log and the
 //! job summary carry the result; the gate alone decides the step's outcome.
@@ -434,6 +437,10 @@ enum Reply {
     },
     /// Will not get better by trying again.
     Refused(String),
+    /// No connection could be made, for a reason that will not go away in
+    /// the seconds a retry waits (refused, no route, a host name that does
+    /// not resolve): said once, with the fix, and no request is tried again.
+    Unreachable(String),
 }
 
 enum Method {
@@ -444,6 +451,7 @@ enum Method {
 
 async fn send<B: Serialize>(
     crab: &Octocrab,
+    shown_url: &str,
     method: Method,
     route: &str,
     body: Option<&B>,
@@ -455,13 +463,7 @@ async fn send<B: Serialize>(
     };
     let response = match sent {
         Ok(r) => r,
-        Err(e) => {
-            return Reply::Retry {
-                after: None,
-                why: format!("the request failed ({})", one_line(&transport_reason(&e))),
-                maybe_done: true,
-            };
-        }
+        Err(e) => return no_response(&e, shown_url),
     };
     let status = response.status().as_u16();
     let headers = response.headers().clone();
@@ -523,6 +525,19 @@ async fn send<B: Serialize>(
     }
 }
 
+/// A request that got no response: tried again, as it may have been acted on,
+/// unless no connection could be made.
+fn no_response(e: &octocrab::Error, shown_url: &str) -> Reply {
+    if let Some(why) = unreachable(e, shown_url) {
+        return Reply::Unreachable(why);
+    }
+    Reply::Retry {
+        after: None,
+        why: format!("the request failed ({})", one_line(&transport_reason(e))),
+        maybe_done: true,
+    }
+}
+
 /// The cause of a transport error, without URLs or headers.
 fn transport_reason(e: &dyn std::error::Error) -> String {
     let mut deepest = e.to_string();
@@ -532,6 +547,68 @@ fn transport_reason(e: &dyn std::error::Error) -> String {
         source = s.source();
     }
     clip(&deepest, 200)
+}
+
+/// A connection that could not be made and will not be made by trying again
+/// within `api-timeout`: the address refused it, there is no route to it, or
+/// its host name does not resolve. A connect that timed out, or a connection
+/// reset while it was made, may be a moment's loss and is retried. Nothing was
+/// sent on a connection never made, so no request can have been acted on.
+fn unreachable(e: &(dyn std::error::Error + 'static), shown_url: &str) -> Option<String> {
+    use std::io::ErrorKind;
+    let mut connect = false;
+    let mut dns = false;
+    let mut kind = None;
+    let mut next = Some(e);
+    while let Some(err) = next {
+        if let Some(client) = err.downcast_ref::<hyper_util::client::legacy::Error>() {
+            connect |= client.is_connect();
+        }
+        if let Some(io) = err.downcast_ref::<std::io::Error>() {
+            kind = Some(io.kind());
+        }
+        // hyper-util's resolver error, whose type it does not export, says
+        // only this; the resolver's own message is below it.
+        dns |= err.to_string() == "dns error";
+        next = err.source();
+    }
+    if !connect {
+        return None;
+    }
+    let what = match kind {
+        Some(ErrorKind::ConnectionRefused) => "refused the connection",
+        Some(ErrorKind::HostUnreachable | ErrorKind::NetworkUnreachable) => {
+            "cannot be reached (no route to it)"
+        }
+        Some(
+            ErrorKind::TimedOut
+            | ErrorKind::ConnectionReset
+            | ErrorKind::ConnectionAborted
+            | ErrorKind::Interrupted,
+        ) => return None,
+        _ if dns => "cannot be found (its host name does not resolve)",
+        _ => return None,
+    };
+    Some(format!(
+        "the GitHub API at {shown_url} {what}: check `GITHUB_API_URL` (GitHub Enterprise Server has \
+         its own) and the runner's network (a firewall or proxy in front of GitHub)"
+    ))
+}
+
+/// The API's address as it may be printed: scheme, host, port and path, never
+/// a user or password written into it.
+fn shown_url(api_url: &str) -> String {
+    let (scheme, rest) = api_url.split_once("://").unwrap_or(("", api_url));
+    let end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
+    let (authority, path) = rest.split_at(end);
+    let host = authority.rsplit_once('@').map_or(authority, |(_, h)| h);
+    let path = &path[..path.find(['?', '#']).unwrap_or(path.len())];
+    let shown = if scheme.is_empty() {
+        format!("{host}{path}")
+    } else {
+        format!("{scheme}://{host}{path}")
+    };
+    code(&clip(&one_line(shown.trim_end_matches('/')), 200))
 }
 
 /// What to do about a refusal, in the user's terms.
@@ -577,6 +654,13 @@ struct Api {
     crab: Octocrab,
     budget: Budget,
     requests: usize,
+    /// `GITHUB_API_URL` as it may be printed ([`shown_url`]).
+    shown_url: String,
+    /// Why the API could not be reached, once a request found it so: every
+    /// later request answers the same without a connection, so the job's
+    /// log says it once and the run is not held up by one connect after
+    /// another.
+    unreachable: Option<String>,
 }
 
 impl Api {
@@ -611,7 +695,22 @@ impl Api {
                 backoff: Duration::from_secs(1),
             },
             requests: 0,
+            shown_url: shown_url(api_url),
+            unreachable: None,
         })
+    }
+
+    /// One request, counted; none once the API was found unreachable.
+    async fn send<B: Serialize>(&mut self, method: Method, route: &str, body: Option<&B>) -> Reply {
+        if let Some(why) = &self.unreachable {
+            return Reply::Unreachable(why.clone());
+        }
+        self.requests += 1;
+        let reply = send(&self.crab, &self.shown_url, method, route, body).await;
+        if let Reply::Unreachable(why) = &reply {
+            self.unreachable = Some(why.clone());
+        }
+        reply
     }
 }
 
@@ -629,8 +728,7 @@ async fn publish(api: &mut Api, repo: &str, plan: &Plan, from_fork: bool) -> Che
     let route = format!("/repos/{repo}/check-runs/{}", created.id);
     for update in &plan.updates {
         loop {
-            api.requests += 1;
-            match send(&api.crab, Method::Patch, &route, Some(update)).await {
+            match api.send(Method::Patch, &route, Some(update)).await {
                 Reply::Ok(_) => break,
                 Reply::Retry { after, why, .. } => {
                     if !api.budget.wait(after).await {
@@ -640,6 +738,11 @@ async fn publish(api: &mut Api, repo: &str, plan: &Plan, from_fork: bool) -> Che
                     }
                 }
                 Reply::Refused(r) => return not_published(fix_for(&r, from_fork)),
+                Reply::Unreachable(why) => {
+                    return not_published(format!(
+                        "the check run was created but adding annotations failed: {why}"
+                    ));
+                }
             }
         }
     }
@@ -670,14 +773,13 @@ async fn create(api: &mut Api, repo: &str, plan: &Plan) -> Result<Created, Strin
                 return Ok(run);
             }
         }
-        api.requests += 1;
-        match send(
-            &api.crab,
-            Method::Post,
-            &format!("/repos/{repo}/check-runs"),
-            Some(&plan.create),
-        )
-        .await
+        match api
+            .send(
+                Method::Post,
+                &format!("/repos/{repo}/check-runs"),
+                Some(&plan.create),
+            )
+            .await
         {
             Reply::Ok(body) => {
                 return serde_json::from_str::<Created>(&body).map_err(|e| {
@@ -695,6 +797,7 @@ async fn create(api: &mut Api, repo: &str, plan: &Plan) -> Result<Created, Strin
                 }
             }
             Reply::Refused(r) => return Err(format!("refused: {r}")),
+            Reply::Unreachable(why) => return Err(why),
         }
     }
 }
@@ -717,7 +820,7 @@ async fn find_own(api: &mut Api, repo: &str, plan: &Plan) -> Result<Option<Creat
                 ListError::GaveUp(why) => {
                     format!("gave up looking for a check run that may exist: {why}")
                 }
-                ListError::Unreadable(why) => why,
+                ListError::Unreadable(why) | ListError::Unreachable(why) => why,
             })?;
         let count = listed.check_runs.len();
         for run in listed.check_runs.into_iter().filter(|r| {
@@ -748,6 +851,7 @@ enum ListError {
     Refused(String),
     GaveUp(String),
     Unreadable(String),
+    Unreachable(String),
 }
 
 /// One page of `GET /repos/{owner}/{repo}/commits/{ref}/check-runs` (the
@@ -765,8 +869,7 @@ async fn list_page(
         url_encode(name)
     );
     loop {
-        api.requests += 1;
-        match send::<()>(&api.crab, Method::Get, &route, None).await {
+        match api.send::<()>(Method::Get, &route, None).await {
             Reply::Ok(body) => {
                 return serde_json::from_str::<Listed>(&body).map_err(|e| {
                     ListError::Unreadable(format!(
@@ -780,6 +883,7 @@ async fn list_page(
                 }
             }
             Reply::Refused(r) => return Err(ListError::Refused(r)),
+            Reply::Unreachable(why) => return Err(ListError::Unreachable(why)),
         }
     }
 }
@@ -876,6 +980,11 @@ async fn others(
                     format!("listing the commit's check runs gave up within `api-timeout`: {why}")
                 }
                 ListError::Unreadable(why) => why,
+                // The why and its fix are said once, where the check run
+                // that could not be created is.
+                ListError::Unreachable(_) => {
+                    "the GitHub API could not be reached to list the commit's check runs".into()
+                }
             })?;
         let count = listed.check_runs.len();
         for run in &listed.check_runs {
@@ -1052,6 +1161,25 @@ mod tests {
         );
         assert_eq!(name(None, Some("@@")), "by another app (check run 7)");
         assert_eq!(name(None, None), "as check run 7");
+    }
+
+    #[test]
+    fn the_api_address_is_shown_without_credentials() {
+        for (given, shown) in [
+            ("https://api.github.com", "`https://api.github.com`"),
+            (
+                "https://ghes.example/api/v3/",
+                "`https://ghes.example/api/v3`",
+            ),
+            (
+                "https://user:secret@ghes.example:8443/api/v3?x=secret#y",
+                "`https://ghes.example:8443/api/v3`",
+            ),
+            ("ghes.example", "`ghes.example`"),
+            ("http://a@b@127.0.0.1:9\n", "`http://127.0.0.1:9\\n`"),
+        ] {
+            assert_eq!(shown_url(given), shown, "{given}");
+        }
     }
 
     #[test]

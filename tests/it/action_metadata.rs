@@ -314,13 +314,15 @@ fn dockerfile_builds_locked_and_runs_as_the_runner_expects() {
         release(froms[0]).is_some(),
         "the build image names its Debian release"
     );
-    for from in &froms[1..] {
-        assert_eq!(
-            release(froms[0]),
-            release(from),
-            "one Debian release: one glibc, Debian's git"
-        );
-    }
+    assert_eq!(
+        release(froms[0]),
+        release(froms[1]),
+        "one Debian release: one glibc, Debian's git"
+    );
+    assert_eq!(
+        froms[2], "FROM scratch",
+        "the runtime holds only the files the packages stage lays out"
+    );
     let runtime_start = lines.iter().position(|l| *l == froms[2]).unwrap();
     let (build, runtime) = lines.split_at(runtime_start);
     assert!(
@@ -373,18 +375,47 @@ fn dockerfile_builds_locked_and_runs_as_the_runner_expects() {
         !runtime.iter().any(|l| l.starts_with("RUN ")),
         "the runtime stage only copies files in"
     );
+    assert_eq!(
+        runtime
+            .iter()
+            .filter(|l| l.starts_with("COPY "))
+            .copied()
+            .collect::<Vec<_>>(),
+        ["COPY --from=packages /image/ /"],
+        "one tree, laid out and started in the packages stage"
+    );
     for file in [
         "/usr/bin/git",
         "/etc/ssl/certs/ca-certificates.crt",
         "/usr/local/bin/prompt-receipt",
     ] {
         assert!(
-            runtime
-                .iter()
-                .any(|l| l.starts_with("COPY --from=") && l.ends_with(file)),
+            build.iter().any(|l| l.contains(&format!(" /image{file}"))),
             "{file}"
         );
     }
+    // The libraries as the loader links them, and both programs started
+    // inside the tree before it becomes the image.
+    assert!(build.iter().any(|l| l.contains("ldd /usr/bin/git")));
+    assert!(
+        build
+            .iter()
+            .any(|l| l.contains("ldd /usr/local/bin/prompt-receipt"))
+    );
+    for program in ["/usr/bin/git", "/usr/local/bin/prompt-receipt"] {
+        assert!(
+            build
+                .iter()
+                .any(|l| l.contains(&format!("chroot /image {program} --version"))),
+            "{program}"
+        );
+    }
+    assert!(
+        runtime
+            .iter()
+            .any(|l| l.starts_with("ENV PATH=") && l.contains("/usr/bin")),
+        "scratch sets no PATH, and git is found on it"
+    );
     assert_eq!(
         runtime.last().copied(),
         Some(r#"ENTRYPOINT ["/usr/local/bin/prompt-receipt"]"#)

@@ -372,6 +372,93 @@ async fn a_hanging_connection_is_bounded() {
     assert_token_kept(&out);
 }
 
+/// An API address that refuses the connection (a wrong `GITHUB_API_URL`, a
+/// firewall) is said once, with the fix, and not tried again for the whole
+/// `api-timeout`: the run goes on to its job summary and outputs as it does
+/// when the API answers with an error.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_refused_connection_is_said_once_and_not_retried() {
+    // A loopback port bound and let go: nothing listens there, so every
+    // connection to it is refused.
+    let closed = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap();
+    let url = format!("http://{closed}");
+    let s = Scenario::example();
+    let head = s.git(&["rev-parse", "HEAD"]);
+    let event = pull_request(&head, false);
+    let start = Instant::now();
+    let out = run(s
+        .review_step()
+        .input("api-timeout", "60")
+        .github(&url, MERGE_SHA)
+        .event("pull_request", event.clone()))
+    .await;
+    let took = start.elapsed();
+    // A bound, not a benchmark: retrying would take most of the minute.
+    assert!(
+        took < Duration::from_secs(20),
+        "not retried for the whole api-timeout: {took:?}"
+    );
+    let said: Vec<&str> = out
+        .stdout
+        .lines()
+        .filter(|l| l.contains("refused the connection"))
+        .collect();
+    assert_eq!(said.len(), 1, "said once:\n{}", out.stdout);
+    assert!(
+        said[0].starts_with("::warning")
+            && said[0].contains("check run was not created")
+            && said[0].contains(&format!("the GitHub API at `{url}` refused the connection"))
+            && said[0].contains("check `GITHUB_API_URL`"),
+        "{}",
+        said[0]
+    );
+    assert_token_kept(&out);
+
+    // The same run against an API that answers every request with an error.
+    let gh = FakeGitHub::start().await;
+    gh.refuse_all(403, "Resource not accessible by integration");
+    let answered = run(step(&s, &gh).event("pull_request", event)).await;
+    out.code(answered.code);
+    assert_eq!(
+        out.outputs.keys().collect::<Vec<_>>(),
+        answered.outputs.keys().collect::<Vec<_>>()
+    );
+    for name in ["conclusion", "not-verified", "verified", "ok", "valid"] {
+        assert_eq!(out.outputs.get(name), answered.outputs.get(name), "{name}");
+    }
+    assert!(!out.outputs.contains_key("check-run-id"));
+    assert!(
+        out.summary.contains(&format!(
+            "> **No check run**: the GitHub API at `{url}` refused the connection"
+        )),
+        "{}",
+        out.summary
+    );
+    // The verdict that heads the summary is the same.
+    let heading = |summary: &str| summary.lines().next().unwrap_or_default().to_string();
+    assert_eq!(heading(&out.summary), heading(&answered.summary));
+
+    // A host name that cannot resolve (`.invalid` never does, RFC 6761).
+    let start = Instant::now();
+    let out = run(s
+        .review_step()
+        .input("api-timeout", "60")
+        .github("http://api.receipt-test.invalid", MERGE_SHA))
+    .await;
+    let took = start.elapsed();
+    out.code(answered.code);
+    assert!(took < Duration::from_secs(20), "{took:?}");
+    let said = out
+        .stdout
+        .lines()
+        .filter(|l| l.contains("its host name does not resolve"))
+        .count();
+    assert_eq!(said, 1, "{}", out.stdout);
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn github_enterprise_server_paths_are_kept() {
     // GHES serves the API under /api/v3: requests must keep that prefix. The
