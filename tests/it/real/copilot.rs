@@ -429,10 +429,10 @@ async fn a_resumed_session_with_another_model_is_named() {
             out.stdout
         );
         assert_eq!(out.outputs["conclusion"], "neutral");
-        // The step's model is not the second turn's.
+        // The step's model is not the second turn's, whose answer is the review.
         let out = c.receipt(&[]);
         assert_ne!(out.code, 0);
-        out.error_says("model is `gpt-5.4` but turn 2 of 2 ran `gpt-other`");
+        out.error_says("model is `gpt-5.4` but the session ran `gpt-other`");
         let out = c.receipt(&[("model", ""), ("single-turn", "require")]);
         assert_ne!(out.code, 0);
         out.error_says("single-turn: require");
