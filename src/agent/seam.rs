@@ -173,13 +173,41 @@ pub(crate) struct About {
     pub(crate) actions: &'static [&'static str],
     /// The older names its action's users know a neutral input by:
     /// (`agent-version`, `codex-version`).
-    pub(crate) aliases: &'static [(&'static str, &'static str)],
+    pub(crate) aliases: &'static [Alias],
     /// Whether a path (relative to the workspace when it is in it) is one of
     /// its instruction files by name: an agent that writes one changes what
     /// the agents after it read.
     pub(crate) instructions: fn(&str) -> bool,
     /// Where its record keeps what the checklist reads.
     pub(crate) fields: Fields,
+}
+
+/// An older name of a neutral input: (`agent-version`, `codex-version`).
+pub(crate) struct Alias {
+    pub(crate) neutral: &'static str,
+    pub(crate) older: &'static str,
+    /// Every agent reads it, after its own names: it was once every agent's.
+    pub(crate) shared: bool,
+}
+
+impl Alias {
+    /// An older name that only its agent reads.
+    pub(crate) const fn own(neutral: &'static str, older: &'static str) -> Alias {
+        Alias {
+            neutral,
+            older,
+            shared: false,
+        }
+    }
+
+    /// An older name that every agent reads, after its own names.
+    pub(crate) const fn shared(neutral: &'static str, older: &'static str) -> Alias {
+        Alias {
+            neutral,
+            older,
+            shared: true,
+        }
+    }
 }
 
 /// Where an agent's record keeps what the checklist reads, for the sentence

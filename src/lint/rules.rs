@@ -324,43 +324,28 @@ pub(crate) fn receipt_workflow(uses: &str) -> bool {
 }
 
 /// A prompt-receipt step that gives an input by another agent's older name,
-/// which it does not read (`claude-version` on a Codex step). Its own older
-/// names, and `codex-version`/`codex-args` (once every agent's), read as the
-/// neutral ones.
+/// which it does not read. Every older name is an agent's alias in the
+/// registry; its own, and those every agent reads, read as the neutral ones.
 fn older_inputs(step: &Step, out: &mut Vec<Finding>) {
     let agent = step
         .input("agent")
         .literal()
         .and_then(|a| <crate::agent::AgentKind as clap::ValueEnum>::from_str(a.trim(), false).ok())
         .unwrap_or_default();
-    for (neutral, older) in [
-        ("agent-home", "codex-home"),
-        ("agent-version", "codex-version"),
-        ("agent-args", "codex-args"),
-        ("agent-version", "claude-version"),
-        ("agent-args", "claude-args"),
-    ] {
-        if matches!(step.input(older), Input::Absent) {
-            continue;
-        }
+    for alias in crate::agent::registry::aliases() {
+        let (neutral, older) = (alias.neutral, alias.older);
         // The agent's own older name reads as the neutral one: nothing to say.
-        let read = agent.alias(neutral) == Some(older)
-            || older.starts_with("codex-") && older != "codex-home";
-        if read {
+        if step.input(older).is_absent() || agent.reads(alias) {
             continue;
         }
-        let (level, message) = (
+        out.push(finding(
+            "receipt-older-input",
             Level::Warning,
+            step.line_of(older),
             format!(
                 "`{older}` is not read when `agent` is `{}`: give it as `{neutral}`",
                 agent.as_str()
             ),
-        );
-        out.push(finding(
-            "receipt-older-input",
-            level,
-            step.line_of(older),
-            message,
         ));
     }
 }

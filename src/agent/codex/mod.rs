@@ -24,7 +24,7 @@ use crate::agent::chain::Chain;
 use crate::agent::check::{AgentCheck, Expected};
 use crate::agent::kind::AgentKind;
 use crate::agent::reach::Reach;
-use crate::agent::seam::{About, Agent, Fields, Given, SessionOptions, Setup};
+use crate::agent::seam::{About, Agent, Alias, Fields, Given, SessionOptions, Setup};
 use crate::agent::turns::HookConfig;
 use crate::error::Error;
 use crate::workspace::Workspace;
@@ -49,10 +49,11 @@ const ABOUT: About = About {
         ("AGENTS.md", "**/AGENTS.override.md"),
     ],
     actions: &["openai/codex-action"],
+    // `codex-version` and `codex-args` were once every agent's names.
     aliases: &[
-        ("agent-version", "codex-version"),
-        ("agent-args", "codex-args"),
-        ("agent-home", "codex-home"),
+        Alias::own("agent-home", "codex-home"),
+        Alias::shared("agent-version", "codex-version"),
+        Alias::shared("agent-args", "codex-args"),
     ],
     instructions: is_instruction,
     fields: Fields {
