@@ -44,6 +44,7 @@ const ABOUT: About = About {
         Alias::own("agent-version", "claude-version"),
         Alias::own("agent-args", "claude-args"),
     ],
+    drops_docker: false,
     instructions: is_instruction,
     fields: Fields {
         cwd: " (`cwd`)",

@@ -12,6 +12,7 @@
 pub mod chain;
 pub(crate) mod check;
 pub(crate) mod config;
+pub(crate) mod lint;
 pub(crate) mod reach;
 pub mod session;
 pub(crate) mod skills;
@@ -27,6 +28,7 @@ use crate::agent::reach::Reach;
 use crate::agent::seam::{About, Agent, Alias, Fields, Given, SessionOptions, Setup};
 use crate::agent::turns::HookConfig;
 use crate::error::Error;
+use crate::rule::{AgentJob, Finding, Rule};
 use crate::workspace::Workspace;
 use config::CodexConfig;
 
@@ -55,6 +57,7 @@ const ABOUT: About = About {
         Alias::shared("agent-version", "codex-version"),
         Alias::shared("agent-args", "codex-args"),
     ],
+    drops_docker: true,
     instructions: is_instruction,
     fields: Fields {
         cwd: " (`session_meta.cwd`)",
@@ -125,6 +128,14 @@ impl Agent for Codex {
             default_branch_instructions: setup.given.default_branch_instructions,
         };
         check::read_and_check(session, &settings, cwd, ws, expected)
+    }
+
+    fn lint_rules(&self) -> &'static [Rule] {
+        lint::RULES
+    }
+
+    fn lint(&self, job: &AgentJob, out: &mut Vec<Finding>) {
+        lint::lint(job, out);
     }
 }
 
