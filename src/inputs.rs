@@ -1006,8 +1006,8 @@ pub(crate) fn exact_version<'a>(input: &str, v: &'a str) -> Result<&'a str, Erro
 /// A neutral input (`agent-version`) given under its own name or an older
 /// one (`codex-version`, `claude-version`), as (the name it came by, value).
 /// The agent's own older name is its alias; two of them that differ are a
-/// mistake worth stopping on. `codex-*` was once every agent's, so another
-/// agent still reads it last.
+/// mistake worth stopping on. An older name every agent reads (an alias the
+/// registry marks shared: it was once every agent's) is read last.
 fn neutral_input(
     agent: crate::agent::AgentKind,
     neutral: &'static str,
@@ -1031,9 +1031,10 @@ fn neutral_input(
             None => first = Some((name, value.clone())),
         }
     }
+    let shared = crate::agent::registry::shared_alias(neutral);
     let legacy = values
         .iter()
-        .find(|(n, _)| n.starts_with("codex-"))
+        .find(|(n, _)| Some(*n) == shared)
         .and_then(|(n, v)| v.clone().map(|v| (*n, v)));
     Ok(first.or(legacy))
 }
@@ -1359,5 +1360,20 @@ mod tests {
             )
             .is_err()
         );
+    }
+
+    /// Every older input name an agent's `aliases` give is a flag, beside its
+    /// neutral one (and so an input of action.yml: `every_input_is_declared_and_handled`).
+    #[test]
+    fn every_alias_is_an_input() {
+        let longs: Vec<String> = Cli::command()
+            .get_arguments()
+            .filter_map(|a| a.get_long().map(str::to_string))
+            .collect();
+        for alias in crate::agent::registry::aliases() {
+            for name in [alias.neutral, alias.older] {
+                assert!(longs.iter().any(|l| l == name), "--{name}");
+            }
+        }
     }
 }

@@ -41,6 +41,7 @@ pub mod receipt;
 pub mod report;
 mod restore;
 pub mod review;
+mod rule;
 mod setup;
 mod sources;
 mod version;

@@ -4,7 +4,7 @@
 use std::path::Path;
 
 use super::kind::AgentKind;
-use super::seam::{Agent, Given, Setup};
+use super::seam::{Agent, Alias, Given, Setup};
 use crate::error::Error;
 
 /// Every agent, in the order the documentation lists them.
@@ -26,6 +26,28 @@ pub(crate) fn running(uses: impl Fn(&str) -> bool) -> Option<AgentKind> {
     all()
         .into_iter()
         .find(|k| agent(*k).about().actions.iter().any(|a| uses(a)))
+}
+
+/// Every older input name the agents know, from their `aliases`, in the
+/// order of [`all`], each name once.
+pub(crate) fn aliases() -> Vec<&'static Alias> {
+    let mut out: Vec<&'static Alias> = Vec::new();
+    for kind in all() {
+        for alias in agent(kind).about().aliases {
+            if !out.iter().any(|a| a.older == alias.older) {
+                out.push(alias);
+            }
+        }
+    }
+    out
+}
+
+/// The older name of `neutral` that every agent reads, after its own.
+pub(crate) fn shared_alias(neutral: &str) -> Option<&'static str> {
+    aliases()
+        .into_iter()
+        .find(|a| a.shared && a.neutral == neutral)
+        .map(|a| a.older)
 }
 
 /// The agent behind a kind.
@@ -78,8 +100,14 @@ impl AgentKind {
             .about()
             .aliases
             .iter()
-            .find(|(n, _)| *n == neutral)
-            .map(|(_, alias)| *alias)
+            .find(|a| a.neutral == neutral)
+            .map(|a| a.older)
+    }
+
+    /// Whether this agent reads an older name as its neutral input: its own,
+    /// or one every agent reads.
+    pub(crate) fn reads(self, alias: &Alias) -> bool {
+        alias.shared || self.alias(alias.neutral) == Some(alias.older)
     }
 
     /// The agent set up for this step: its own settings read from `home`.

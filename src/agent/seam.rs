@@ -15,6 +15,7 @@ use super::kind::AgentKind;
 use super::reach::Reach;
 use super::turns::{HookConfig, SingleTurn};
 use crate::error::Error;
+use crate::rule::{AgentJob, Finding, Rule};
 use crate::workspace::Workspace;
 
 /// What the step was told of the agent run, in words that fit every agent
@@ -173,13 +174,46 @@ pub(crate) struct About {
     pub(crate) actions: &'static [&'static str],
     /// The older names its action's users know a neutral input by:
     /// (`agent-version`, `codex-version`).
-    pub(crate) aliases: &'static [(&'static str, &'static str)],
+    pub(crate) aliases: &'static [Alias],
+    /// Its action takes Docker from the steps after it in its job
+    /// (codex-action's default `safety-strategy: drop-sudo`): a receipt step
+    /// there cannot start, which the agent's own lint says, rather than read
+    /// files the agent could have rewritten.
+    pub(crate) drops_docker: bool,
     /// Whether a path (relative to the workspace when it is in it) is one of
     /// its instruction files by name: an agent that writes one changes what
     /// the agents after it read.
     pub(crate) instructions: fn(&str) -> bool,
     /// Where its record keeps what the checklist reads.
     pub(crate) fields: Fields,
+}
+
+/// An older name of a neutral input: (`agent-version`, `codex-version`).
+pub(crate) struct Alias {
+    pub(crate) neutral: &'static str,
+    pub(crate) older: &'static str,
+    /// Every agent reads it, after its own names: it was once every agent's.
+    pub(crate) shared: bool,
+}
+
+impl Alias {
+    /// An older name that only its agent reads.
+    pub(crate) const fn own(neutral: &'static str, older: &'static str) -> Alias {
+        Alias {
+            neutral,
+            older,
+            shared: false,
+        }
+    }
+
+    /// An older name that every agent reads, after its own names.
+    pub(crate) const fn shared(neutral: &'static str, older: &'static str) -> Alias {
+        Alias {
+            neutral,
+            older,
+            shared: true,
+        }
+    }
 }
 
 /// Where an agent's record keeps what the checklist reads, for the sentence
@@ -224,4 +258,12 @@ pub(crate) trait Agent: Sync {
         ws: &Workspace,
         expected: &Expected,
     ) -> AgentCheck;
+    /// Its own rules of the workflow lint (its action's inputs, how it is
+    /// installed), for the table of rules: none unless it has some.
+    fn lint_rules(&self) -> &'static [Rule] {
+        &[]
+    }
+    /// Its own rules over one job of a workflow: the steps that run it
+    /// (`job.runs`), and the receipt and container steps around them.
+    fn lint(&self, _job: &AgentJob, _out: &mut Vec<Finding>) {}
 }

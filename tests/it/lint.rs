@@ -9,7 +9,7 @@ use crate::common;
 
 use common::*;
 use prompt_receipt::level::Level;
-use prompt_receipt::lint::{LocalAction, RULES, lint};
+use prompt_receipt::lint::{LocalAction, every_rule, lint};
 
 /// (line, level, rule, words the message must hold) for each finding, in order.
 fn expect(text: &str, expected: &[(u64, Level, &str, &str)]) {
@@ -730,24 +730,27 @@ fn crlf_line_ends_read_as_lf() {
     assert_eq!(lint("w.yml", &crlf(&mismatch), &|_| None), lf);
 }
 
-/// Each rule has a row with its level in the README's lint table, or in
-/// docs/lint.md's (the rules about the layout, which the README's Trust
-/// section sends readers to).
+/// Each rule has a row with its level in docs/lint.md's tables (which the
+/// README's lint section sends readers to), in the order of `every_rule()`:
+/// those every agent shares, then each agent's own.
 #[test]
-fn every_rule_is_in_the_readme_with_its_level() {
-    let readme = std::fs::read_to_string(repo_root().join("README.md")).unwrap();
+fn every_rule_is_in_the_docs_with_its_level_in_order() {
     let docs = std::fs::read_to_string(repo_root().join("docs/lint.md")).unwrap();
-    for rule in RULES {
+    let mut last = 0;
+    for rule in every_rule() {
         let level = match rule.level {
             Level::Failure => "error",
             Level::Warning => "warning",
             Level::Notice => "notice",
         };
         let row = format!("| `{}` | {level} |", rule.name);
+        let at = docs.find(&row);
+        assert!(at.is_some(), "docs/lint.md's tables have no `{row}`");
         assert!(
-            readme.contains(&row) || docs.contains(&row),
-            "neither the README's lint table nor docs/lint.md's has `{row}`"
+            at > Some(last),
+            "`{row}` is out of the order of every_rule()"
         );
+        last = at.unwrap_or(last);
     }
 }
 

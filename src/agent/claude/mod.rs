@@ -22,7 +22,7 @@ use crate::agent::chain::Chain;
 use crate::agent::check::{AgentCheck, Expected};
 use crate::agent::kind::AgentKind;
 use crate::agent::reach::Reach;
-use crate::agent::seam::{About, Agent, Fields, SessionOptions, Setup};
+use crate::agent::seam::{About, Agent, Alias, Fields, SessionOptions, Setup};
 use crate::agent::turns::HookConfig;
 use crate::error::Error;
 use crate::workspace::Workspace;
@@ -41,9 +41,10 @@ const ABOUT: About = About {
     pinned_globs: &[],
     actions: &["anthropics/claude-code-action"],
     aliases: &[
-        ("agent-version", "claude-version"),
-        ("agent-args", "claude-args"),
+        Alias::own("agent-version", "claude-version"),
+        Alias::own("agent-args", "claude-args"),
     ],
+    drops_docker: false,
     instructions: is_instruction,
     fields: Fields {
         cwd: " (`cwd`)",

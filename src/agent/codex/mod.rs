@@ -12,6 +12,7 @@
 pub mod chain;
 pub(crate) mod check;
 pub(crate) mod config;
+pub(crate) mod lint;
 pub(crate) mod reach;
 pub mod session;
 pub(crate) mod skills;
@@ -24,9 +25,10 @@ use crate::agent::chain::Chain;
 use crate::agent::check::{AgentCheck, Expected};
 use crate::agent::kind::AgentKind;
 use crate::agent::reach::Reach;
-use crate::agent::seam::{About, Agent, Fields, Given, SessionOptions, Setup};
+use crate::agent::seam::{About, Agent, Alias, Fields, Given, SessionOptions, Setup};
 use crate::agent::turns::HookConfig;
 use crate::error::Error;
+use crate::rule::{AgentJob, Finding, Rule};
 use crate::workspace::Workspace;
 use config::CodexConfig;
 
@@ -49,11 +51,13 @@ const ABOUT: About = About {
         ("AGENTS.md", "**/AGENTS.override.md"),
     ],
     actions: &["openai/codex-action"],
+    // `codex-version` and `codex-args` were once every agent's names.
     aliases: &[
-        ("agent-version", "codex-version"),
-        ("agent-args", "codex-args"),
-        ("agent-home", "codex-home"),
+        Alias::own("agent-home", "codex-home"),
+        Alias::shared("agent-version", "codex-version"),
+        Alias::shared("agent-args", "codex-args"),
     ],
+    drops_docker: true,
     instructions: is_instruction,
     fields: Fields {
         cwd: " (`session_meta.cwd`)",
@@ -124,6 +128,14 @@ impl Agent for Codex {
             default_branch_instructions: setup.given.default_branch_instructions,
         };
         check::read_and_check(session, &settings, cwd, ws, expected)
+    }
+
+    fn lint_rules(&self) -> &'static [Rule] {
+        lint::RULES
+    }
+
+    fn lint(&self, job: &AgentJob, out: &mut Vec<Finding>) {
+        lint::lint(job, out);
     }
 }
 

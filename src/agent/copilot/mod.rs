@@ -12,6 +12,7 @@
 
 pub(crate) mod chain;
 pub mod check;
+pub(crate) mod lint;
 pub(crate) mod reach;
 pub(crate) mod record;
 
@@ -24,6 +25,7 @@ use crate::agent::reach::Reach;
 use crate::agent::seam::{About, Agent, Fields, SessionOptions, Setup};
 use crate::agent::turns::HookConfig;
 use crate::error::Error;
+use crate::rule::{AgentJob, Finding, Rule};
 use crate::workspace::Workspace;
 
 /// What Copilot CLI is, for the registry.
@@ -41,6 +43,7 @@ const ABOUT: About = About {
     // No action of its own: the lint knows it by its npm install.
     actions: &["npm:@github/copilot"],
     aliases: &[],
+    drops_docker: false,
     instructions: is_instruction,
     fields: Fields {
         cwd: " (`session.start` `context.cwd`)",
@@ -104,6 +107,14 @@ impl Agent for Copilot {
         expected: &Expected,
     ) -> AgentCheck {
         check::read_and_check(session, cwd, ws, expected)
+    }
+
+    fn lint_rules(&self) -> &'static [Rule] {
+        lint::RULES
+    }
+
+    fn lint(&self, job: &AgentJob, out: &mut Vec<Finding>) {
+        lint::lint(job, out);
     }
 }
 

@@ -40,6 +40,7 @@ const ABOUT: About = About {
     pinned_globs: &[],
     actions: &["google-github-actions/run-gemini-cli"],
     aliases: &[],
+    drops_docker: false,
     instructions: is_instruction,
     fields: Fields {
         cwd: " (the session context's workspace directory)",

@@ -33,6 +33,7 @@ const ABOUT: About = About {
     pinned_globs: &[],
     actions: &["example/skeleton-action"],
     aliases: &[],
+    drops_docker: false,
     instructions: |path| path.rsplit('/').next() == Some(FILE),
     fields: Fields {
         cwd: "",
