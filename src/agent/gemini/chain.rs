@@ -47,7 +47,8 @@ pub(crate) const SETTINGS: &str = ".gemini/settings.json";
 /// How the receipt names a file of the agent home (`$HOME/.gemini`).
 pub(crate) const HOME_PREFIX: &str = "~/.gemini/";
 
-const MAX_FILE_BYTES: u64 = 4 * 1024 * 1024;
+/// The largest GEMINI.md file read: as large as every other instruction file.
+const MAX_FILE_BYTES: u64 = 16 * 1024 * 1024;
 use crate::limits::IMPORT_DEPTH as MAX_IMPORT_DEPTH;
 
 /// One block of the project context: the file as the receipt names it and

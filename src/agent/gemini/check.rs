@@ -64,7 +64,7 @@ pub(crate) fn read_and_check(
         .into_iter()
         .filter_map(|n| {
             let bytes =
-                crate::workspace::read_contained(&home.join(&n), &[&home_real], 4 << 20).ok()?;
+                crate::workspace::read_contained(&home.join(&n), &[&home_real], 16 << 20).ok()?;
             Some((
                 n,
                 chain::js_trim(&String::from_utf8_lossy(&bytes)).to_string(),
