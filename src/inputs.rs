@@ -904,14 +904,19 @@ fn branch_names(given: Option<String>) -> Result<Vec<String>, Error> {
         .collect()
 }
 
-/// A branch name as GitHub gives it: one line, at most 255 bytes. It is
+/// A branch name as GitHub gives it: one line, at most
+/// [`crate::limits::BRANCH_NAME_BYTES`]. It is
 /// only compared and shown (escaped); git reads `base-ref`, never this.
 fn branch_name(input: &str, given: Option<String>) -> Result<Option<String>, Error> {
     match given {
-        Some(b) if b.len() > 255 || b.chars().any(char::is_control) => Err(Error::new(format!(
-            "input `{input}` has `{}`, which is not a branch name; give the branch as GitHub names it, such as `main`",
-            crate::escape::one_line(&crate::markdown::clip(&b, 80))
-        ))),
+        Some(b)
+            if b.len() > crate::limits::BRANCH_NAME_BYTES || b.chars().any(char::is_control) =>
+        {
+            Err(Error::new(format!(
+                "input `{input}` has `{}`, which is not a branch name; give the branch as GitHub names it, such as `main`",
+                crate::escape::one_line(&crate::markdown::clip(&b, 80))
+            )))
+        }
         b => Ok(b),
     }
 }
