@@ -150,6 +150,10 @@ pub(crate) const RESTORE_BYTES: u64 = 256 << 20;
 pub(crate) const RESTORE_ROUNDS: usize = 4;
 
 // `earlier-check-runs`, `pull-request-bases`, the event payload.
+/// Check run ids `earlier-check-runs` gives: receipt.yml keeps 1,000, one per attempt and check.
+pub(crate) const EARLIER_CHECK_RUNS: usize = 1_000;
+/// Branches `pull-request-bases` names: receipt.yml keeps 100, one page of pull requests.
+pub(crate) const PULL_REQUEST_BASES: usize = 100;
 /// A branch name from an input or the event: as GitHub gives one, at most 255 bytes.
 pub(crate) const BRANCH_NAME_BYTES: usize = 255;
 /// The event payload (`GITHUB_EVENT_PATH`): GitHub caps a webhook payload at 25 MB.
@@ -281,6 +285,8 @@ mod tests {
                 format!("{} in all", mib(RESTORE_BYTES)),
                 format!("{RESTORE_ROUNDS} rounds");
             INPUT "`earlier-check-runs`":
+                format!("{} ids", count(EARLIER_CHECK_RUNS)),
+                format!("{PULL_REQUEST_BASES} branch names"),
                 format!("{BRANCH_NAME_BYTES} bytes");
             INPUT "the event payload":
                 format!("{};", mib(EVENT_BYTES)),
