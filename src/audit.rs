@@ -13,12 +13,8 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::error::Error;
-use crate::receipt::statement::{self, MAX_STATEMENT_BYTES};
-
-/// The most entries (files and folders) of the folder visited.
-pub(crate) use crate::limits::FOLDER_ENTRIES as MAX_ENTRIES;
-/// The deepest folder followed.
-pub(crate) const MAX_DEPTH: usize = 32;
+use crate::limits;
+use crate::receipt::statement;
 
 /// One run, as its receipt or statement tells it.
 #[derive(Clone, Debug, Serialize)]
@@ -101,16 +97,17 @@ fn walk(dir: &Path, shown: &str) -> Result<Vec<PathBuf>, Error> {
         })?;
         for entry in entries.flatten() {
             seen += 1;
-            if seen > MAX_ENTRIES {
+            if seen > limits::FOLDER_ENTRIES {
                 return Err(fail(format!(
-                    "holds more than {MAX_ENTRIES} entries; audit a narrower folder"
+                    "holds more than {} entries; audit a narrower folder",
+                    limits::FOLDER_ENTRIES
                 )));
             }
             let Ok(kind) = entry.file_type() else {
                 continue;
             };
             let path = entry.path();
-            if kind.is_dir() && depth < MAX_DEPTH {
+            if kind.is_dir() && depth < limits::AUDIT_DEPTH {
                 stack.push((path, depth + 1));
             } else if kind.is_file()
                 && path
@@ -128,7 +125,7 @@ fn walk(dir: &Path, shown: &str) -> Result<Vec<PathBuf>, Error> {
 /// The runs one file holds: a receipt holds one, a bundle file one a line;
 /// any other JSON (a review, a schema) none.
 fn read_one(path: &Path, root: &Path, rel: &str) -> Result<Vec<Run>, String> {
-    let bytes = crate::workspace::read_contained(path, &[root], MAX_STATEMENT_BYTES)
+    let bytes = crate::workspace::read_contained(path, &[root], limits::STATEMENT_BYTES)
         .map_err(|why| why.why(rel))?;
     let mtime = std::fs::metadata(path).and_then(|m| m.modified()).ok();
     let whole: Option<Value> = serde_json::from_slice(&bytes).ok();

@@ -2,9 +2,6 @@
 //! prompt diff of `compare` and the diff of each changed file of the base
 //! comparison.
 
-/// The longest a diff of two texts may take.
-pub(crate) const DIFF_TIMEOUT: std::time::Duration = std::time::Duration::from_millis(300);
-
 /// Lines of prompt diff shown before the rest is counted.
 pub(crate) const MAX_DIFF_LINES: usize = 200;
 /// Bytes of prompt diff shown at most.
@@ -17,7 +14,7 @@ pub(crate) fn unified(base_name: &str, base: &str, head_name: &str, head: &str) 
     // Two files of unique lines cost the square of their length: past the
     // deadline the diff is coarser (whole runs replaced), never slower.
     let diff = similar::TextDiff::configure()
-        .timeout(DIFF_TIMEOUT)
+        .timeout(crate::limits::DIFF_TIME)
         .diff_lines(base, head);
     let full = diff
         .unified_diff()

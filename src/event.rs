@@ -181,7 +181,11 @@ pub(crate) fn origin(
     let workflow_path = workflow.filter(|p| repository_workflow(p));
     let branch = |p: &str| {
         text(p)
-            .filter(|b| !b.is_empty() && b.len() <= 255 && !b.chars().any(char::is_control))
+            .filter(|b| {
+                !b.is_empty()
+                    && b.len() <= crate::limits::BRANCH_NAME_BYTES
+                    && !b.chars().any(char::is_control)
+            })
             .map(str::to_string)
     };
     Origin {
@@ -222,8 +226,11 @@ fn repository_workflow(path: &str) -> bool {
 pub(crate) fn read(path: Option<&std::path::Path>) -> Option<Value> {
     let path = path?;
     let meta = std::fs::metadata(path).ok()?;
-    if meta.len() > 64 * 1024 * 1024 {
-        tracing::debug!("event payload over 64 MiB; using GITHUB_SHA");
+    if meta.len() > crate::limits::EVENT_BYTES {
+        tracing::debug!(
+            "event payload over {} MiB; using GITHUB_SHA",
+            crate::limits::EVENT_BYTES >> 20
+        );
         return None;
     }
     serde_json::from_slice(&std::fs::read(path).ok()?).ok()

@@ -890,10 +890,18 @@ fn base_ref(given: Option<String>) -> Result<Option<String>, Error> {
     }
 }
 
-/// Check run ids, one a line or separated by commas.
+/// Check run ids, one a line or separated by commas: at most as many as
+/// receipt.yml keeps.
 fn check_run_ids(given: Option<String>) -> Result<Vec<u64>, Error> {
-    names(given)
-        .iter()
+    let ids = names(given);
+    if ids.len() > crate::limits::EARLIER_CHECK_RUNS {
+        return Err(Error::new(format!(
+            "input `earlier-check-runs` names {} check runs, more than the {} receipt.yml keeps; give the ids receipt.yml kept, one a line",
+            ids.len(),
+            crate::limits::EARLIER_CHECK_RUNS
+        )));
+    }
+    ids.iter()
         .map(|id| {
             id.parse().map_err(|_| {
                 Error::new(format!(
@@ -906,27 +914,42 @@ fn check_run_ids(given: Option<String>) -> Result<Vec<u64>, Error> {
 }
 
 /// Branch names, one a line: git allows a comma in a name (`main,`), never
-/// a line break.
+/// a line break. At most as many as receipt.yml keeps.
 fn branch_names(given: Option<String>) -> Result<Vec<String>, Error> {
-    given
+    let names: Vec<&str> = given
         .iter()
         .flat_map(|s| s.lines())
         .map(str::trim)
         .filter(|b| !b.is_empty())
+        .collect();
+    if names.len() > crate::limits::PULL_REQUEST_BASES {
+        return Err(Error::new(format!(
+            "input `pull-request-bases` names {} branches, more than the {} receipt.yml keeps; give the branches the open pull requests of the head merge into, one a line",
+            names.len(),
+            crate::limits::PULL_REQUEST_BASES
+        )));
+    }
+    names
+        .into_iter()
         .map(|b| {
             branch_name("pull-request-bases", Some(b.to_string())).map(Option::unwrap_or_default)
         })
         .collect()
 }
 
-/// A branch name as GitHub gives it: one line, at most 255 bytes. It is
+/// A branch name as GitHub gives it: one line, at most
+/// [`crate::limits::BRANCH_NAME_BYTES`]. It is
 /// only compared and shown (escaped); git reads `base-ref`, never this.
 fn branch_name(input: &str, given: Option<String>) -> Result<Option<String>, Error> {
     match given {
-        Some(b) if b.len() > 255 || b.chars().any(char::is_control) => Err(Error::new(format!(
-            "input `{input}` has `{}`, which is not a branch name; give the branch as GitHub names it, such as `main`",
-            crate::escape::one_line(&crate::markdown::clip(&b, 80))
-        ))),
+        Some(b)
+            if b.len() > crate::limits::BRANCH_NAME_BYTES || b.chars().any(char::is_control) =>
+        {
+            Err(Error::new(format!(
+                "input `{input}` has `{}`, which is not a branch name; give the branch as GitHub names it, such as `main`",
+                crate::escape::one_line(&crate::markdown::clip(&b, 80))
+            )))
+        }
         b => Ok(b),
     }
 }
@@ -1375,5 +1398,48 @@ mod tests {
                 assert!(longs.iter().any(|l| l == name), "--{name}");
             }
         }
+    }
+
+    #[test]
+    fn check_run_ids_and_branches_past_what_receipt_yml_keeps_are_refused() {
+        let ids = |n: usize| {
+            (1..=n)
+                .map(|i| i.to_string())
+                .collect::<Vec<_>>()
+                .join("\n")
+        };
+        let bases = |n: usize| {
+            (1..=n)
+                .map(|i| format!("b{i}"))
+                .collect::<Vec<_>>()
+                .join("\n")
+        };
+        let run = |name: &str, value: &str| inputs(&["--prompt", "x"], &[(name, value)]);
+        let kept = run(
+            "INPUT_EARLIER-CHECK-RUNS",
+            &ids(crate::limits::EARLIER_CHECK_RUNS),
+        );
+        assert_eq!(kept.unwrap().earlier_check_runs.len(), 1_000);
+        let e = run("INPUT_EARLIER-CHECK-RUNS", &ids(1_001)).unwrap_err();
+        assert!(
+            e.message().starts_with(
+                "input `earlier-check-runs` names 1001 check runs, more than the 1000"
+            ),
+            "{e}"
+        );
+        let kept = run(
+            "INPUT_PULL-REQUEST-BASES",
+            &bases(crate::limits::PULL_REQUEST_BASES),
+        );
+        assert_eq!(kept.unwrap().pull_request_bases.len(), 100);
+        let e = run("INPUT_PULL-REQUEST-BASES", &bases(101)).unwrap_err();
+        assert!(
+            e.message()
+                .starts_with("input `pull-request-bases` names 101 branches, more than the 100"),
+            "{e}"
+        );
+        let long = "b".repeat(crate::limits::BRANCH_NAME_BYTES + 1);
+        let e = run("INPUT_PULL-REQUEST-BASES", &long).unwrap_err();
+        assert!(e.message().contains("which is not a branch name"), "{e}");
     }
 }

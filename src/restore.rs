@@ -24,15 +24,9 @@ use std::path::{Path, PathBuf};
 use crate::base::{How, Pinned, Put, Subject};
 use crate::error::Error;
 use crate::git;
+use crate::limits;
 use crate::workspace::Workspace;
 
-/// The most files put back, the largest one, and all of them together.
-pub(crate) const MAX_FILES: usize = 10_000;
-pub(crate) const MAX_FILE_BYTES: u64 = 16 << 20;
-const MAX_TOTAL_BYTES: u64 = 256 << 20;
-/// Rounds of reading what the restored settings reach: a restored hook
-/// configuration can name a script of its own.
-const MAX_ROUNDS: usize = 4;
 
 /// One change to make, checked before any is made.
 enum Step {
@@ -88,7 +82,7 @@ fn rounds(
     no_attributes_changed(ws, commit)?;
     let links = links_of(ws)?;
     let mut total = 0u64;
-    for _ in 0..MAX_ROUNDS {
+    for _ in 0..limits::RESTORE_ROUNDS {
         // What the configuration names could not be read: nothing is put
         // back, and everything done in an earlier round is undone.
         let specs: Vec<String> = subjects()?.into_iter().map(|s| s.pathspec).collect();
@@ -111,7 +105,8 @@ fn rounds(
         }
     }
     Err(Error::new(format!(
-        "the base's configuration kept naming more files after {MAX_ROUNDS} rounds of putting them back: nothing was changed"
+        "the base's configuration kept naming more files after {} rounds of putting them back: nothing was changed",
+        limits::RESTORE_ROUNDS
     )))
 }
 
@@ -266,9 +261,10 @@ fn plan(
             candidates.push((path, in_base));
         }
     }
-    if candidates.len() > MAX_FILES {
+    if candidates.len() > limits::RESTORE_FILES {
         return Err(Error::new(format!(
-            "more than {MAX_FILES} files of the agent's configuration differ from the base: nothing was changed"
+            "more than {} files of the agent's configuration differ from the base: nothing was changed",
+            limits::RESTORE_FILES
         )));
     }
     let mut steps = Vec::new();
@@ -295,7 +291,7 @@ fn step_for(
             format!(
                 "the checkout's `{}` is over {} MiB: this step does not read past its bound, so it refuses to run; nothing was changed",
                 shown(&path),
-                MAX_FILE_BYTES >> 20
+                limits::FILE_BYTES >> 20
             ),
         ));
     }
@@ -359,14 +355,14 @@ fn base_bytes(
         return Ok(None);
     }
     *total += bytes.len() as u64;
-    if bytes.len() as u64 > MAX_FILE_BYTES || *total > MAX_TOTAL_BYTES {
+    if bytes.len() as u64 > limits::FILE_BYTES || *total > limits::RESTORE_BYTES {
         return Err(Error::in_file(
             path,
             format!(
                 "the base's `{}` is over {} MiB (or the files put back over {} MiB in all): nothing was changed",
                 shown(path),
-                MAX_FILE_BYTES >> 20,
-                MAX_TOTAL_BYTES >> 20
+                limits::FILE_BYTES >> 20,
+                limits::RESTORE_BYTES >> 20
             ),
         ));
     }
@@ -389,11 +385,11 @@ fn on_disk(path: &Path) -> OnDisk {
     let Ok(meta) = std::fs::symlink_metadata(path) else {
         return OnDisk::default();
     };
-    let too_large = meta.is_file() && meta.len() > MAX_FILE_BYTES;
+    let too_large = meta.is_file() && meta.len() > limits::FILE_BYTES;
     OnDisk {
         exists: true,
         bytes: (meta.is_file() && !too_large)
-            .then(|| crate::workspace::read_bounded(path, MAX_FILE_BYTES).ok())
+            .then(|| crate::workspace::read_bounded(path, limits::FILE_BYTES).ok())
             .flatten(),
         too_large,
         executable: meta.permissions().mode() & 0o111 != 0,
@@ -513,7 +509,7 @@ fn keep(path: &Path) -> Option<(Vec<u8>, u32)> {
     if !meta.is_file() {
         return None;
     }
-    let bytes = crate::workspace::read_bounded(path, MAX_FILE_BYTES.max(meta.len())).ok()?;
+    let bytes = crate::workspace::read_bounded(path, limits::FILE_BYTES.max(meta.len())).ok()?;
     Some((bytes, meta.permissions().mode()))
 }
 
@@ -793,7 +789,7 @@ mod tests {
         let big = d.path().join("svc/new/AGENTS.md");
         std::fs::create_dir_all(big.parent().unwrap()).unwrap();
         let f = std::fs::File::create(&big).unwrap();
-        f.set_len(MAX_FILE_BYTES + 1).unwrap();
+        f.set_len(limits::FILE_BYTES + 1).unwrap();
         let err = pin(&ws, &base_with_guard, None, &mut subjects).unwrap_err();
         assert!(
             err.message().contains("svc/new/AGENTS.md") && err.message().contains("MiB"),

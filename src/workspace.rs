@@ -365,14 +365,6 @@ pub(crate) fn presence(input: &str, loc: &Location) -> Result<Presence, Error> {
     }
 }
 
-/// The most of a prompt file, or of a schema, that is read: both are
-/// kilobytes, and the checkout that holds them may be hostile.
-pub(crate) const MAX_TEXT_BYTES: u64 = 16 * 1024 * 1024;
-
-/// The most of a file that is hashed (the agent's output, the tools file, a
-/// template): past it the run stops instead of hashing for minutes.
-pub(crate) const MAX_HASHED_BYTES: u64 = 256 * 1024 * 1024;
-
 fn not_regular(input: &str, loc: &Location) -> Error {
     Error::in_file(
         &loc.shown,

@@ -137,10 +137,6 @@ enum Open {
     },
 }
 
-/// Nodes aliases may copy in all before the document is refused: a "billion
-/// laughs" workflow must not take the runner's memory.
-const MAX_COPIED: usize = 1_000_000;
-
 #[derive(Default)]
 struct Builder {
     stack: Vec<Open>,
@@ -210,10 +206,13 @@ impl Builder {
             );
         };
         self.copied += size(&node);
-        if self.copied > MAX_COPIED {
+        if self.copied > crate::limits::ALIAS_NODES {
             return self.refuse(
                 mark,
-                format!("aliases expand to over {MAX_COPIED} nodes; the workflow was not linted"),
+                format!(
+                    "aliases expand to over {} nodes; the workflow was not linted",
+                    crate::limits::ALIAS_NODES
+                ),
             );
         }
         self.finish(node.moved_to(mark), 0);

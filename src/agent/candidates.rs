@@ -7,13 +7,6 @@ use std::path::{Path, PathBuf};
 
 use crate::agent::Expected;
 
-/// More records than this under agent-home are not read to find this run's.
-pub(crate) use crate::limits::RECORD_CANDIDATES as MAX_CANDIDATES;
-
-/// The most entries of one folder looked at when an agent's records are
-/// listed: an agent job's home holds a handful.
-pub(crate) const MAX_LISTED: usize = 10_000;
-
 /// A record an agent keeps per session, as the choice needs it.
 pub(crate) trait Candidate: Sized {
     /// How its records are said in messages.
@@ -81,10 +74,11 @@ pub(crate) fn load<R: Candidate>(
             layout.pattern
         ));
     }
-    if paths.len() > MAX_CANDIDATES {
+    if paths.len() > crate::limits::RECORD_CANDIDATES {
         return Err(format!(
-            "{} session records under agent-home, more than the {MAX_CANDIDATES} read to find this run's; upload only this run's record, or set session-id",
-            paths.len()
+            "{} session records under agent-home, more than the {} read to find this run's; upload only this run's record, or set session-id",
+            paths.len(),
+            crate::limits::RECORD_CANDIDATES
         ));
     }
     let (mut read_ok, mut unread) = (Vec::new(), Vec::new());

@@ -21,6 +21,7 @@ use std::path::{Component, Path, PathBuf};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use crate::limits;
 use crate::workspace::{Unread, Workspace};
 
 /// One repository file (or folder) the agent's runtime runs or loads.
@@ -49,17 +50,6 @@ pub(crate) struct Reach {
     /// accounted for only where one is configured.
     pub(crate) hook_commands: usize,
 }
-
-/// Most files one agent's reach lists: a configuration with ten thousand
-/// hooks is named by its first ones.
-pub(crate) const MAX_FILES: usize = 256;
-/// Most bytes of one configuration read (a settings file, `.mcp.json`, `.env`).
-pub(crate) const MAX_CONFIG_BYTES: u64 = 1 << 20;
-/// Most bytes of one runtime file hashed for the receipt; a larger one is
-/// listed without a hash (the comparison with the base is git's, and whole).
-const MAX_HASHED_BYTES: u64 = 64 << 20;
-/// Most commands read from one configuration.
-const MAX_COMMANDS: usize = 256;
 
 /// Programs whose first argument names a task in a manifest of the working
 /// directory: the manifest is what runs.
@@ -134,7 +124,7 @@ impl<'a> Finder<'a> {
     }
 
     fn read_in(&mut self, path: &Path, root: &Path, shown: &str) -> Option<Vec<u8>> {
-        match crate::workspace::read_contained(path, &[root], MAX_CONFIG_BYTES) {
+        match crate::workspace::read_contained(path, &[root], limits::CONFIG_BYTES) {
             Ok(bytes) => Some(bytes),
             Err(Unread::Missing) => None,
             Err(why) => {
@@ -176,7 +166,7 @@ impl<'a> Finder<'a> {
 
     pub(crate) fn unseen(&mut self, what: &str, why: String) {
         let item = (what.to_string(), why);
-        if !self.reach.unseen.contains(&item) && self.reach.unseen.len() < MAX_FILES {
+        if !self.reach.unseen.contains(&item) && self.reach.unseen.len() < limits::REACH_FILES {
             self.reach.unseen.push(item);
         }
     }
@@ -206,7 +196,9 @@ impl<'a> Finder<'a> {
 
     fn add_once(&mut self, rel: String, kind: &str, by: &str, folder: bool) {
         let path = if folder { format!("{rel}/") } else { rel };
-        if self.reach.files.iter().any(|f| f.path == path) || self.reach.files.len() >= MAX_FILES {
+        if self.reach.files.iter().any(|f| f.path == path)
+            || self.reach.files.len() >= limits::REACH_FILES
+        {
             return;
         }
         let sha256 = if folder {
@@ -215,7 +207,7 @@ impl<'a> Finder<'a> {
             crate::workspace::read_contained(
                 &self.ws.root().join(&path),
                 &[&self.root],
-                MAX_HASHED_BYTES,
+                limits::RUNTIME_HASHED_BYTES,
             )
             .ok()
             .map(|b| crate::digest::sha256_hex(&b))
@@ -246,10 +238,13 @@ impl<'a> Finder<'a> {
             for command in commands {
                 seen += 1;
                 self.reach.hook_commands += 1;
-                if seen > MAX_COMMANDS {
+                if seen > limits::CONFIG_COMMANDS {
                     self.unseen(
                         "what the hooks run",
-                        format!("`{by}` names more than {MAX_COMMANDS} hook commands: the rest are not compared with the base"),
+                        format!(
+                            "`{by}` names more than {} hook commands: the rest are not compared with the base",
+                            limits::CONFIG_COMMANDS
+                        ),
                     );
                     return;
                 }
@@ -264,7 +259,7 @@ impl<'a> Finder<'a> {
         let Some(servers) = servers.as_object() else {
             return;
         };
-        for server in servers.values().take(MAX_COMMANDS) {
+        for server in servers.values().take(limits::CONFIG_COMMANDS) {
             let Some(command) = server.get("command").and_then(Value::as_str) else {
                 continue;
             };
@@ -546,7 +541,7 @@ pub(crate) fn real_path(ws: &Workspace, root: &Path, rel: &str) -> Option<String
 /// Every `command` string under a hook event's entries (matcher groups, or
 /// the hook list itself), at most a few levels deep.
 fn commands_in(v: &Value, out: &mut Vec<String>, depth: usize) {
-    if depth > 4 || out.len() > MAX_COMMANDS {
+    if depth > 4 || out.len() > limits::CONFIG_COMMANDS {
         return;
     }
     match v {

@@ -23,11 +23,6 @@ pub(crate) const MARKER: &str = "prompt_receipt_redacted";
 /// What the shipped filter drops, in the receipt's words.
 pub(crate) const WHAT_IS_DROPPED: &str = "tool outputs, reasoning and assistant messages dropped";
 
-/// Kinds kept from one marker; more are added up under `other`.
-const MAX_KINDS: usize = 32;
-/// A kind's name is cut to this many characters.
-const MAX_KIND_CHARS: usize = 80;
-
 /// What the marker says was done to the record.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub(crate) struct Redaction {
@@ -49,7 +44,7 @@ impl Redaction {
     pub(crate) fn from_payload(p: &Value) -> Redaction {
         let text = |k: &str| {
             p[k].as_str()
-                .map(|s| s.chars().take(MAX_KIND_CHARS).collect())
+                .map(|s| s.chars().take(crate::limits::MARKER_KIND_CHARS).collect())
                 .unwrap_or_default()
         };
         Redaction {
@@ -78,8 +73,10 @@ fn counts(v: &Value) -> BTreeMap<String, u64> {
     };
     for (i, (kind, n)) in map.iter().enumerate() {
         let n = n.as_u64().unwrap_or(0);
-        let kind = if i < MAX_KINDS {
-            kind.chars().take(MAX_KIND_CHARS).collect()
+        let kind = if i < crate::limits::MARKER_KINDS {
+            kind.chars()
+                .take(crate::limits::MARKER_KIND_CHARS)
+                .collect()
         } else {
             "other".to_string()
         };
@@ -130,11 +127,15 @@ mod tests {
             "filter": "redact-session.jq", "version": 1, "lines_read": 10, "lines_kept": 4,
             "dropped": dropped, "cut": {"event_msg:item_completed:CommandExecution.aggregated_output": 2},
         }));
-        assert!(r.dropped.len() <= MAX_KINDS + 1, "{:?}", r.dropped.len());
+        assert!(
+            r.dropped.len() <= crate::limits::MARKER_KINDS + 1,
+            "{:?}",
+            r.dropped.len()
+        );
         assert!(
             r.dropped
                 .keys()
-                .all(|k| k.chars().count() <= MAX_KIND_CHARS)
+                .all(|k| k.chars().count() <= crate::limits::MARKER_KIND_CHARS)
         );
         assert_eq!(r.lines_dropped(), u64::MAX, "saturates");
         assert_eq!(r.fields_cut(), 2);

@@ -13,6 +13,7 @@ use std::fs;
 use std::path::Path;
 
 use crate::level::Level;
+use crate::limits;
 use crate::workflow;
 use crate::workspace::Workspace;
 use crate::yaml;
@@ -39,15 +40,6 @@ pub struct LocalAction {
     pub receipt: bool,
 }
 
-/// The larger workflows are not linted: GitHub's own limit is far below.
-pub(crate) const MAX_WORKFLOW_BYTES: u64 = 16 * 1024 * 1024;
-
-/// The most workflow files linted, the most bytes of them read in all (links
-/// can name one large file many times), and the largest local `action.yml`.
-const MAX_WORKFLOWS: usize = 1_000;
-const MAX_LINTED_BYTES: u64 = 64 * 1024 * 1024;
-const MAX_ACTION_BYTES: u64 = 1024 * 1024;
-
 /// Lints every workflow of the repository.
 pub(crate) fn lint_workflows(ws: &Workspace) -> Vec<Lint> {
     let dir = ws.root().join(".github/workflows");
@@ -56,7 +48,7 @@ pub(crate) fn lint_workflows(ws: &Workspace) -> Vec<Lint> {
     };
     let mut files: Vec<_> = entries
         .flatten()
-        .take(MAX_ENTRIES)
+        .take(limits::FOLDER_ENTRIES)
         .map(|e| e.path())
         .filter(|p| p.extension().is_some_and(|e| e == "yml" || e == "yaml") && p.is_file())
         .collect();
@@ -73,16 +65,17 @@ pub(crate) fn lint_workflows(ws: &Workspace) -> Vec<Lint> {
             line: 1,
             message,
         };
-        if i >= MAX_WORKFLOWS || read > MAX_LINTED_BYTES {
+        if i >= limits::LINTED_WORKFLOWS || read > limits::LINTED_BYTES {
             out.push(unread(format!(
-                "past the lint's {MAX_WORKFLOWS} files or {} MiB of workflows: not linted",
-                MAX_LINTED_BYTES >> 20
+                "past the lint's {} files or {} MiB of workflows: not linted",
+                limits::LINTED_WORKFLOWS,
+                limits::LINTED_BYTES >> 20
             )));
             continue;
         }
         // Inside the checkout, a regular file, bounded: `x.yml` may be a
         // link to `/proc/self/environ`, or to a file that never ends.
-        match crate::workspace::read_contained(path, &[ws.root()], MAX_WORKFLOW_BYTES) {
+        match crate::workspace::read_contained(path, &[ws.root()], limits::LINTED_WORKFLOW_BYTES) {
             Ok(bytes) => {
                 read += bytes.len() as u64;
                 let text = line_breaks(&String::from_utf8_lossy(&bytes));
@@ -196,9 +189,6 @@ impl Names {
     }
 }
 
-/// Folder entries looked at in `.github/workflows`.
-use crate::limits::FOLDER_ENTRIES as MAX_ENTRIES;
-
 /// What each local action is, read once per path however many steps use it.
 fn memoized(ws: &Workspace) -> impl Fn(&str) -> Option<LocalAction> + '_ {
     let known =
@@ -233,7 +223,7 @@ fn local_action(ws: &Workspace, path: &str) -> Option<LocalAction> {
     let dir = ws.resolve("uses", path).ok()?.path;
     let text = ["action.yml", "action.yaml"].iter().find_map(|name| {
         let path = Path::new(&dir).join(name);
-        crate::workspace::read_contained(&path, &[ws.root()], MAX_ACTION_BYTES).ok()
+        crate::workspace::read_contained(&path, &[ws.root()], limits::LINTED_ACTION_BYTES).ok()
     })?;
     let doc = yaml::parse(&String::from_utf8_lossy(&text)).ok()??;
     let using = doc
@@ -268,12 +258,6 @@ fn upstream_steps<'w, 'a>(
     steps
 }
 
-/// The most jobs of one workflow linted, and the most steps (its own and
-/// those of the jobs it needs) a job is linted with: each job is linted
-/// with every step upstream of it, so a chain of `needs:` grows as its square.
-const MAX_JOBS: usize = 500;
-const MAX_STEPS_SEEN: usize = 20_000;
-
 /// Lints one workflow's text. `file` names it in the results; `local` says
 /// what a `uses: ./path` action is, when the repository can tell.
 pub fn lint(file: &str, text: &str, local: &dyn Fn(&str) -> Option<LocalAction>) -> Vec<Lint> {
@@ -295,15 +279,16 @@ pub fn lint(file: &str, text: &str, local: &dyn Fn(&str) -> Option<LocalAction>)
     };
     let workflow = workflow::Workflow::of(&doc);
     let mut out = Vec::new();
-    if workflow.jobs.len() > MAX_JOBS {
+    if workflow.jobs.len() > limits::LINTED_JOBS {
         return vec![Lint {
             level: Level::Warning,
             rule: "yaml",
             file: file.into(),
             line: 1,
             message: format!(
-                "{} jobs, more than the {MAX_JOBS} the lint reads in one workflow: not linted",
-                workflow.jobs.len()
+                "{} jobs, more than the {} the lint reads in one workflow: not linted",
+                workflow.jobs.len(),
+                limits::LINTED_JOBS
             ),
         }];
     }
@@ -311,15 +296,16 @@ pub fn lint(file: &str, text: &str, local: &dyn Fn(&str) -> Option<LocalAction>)
     let receipt_here = rules::receipt_here(&workflow.jobs, local);
     for job in &workflow.jobs {
         let upstream = upstream_steps(&jobs, job);
-        if upstream.len() + job.steps.len() > MAX_STEPS_SEEN {
+        if upstream.len() + job.steps.len() > limits::LINTED_STEPS {
             out.push(Lint {
                 level: Level::Warning,
                 rule: "yaml",
                 file: file.into(),
                 line: 1,
                 message: format!(
-                    "job `{}` and the jobs it needs hold more than {MAX_STEPS_SEEN} steps: not linted",
-                    crate::escape::one_line(&job.id)
+                    "job `{}` and the jobs it needs hold more than {} steps: not linted",
+                    crate::escape::one_line(&job.id),
+                    limits::LINTED_STEPS
                 ),
             });
             continue;
@@ -341,7 +327,9 @@ pub fn lint(file: &str, text: &str, local: &dyn Fn(&str) -> Option<LocalAction>)
 /// (the line of that step), when it does.
 pub(crate) fn records_before_agent(ws: &Workspace, file: &str) -> Option<u64> {
     let path = ws.resolve("workflow", file).ok()?.path;
-    let bytes = crate::workspace::read_contained(&path, &[ws.root()], MAX_WORKFLOW_BYTES).ok()?;
+    let bytes =
+        crate::workspace::read_contained(&path, &[ws.root()], limits::LINTED_WORKFLOW_BYTES)
+            .ok()?;
     let text = line_breaks(&String::from_utf8_lossy(&bytes));
     let doc = yaml::parse(&text).ok()??;
     let local = memoized(ws);

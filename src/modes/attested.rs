@@ -19,18 +19,15 @@ use serde_json::{Map, Value};
 use crate::error::Error;
 use crate::inputs::{ExpectedSigner, Mode};
 use crate::level::Caveat;
+use crate::limits;
 use crate::outcome::{Outcome, Unverified};
 use crate::receipt::Mismatch;
 use crate::receipt::attest::PREDICATE_TYPE;
-use crate::receipt::statement::{self, MAX_STATEMENT_BYTES};
+use crate::receipt::statement;
 use crate::receipt::verify::Verification;
 use crate::review::gate::{Conclusion, Decision, FailOn};
 use crate::workspace::{Location, Unread, Workspace};
 
-/// The largest subject hashed: a runtime file is hashed up to 64 MiB too.
-/// The most subjects checked: as many as `actions/attest` signs.
-const MAX_SUBJECTS: usize = 1024;
-const MAX_SUBJECT_BYTES: u64 = 64 << 20;
 /// Characters of a value the statement gives, shown in a message.
 const SHOWN_CHARS: usize = 160;
 
@@ -108,13 +105,13 @@ pub(crate) fn verify_statement(
 /// The statement or bundle file, read bounded.
 fn read_statement(loc: &Location) -> Result<Vec<u8>, Error> {
     let roots = [loc.path.as_path()];
-    crate::workspace::read_contained(&loc.path, &roots, MAX_STATEMENT_BYTES).map_err(|why| match why {
+    crate::workspace::read_contained(&loc.path, &roots, limits::STATEMENT_BYTES).map_err(|why| match why {
         Unread::TooLarge(_) => Error::in_file(
             &loc.shown,
             format!(
                 "statement `{}` holds more than {} MiB; give the statement or the bundles of one run",
                 loc.shown,
-                MAX_STATEMENT_BYTES >> 20
+                limits::STATEMENT_BYTES >> 20
             ),
         ),
         why => Error::in_file(&loc.shown, why.why(&loc.shown)),
@@ -315,19 +312,20 @@ fn check_subjects(s: &Value, ws: &Workspace, review: Option<(&str, &Location)>, 
         .as_array()
         .map(Vec::as_slice)
         .unwrap_or_default();
-    if subjects.len() > MAX_SUBJECTS {
+    if subjects.len() > limits::SUBJECTS {
         found.unverified.push(Unverified::new(
             "every subject",
             format!(
-                "the statement names {} subjects; the first {MAX_SUBJECTS} (as many as actions/attest signs) were checked, the rest were not",
-                subjects.len()
+                "the statement names {} subjects; the first {} (as many as actions/attest signs) were checked, the rest were not",
+                subjects.len(),
+                limits::SUBJECTS
             ),
         ));
     }
     // A file named twice is hashed once.
     let mut hashed: std::collections::HashMap<std::path::PathBuf, Option<String>> =
         std::collections::HashMap::new();
-    for subject in subjects.iter().take(MAX_SUBJECTS) {
+    for subject in subjects.iter().take(limits::SUBJECTS) {
         let (Some(name), Some(recorded)) = (
             subject["name"].as_str(),
             subject["digest"]["sha256"].as_str(),
@@ -357,7 +355,7 @@ fn check_subjects(s: &Value, ws: &Workspace, review: Option<(&str, &Location)>, 
                 } else {
                     &roots[..1]
                 };
-                match crate::workspace::read_contained(&loc.path, root_of, MAX_SUBJECT_BYTES) {
+                match crate::workspace::read_contained(&loc.path, root_of, limits::SUBJECT_BYTES) {
                     Ok(bytes) => Some(crate::digest::sha256_hex(&bytes)),
                     Err(Unread::Missing) if downloaded(&s["predicate"], name) => {
                         found.unverified.push(not_downloaded(name));

@@ -73,7 +73,7 @@ fn prompt_text(ws: &Workspace, receipt: &Map<String, Value>, side: &str) -> Resu
     let here = crate::workspace::read_contained(
         &ws.root().join(path),
         &[ws.root()],
-        crate::workspace::MAX_TEXT_BYTES,
+        crate::limits::FILE_BYTES,
     )
     .ok()
     .filter(|b| matches(b));
@@ -93,7 +93,7 @@ fn prompt_text(ws: &Workspace, receipt: &Map<String, Value>, side: &str) -> Resu
 /// A run's findings; none when its output is missing or not JSON (the run
 /// that wrote it reported that already).
 fn findings_in(output: &Location, pointer: &str) -> Vec<Finding> {
-    let Ok(bytes) = crate::workspace::read_bounded(&output.path, crate::review::MAX_OUTPUT_BYTES)
+    let Ok(bytes) = crate::workspace::read_bounded(&output.path, crate::limits::OUTPUT_BYTES)
     else {
         return Vec::new();
     };

@@ -298,7 +298,7 @@ fn check_agent(
         crate::sources::SchemaInput::Inline(text) => Some(text.as_bytes().to_vec()),
         crate::sources::SchemaInput::File(l) | crate::sources::SchemaInput::Default(l) => {
             let root = std::fs::canonicalize(ws.root()).unwrap_or_else(|_| ws.root().to_path_buf());
-            crate::workspace::read_contained(&l.path, &[&root], 16 << 20).ok()
+            crate::workspace::read_contained(&l.path, &[&root], crate::limits::FILE_BYTES).ok()
         }
     };
     let expected = Expected {

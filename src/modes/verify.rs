@@ -47,11 +47,9 @@ pub(crate) fn verify(
     let check = match inputs.session_options(home) {
         Some(opts) => {
             let collected = identities::collect(sources, agent, ws, true)?;
-            let output = crate::workspace::read_bounded(
-                &sources.output.path,
-                crate::review::MAX_OUTPUT_BYTES,
-            )
-            .ok();
+            let output =
+                crate::workspace::read_bounded(&sources.output.path, crate::limits::OUTPUT_BYTES)
+                    .ok();
             Some(super::check_agent(
                 (agent, &opts),
                 sources,

@@ -38,7 +38,7 @@ impl PromptFacts {
 
 /// Reads a prompt file that must exist and be UTF-8, as the agent step sends it.
 pub(crate) fn read_prompt(input: &str, loc: &Location) -> Result<Vec<u8>, Error> {
-    let bytes = workspace::read_required(input, loc, workspace::MAX_TEXT_BYTES)?;
+    let bytes = workspace::read_required(input, loc, crate::limits::FILE_BYTES)?;
     if let Err(e) = std::str::from_utf8(&bytes) {
         return Err(Error::in_file(
             &loc.shown,
@@ -57,12 +57,12 @@ pub(crate) fn read_prompt(input: &str, loc: &Location) -> Result<Vec<u8>, Error>
 pub(crate) fn optional_sha(input: &str, loc: &Location) -> Result<Option<String>, Error> {
     match workspace::presence(input, loc)? {
         Presence::Missing => Ok(None),
-        Presence::File => match digest::sha256_file(&loc.path, workspace::MAX_HASHED_BYTES) {
+        Presence::File => match digest::sha256_file(&loc.path, crate::limits::HASHED_BYTES) {
             Ok(Some(sha)) => Ok(Some(sha)),
             Ok(None) => Err(workspace::too_large(
                 input,
                 loc,
-                workspace::MAX_HASHED_BYTES,
+                crate::limits::HASHED_BYTES,
             )),
             Err(e) => Err(Error::io(
                 &format!("input `{input}`: cannot read"),

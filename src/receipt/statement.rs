@@ -10,11 +10,6 @@ use serde_json::Value;
 use crate::error::Error;
 use crate::receipt::attest::{PREDICATE_TYPE, STATEMENT_TYPE};
 
-/// The largest statement or bundle file read: `actions/attest` takes a
-/// predicate of up to 16 MiB, which base64 makes 21 MiB in a bundle, and a
-/// download can hold several attestations.
-pub(crate) const MAX_STATEMENT_BYTES: u64 = 64 << 20;
-
 /// The DSSE payload type of an in-toto statement.
 const PAYLOAD_TYPE: &str = "application/vnd.in-toto+json";
 

@@ -22,7 +22,11 @@ pub(crate) fn load(loc: &Location) -> Result<Option<Map<String, Value>>, Error> 
         Presence::File => {}
     }
     // A receipt is a few KiB; the agent job uploads this file.
-    let bytes = match crate::workspace::read_contained(&loc.path, &[&loc.path], MAX_USAGE_BYTES) {
+    let bytes = match crate::workspace::read_contained(
+        &loc.path,
+        &[&loc.path],
+        crate::limits::USAGE_BYTES,
+    ) {
         Ok(b) => b,
         Err(crate::workspace::Unread::TooLarge(_)) => {
             return Err(Error::in_file(
@@ -30,7 +34,7 @@ pub(crate) fn load(loc: &Location) -> Result<Option<Map<String, Value>>, Error> 
                 format!(
                     "usage file `{}` holds more than {} MiB, and a receipt is a few KiB; upload the receipt prompt-receipt wrote, or remove the file",
                     loc.shown,
-                    MAX_USAGE_BYTES >> 20
+                    crate::limits::USAGE_BYTES >> 20
                 ),
             ));
         }
@@ -38,9 +42,6 @@ pub(crate) fn load(loc: &Location) -> Result<Option<Map<String, Value>>, Error> 
     };
     parse(&loc.shown, &bytes).map(Some)
 }
-
-/// The largest usage file read.
-pub(crate) const MAX_USAGE_BYTES: u64 = 4 * 1024 * 1024;
 
 /// Parses a receipt file's bytes; anything but a JSON object is refused.
 pub fn parse(shown: &str, bytes: &[u8]) -> Result<Map<String, Value>, Error> {

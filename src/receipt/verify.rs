@@ -254,7 +254,7 @@ fn rehash(
             let facts = PromptFacts::of(&crate::workspace::read_required(
                 pair.input,
                 &loc,
-                crate::workspace::MAX_TEXT_BYTES,
+                crate::limits::FILE_BYTES,
             )?);
             if let Some(r) = recorded.get("prompt_bom") {
                 v.compare_files("prompt_bom", r, Value::Bool(facts.bom), file);

@@ -100,7 +100,7 @@ impl Judge {
             }
             SchemaInput::File(loc) | SchemaInput::Default(loc) => loc,
         };
-        let ours = crate::workspace::read_bounded(&loc.path, crate::workspace::MAX_TEXT_BYTES).ok();
+        let ours = crate::workspace::read_bounded(&loc.path, crate::limits::FILE_BYTES).ok();
         // The file as the input names it, links followed inside the base's
         // tree: not the path a link in the checkout points to.
         match git::file_at(ws.root(), commit, &given_path(input, &loc.shown)) {

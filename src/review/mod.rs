@@ -1,10 +1,10 @@
 //! The agent's review, checked against its schema: the primary gate.
 //!
-//! The output is untrusted. It is read only up to [`MAX_OUTPUT_BYTES`], parsed
-//! with serde_json's nesting limit, and every violation (up to
-//! [`MAX_LOCATED`]) is located at the line and column where the offending
-//! value starts; the first [`MAX_VIOLATIONS`] in the file are reported. Each
-//! limit, when hit, is named in the verdict.
+//! The output is untrusted. It is read only up to [`limits::OUTPUT_BYTES`],
+//! parsed with serde_json's nesting limit, and every violation (up to
+//! [`limits::LOCATED_VIOLATIONS`]) is located at the line and column where
+//! the offending value starts; the first [`limits::REPORTED_VIOLATIONS`] in
+//! the file are reported. Each limit, when hit, is named in the verdict.
 
 pub(crate) mod findings;
 pub(crate) mod gate;
@@ -18,23 +18,12 @@ use std::sync::mpsc::Receiver;
 use serde_json::Value;
 
 use crate::error::Error;
+use crate::limits;
 use crate::markdown::clip;
 use crate::workspace::{self, Location, Presence};
 use findings::Findings;
 use locate::Position;
 use schema::Schema;
-
-/// The largest agent output read. A review is kilobytes; 32 MiB is generous and
-/// keeps memory bounded whatever the agent wrote.
-pub(crate) const MAX_OUTPUT_BYTES: u64 = 32 * 1024 * 1024;
-/// serde_json's nesting limit, named here because it is one of ours.
-pub(crate) const MAX_DEPTH: usize = 128;
-/// Violations located (to put them in file order); the rest are counted.
-pub(crate) const MAX_LOCATED: usize = 10_000;
-/// Violations reported, the first in the file: more than any report shows.
-pub(crate) const MAX_VIOLATIONS: usize = 1_000;
-/// A violation message quotes the offending value; longer messages are cut.
-pub(crate) const MAX_MESSAGE_CHARS: usize = 500;
 
 /// What the output file turned out to be. Each has its own message.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -61,15 +50,15 @@ impl Verdict {
             Verdict::Empty => "is empty: the agent produced no output".into(),
             Verdict::TooLarge { bytes } => format!(
                 "is {bytes} bytes, over the {} MiB limit on agent output; it was not read",
-                MAX_OUTPUT_BYTES / (1024 * 1024)
+                limits::OUTPUT_BYTES >> 20
             ),
             Verdict::NotJson { position, message } => format!(
                 "is not JSON: {message} at line {}, column {}",
                 position.line, position.column
             ),
             Verdict::TooDeep { position } => format!(
-                "nests deeper than the {MAX_DEPTH}-level limit (at line {}, column {}); it was not validated",
-                position.line, position.column
+                "nests deeper than the {}-level limit (at line {}, column {}); it was not validated",
+                limits::OUTPUT_DEPTH, position.line, position.column
             ),
             Verdict::Invalid => format!("violates the output schema in {errors} place{}", if errors == 1 { "" } else { "s" }),
             Verdict::Valid => "satisfies the output schema".into(),
@@ -108,7 +97,7 @@ pub struct Review {
     pub(crate) draft: &'static str,
     /// Sorted by position in the file.
     pub violations: Vec<Violation>,
-    /// All violations, including those past [`MAX_VIOLATIONS`].
+    /// All violations, including those past [`limits::REPORTED_VIOLATIONS`].
     pub(crate) violations_total: usize,
     /// The strings `pattern` did not decide (each also a violation).
     pub(crate) patterns: schema::PatternReport,
@@ -155,10 +144,10 @@ impl Review {
             if n == 1 { "" } else { "s" },
             if n == 1 { "was" } else { "were" },
             p.limited,
-            schema::MAX_BACKTRACK,
+            limits::PATTERN_BACKTRACK,
             p.unchecked,
             if p.unchecked == 1 { "was" } else { "were" },
-            schema::PATTERN_BUDGET.as_millis(),
+            limits::PATTERN_TIME.as_millis(),
             first.join(", ")
         ))
     }
@@ -229,7 +218,7 @@ fn file_lines(
         return Err(());
     }
     let file = workspace.join(path);
-    match crate::workspace::read_contained(&file, &[workspace], 16 << 20) {
+    match crate::workspace::read_contained(&file, &[workspace], limits::FILE_BYTES) {
         Ok(bytes) => Ok(Some(count_lines(&bytes))),
         Err(crate::workspace::Unread::TooLarge(_)) => Ok(None),
         Err(crate::workspace::Unread::Missing) => {
@@ -277,13 +266,13 @@ pub(crate) fn read(loc: &Location) -> Result<Output, Error> {
             )
         })?
         .len();
-    if size > MAX_OUTPUT_BYTES {
+    if size > limits::OUTPUT_BYTES {
         return Ok(output(None, Err(Verdict::TooLarge { bytes: size })));
     }
     if size >= crate::memory::LARGE {
         crate::memory::huge_pages();
     }
-    let bytes = workspace::read_required("output-file", loc, MAX_OUTPUT_BYTES)?;
+    let bytes = workspace::read_required("output-file", loc, limits::OUTPUT_BYTES)?;
     let document = parse(&bytes);
     Ok(output(Some(bytes), document))
 }
@@ -308,7 +297,7 @@ pub(crate) fn read_and_judge(
 
 /// Parses an output's bytes, or says why they cannot be validated.
 pub(crate) fn parse(bytes: &[u8]) -> Result<Value, Verdict> {
-    if bytes.len() as u64 > MAX_OUTPUT_BYTES {
+    if bytes.len() as u64 > limits::OUTPUT_BYTES {
         return Err(Verdict::TooLarge {
             bytes: bytes.len() as u64,
         });
@@ -387,8 +376,8 @@ pub fn check(path: &str, bytes: &[u8], schema: &Schema, findings_pointer: &str) 
     judge(output, schema, findings_pointer)
 }
 
-/// The first [`MAX_VIOLATIONS`] violations in file order, and how many there
-/// are in all. Errors are kept as they come (they borrow the document) and
+/// The first [`limits::REPORTED_VIOLATIONS`] violations in file order, and
+/// how many there are in all. Errors are kept as they come (they borrow the document) and
 /// described only once sorted: a message costs more than finding the error.
 fn violations(bytes: &[u8], value: &Value, schema: &Schema) -> (Vec<Violation>, usize) {
     schema.patterns.reset();
@@ -401,7 +390,7 @@ fn violations(bytes: &[u8], value: &Value, schema: &Schema) -> (Vec<Violation>, 
     let mut errors = Vec::new();
     for error in schema.validator.iter_errors(value) {
         total += 1;
-        if errors.len() < MAX_LOCATED {
+        if errors.len() < limits::LOCATED_VIOLATIONS {
             errors.push(error);
         }
     }
@@ -423,12 +412,12 @@ fn violations(bytes: &[u8], value: &Value, schema: &Schema) -> (Vec<Violation>, 
     });
     let described = order
         .into_iter()
-        .take(MAX_VIOLATIONS)
+        .take(limits::REPORTED_VIOLATIONS)
         .map(|i| Violation {
             instance_path: pointers[i].to_string(),
             schema_path: errors[i].schema_path().as_str().to_string(),
             keyword: errors[i].kind().keyword().to_string(),
-            message: clip(&describe(&errors[i]), MAX_MESSAGE_CHARS),
+            message: clip(&describe(&errors[i]), limits::MESSAGE_CHARS),
             position: positions[i],
         })
         .collect();
@@ -448,7 +437,7 @@ fn describe(error: &jsonschema::ValidationError) -> String {
         Kind::BacktrackLimitExceeded { .. } => {
             return format!(
                 "the schema's `pattern` needed more than {} backtracking steps on this value, so the gate stopped and counts it as a violation; simplify the pattern (no nested repetition with backreferences)",
-                schema::MAX_BACKTRACK
+                limits::PATTERN_BACKTRACK
             );
         }
         _ => return error.to_string(),
@@ -567,7 +556,7 @@ mod tests {
     fn past_the_reported_limit_the_first_in_the_file_are_kept_and_all_counted() {
         // Object members are validated in key order ("a…" before "b…"), the
         // file has them the other way round: the kept ones must be the file's first.
-        let n = MAX_VIOLATIONS + 500;
+        let n = limits::REPORTED_VIOLATIONS + 500;
         let members: Vec<String> = (0..n)
             .map(|i| format!("\"{}{i:05}\": 1", if i < n / 2 { 'b' } else { 'a' }))
             .collect();
@@ -582,13 +571,16 @@ mod tests {
         .unwrap();
         let r = check("r.json", text.as_bytes(), &schema, "/findings");
         assert_eq!(r.violations_total, n);
-        assert_eq!(r.violations.len(), MAX_VIOLATIONS);
+        assert_eq!(r.violations.len(), limits::REPORTED_VIOLATIONS);
         let lines: Vec<u64> = r
             .violations
             .iter()
             .map(|v| v.position.unwrap().line)
             .collect();
-        assert_eq!(lines, (2..2 + MAX_VIOLATIONS as u64).collect::<Vec<_>>());
+        assert_eq!(
+            lines,
+            (2..2 + limits::REPORTED_VIOLATIONS as u64).collect::<Vec<_>>()
+        );
         assert_eq!(r.violations[0].instance_path, "/b00000");
         assert_eq!(r.violations[0].message, "1 is not of type \"string\"");
     }
@@ -622,6 +614,6 @@ mod tests {
         let long = "x".repeat(70_000);
         let text = json!({"ok": true, "findings": [{"severity": long}]}).to_string();
         let r = check("r.json", text.as_bytes(), &schema(), "/findings");
-        assert!(r.violations[0].message.chars().count() <= MAX_MESSAGE_CHARS);
+        assert!(r.violations[0].message.chars().count() <= limits::MESSAGE_CHARS);
     }
 }

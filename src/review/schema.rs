@@ -12,21 +12,9 @@ use jsonschema::{Draft, Retrieve, Uri, Validator};
 use serde_json::Value;
 
 use crate::error::Error;
+use crate::limits;
 use crate::sources::SchemaInput;
 use crate::workspace::Workspace;
-
-/// Backtracking steps one `pattern` match may take. Patterns without
-/// backreferences or lookaround run on a linear-time engine and never count;
-/// the others stop here, so a pattern built to backtrack for ever
-/// (`^((a|a)*)\2?b`) costs milliseconds a string, and the value it could not
-/// decide is a violation that says so.
-pub(crate) const MAX_BACKTRACK: usize = 10_000;
-
-/// Time all `pattern` matching may take on one document. The limit per
-/// match bounds one string; this bounds the document: 10,000 different
-/// strings built to backtrack took 10 s at 1 ms each. Once it is spent, the
-/// strings left are not checked, each counted as a violation and said.
-pub(crate) const PATTERN_BUDGET: std::time::Duration = std::time::Duration::from_millis(200);
 
 pub struct Schema {
     pub validator: Validator,
@@ -54,9 +42,9 @@ struct BudgetState {
 /// What a document's `pattern` matching could not decide.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub(crate) struct PatternReport {
-    /// Strings on which a match needed more than [`MAX_BACKTRACK`] steps.
+    /// Strings on which a match needed more than [`limits::PATTERN_BACKTRACK`] steps.
     pub(crate) limited: usize,
-    /// Strings not matched at all: [`PATTERN_BUDGET`] was spent.
+    /// Strings not matched at all: [`limits::PATTERN_TIME`] was spent.
     pub(crate) unchecked: usize,
     /// The first few of either, as JSON Pointers, in document order.
     pub(crate) first: Vec<String>,
@@ -85,7 +73,7 @@ impl PatternBudget {
         let at = instance as *const Value as usize;
         {
             let mut state = self.lock();
-            if state.spent >= PATTERN_BUDGET {
+            if state.spent >= limits::PATTERN_TIME {
                 state.unchecked.insert(at);
                 return None;
             }
@@ -146,7 +134,7 @@ impl PatternBudget {
 
 /// The `pattern` keyword, as the validator compiles it (its ECMA-262
 /// dialect, the backtracking limit), matched within the document's
-/// [`PATTERN_BUDGET`].
+/// [`limits::PATTERN_TIME`].
 struct BudgetedPattern {
     inner: Validator,
     budget: std::sync::Arc<PatternBudget>,
@@ -177,7 +165,7 @@ fn budgeted_pattern<'a>(
 ) -> Result<Box<dyn for<'i> jsonschema::Keyword<'i>>, jsonschema::ValidationError<'a>> {
     let inner = jsonschema::options()
         .with_pattern_options(
-            jsonschema::PatternOptions::fancy_regex().backtrack_limit(MAX_BACKTRACK),
+            jsonschema::PatternOptions::fancy_regex().backtrack_limit(limits::PATTERN_BACKTRACK),
         )
         .build(&serde_json::json!({ "pattern": pattern }))?;
     Ok(Box::new(BudgetedPattern {
@@ -245,12 +233,8 @@ impl Retrieve for WorkspaceRetriever {
             )
             .into());
         }
-        let bytes = crate::workspace::read_contained(
-            &real,
-            &[&self.root],
-            crate::workspace::MAX_TEXT_BYTES,
-        )
-        .map_err(|why| format!("$ref {}", why.why(&path.display().to_string())))?;
+        let bytes = crate::workspace::read_contained(&real, &[&self.root], limits::FILE_BYTES)
+            .map_err(|why| format!("$ref {}", why.why(&path.display().to_string())))?;
         serde_json::from_slice(&bytes)
             .map_err(|e| format!("$ref `{}` is not JSON: {e}", path.display()).into())
     }
@@ -300,11 +284,7 @@ pub(crate) fn compile_input(input: &SchemaInput, ws: &Workspace) -> Result<Schem
         }
         SchemaInput::File(loc) | SchemaInput::Default(loc) => loc,
     };
-    let bytes = crate::workspace::read_required(
-        "output-schema-file",
-        loc,
-        crate::workspace::MAX_TEXT_BYTES,
-    )?;
+    let bytes = crate::workspace::read_required("output-schema-file", loc, limits::FILE_BYTES)?;
     compile(&bytes, &loc.shown, &loc.path, ws.root())
 }
 
@@ -356,7 +336,7 @@ pub fn compile(
         .with_base_uri(base)
         .should_validate_formats(false)
         .with_pattern_options(
-            jsonschema::PatternOptions::fancy_regex().backtrack_limit(MAX_BACKTRACK),
+            jsonschema::PatternOptions::fancy_regex().backtrack_limit(limits::PATTERN_BACKTRACK),
         )
         .with_keyword("pattern", move |_, pattern, _| {
             budgeted_pattern(&budget, pattern)

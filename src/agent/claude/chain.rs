@@ -49,8 +49,6 @@ pub(crate) const HOME_FILE: &str = "~/.claude/CLAUDE.md";
 
 /// The largest instruction file read.
 const MAX_FILE_BYTES: u64 = 16 * 1024 * 1024;
-/// Claude Code follows imports this deep.
-use crate::limits::IMPORT_DEPTH as MAX_IMPORT_DEPTH;
 
 /// Which of Claude Code's memory types a file is: the label it is sent with.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -157,7 +155,7 @@ const MAX_RULES: usize = 512;
 /// How many folders deep the receipt reads under `.claude/rules/`.
 pub(crate) const MAX_RULES_DEPTH: usize = 8;
 /// The most files one CLAUDE.md chain imports (each file once).
-pub(crate) use crate::limits::IMPORTS as MAX_IMPORTS;
+use crate::limits::IMPORTS;
 
 /// The most `@` mentions looked up in one chain, found or not: prose names
 /// people and files that are not there, but a million distinct ones cost a
@@ -371,7 +369,7 @@ impl Walker<'_> {
         }
         let found = imports(&text);
         self.entries.push(Entry { shown, scope, text });
-        if depth >= MAX_IMPORT_DEPTH {
+        if depth >= crate::limits::IMPORT_DEPTH {
             return Ok(());
         }
         let dir = path.parent().unwrap_or(&self.root).to_path_buf();
@@ -398,12 +396,12 @@ impl Walker<'_> {
                 continue;
             }
             self.imported += 1;
-            if self.imported > MAX_IMPORTS {
+            if self.imported > IMPORTS {
                 let from = self.ws.relative(path);
                 return Err(Error::in_file(
                     &from,
                     format!(
-                        "`{}` imports `@{}` past the receipt's cap of {MAX_IMPORTS} files imported in one CLAUDE.md chain: the receipt cannot compute what the agent received; import fewer files",
+                        "`{}` imports `@{}` past the receipt's cap of {IMPORTS} files imported in one CLAUDE.md chain: the receipt cannot compute what the agent received; import fewer files",
                         crate::escape::one_line(&from),
                         crate::escape::one_line(&import)
                     ),

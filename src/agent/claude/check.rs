@@ -143,11 +143,11 @@ fn find(
     if let [only] = all.as_slice() {
         return Ok((record::read_session(only, home)?, None));
     }
-    if all.len() > record::MAX_CANDIDATES {
+    if all.len() > crate::limits::RECORD_CANDIDATES {
         return Err(format!(
             "agent-home holds {} project records, more than the {} read to find this run's; upload only this run's record, or set session-id",
             all.len(),
-            record::MAX_CANDIDATES
+            crate::limits::RECORD_CANDIDATES
         ));
     }
     let ours: Vec<Session> = all
@@ -879,7 +879,8 @@ fn hook_source(command: &str, x: &Context) -> Option<String> {
         })
     };
     let read = |path: &Path, root: &Path| -> Option<Value> {
-        let bytes = crate::workspace::read_contained(path, &[root], 1 << 20).ok()?;
+        let bytes =
+            crate::workspace::read_contained(path, &[root], crate::limits::CONFIG_BYTES).ok()?;
         serde_json::from_slice(&bytes).ok()
     };
     let root = std::fs::canonicalize(x.ws.root()).unwrap_or_else(|_| x.ws.root().to_path_buf());

@@ -194,7 +194,7 @@ pub(crate) fn hook_configs(
     // A settings file that is there but not a regular file inside its root
     // (a link out of the checkout, a FIFO) may hold hooks nobody can see.
     let mut read = |path: &std::path::Path, root: &std::path::Path, shown: &str| {
-        match crate::workspace::read_contained(path, &[root], 1 << 20) {
+        match crate::workspace::read_contained(path, &[root], crate::limits::CONFIG_BYTES) {
             Ok(bytes) => Some(bytes),
             Err(crate::workspace::Unread::Missing) => None,
             Err(why) => {

@@ -24,20 +24,10 @@ use serde_json::Value;
 use crate::agent::Tokens;
 use crate::agent::turns::{Item, ItemKind};
 use crate::digest::sha256_hex;
+use crate::limits;
 
 pub(crate) const EXECUTION_FILE: &str = "claude-execution-output.json";
 pub(crate) const PROMPT_FILE: &str = "claude-prompt.txt";
-
-use crate::limits::RECORD_BYTES as MAX_RECORD_BYTES;
-const MAX_EXECUTION_BYTES: u64 = 64 * 1024 * 1024;
-use crate::limits::{RECORD_LINE_BYTES as MAX_LINE_BYTES, RECORD_LINES as MAX_LINES};
-/// The most project records looked at to find this run's.
-/// The longest hook event name kept (`PreToolUse:StructuredOutput` is 27).
-const MAX_EVENT_NAME: usize = 128;
-
-pub(crate) use crate::limits::RECORD_CANDIDATES as MAX_CANDIDATES;
-/// The most hook runs kept from one record (each names its command).
-const MAX_HOOK_RUNS: usize = 10_000;
 
 /// The execution file's facts.
 #[derive(Clone, Debug, Default)]
@@ -168,7 +158,7 @@ pub(crate) fn execution(home: &Path) -> Result<Option<Execution>, String> {
     if fs::symlink_metadata(&path).is_err() {
         return Ok(None);
     }
-    let bytes = read(&path, home, MAX_EXECUTION_BYTES)?;
+    let bytes = read(&path, home, limits::EXECUTION_BYTES)?;
     let value: Value = serde_json::from_slice(&bytes).map_err(|e| {
         format!("`{EXECUTION_FILE}` in agent-home is not JSON ({e}): upload the action's execution_file as it wrote it")
     })?;
@@ -224,7 +214,7 @@ pub(crate) fn candidates(home: &Path) -> Vec<PathBuf> {
         };
         let mut dirs: Vec<PathBuf> = dirs
             .flatten()
-            .take(crate::agent::candidates::MAX_LISTED)
+            .take(limits::RECORD_FOLDER_ENTRIES)
             .map(|e| e.path())
             .collect();
         dirs.sort();
@@ -234,7 +224,7 @@ pub(crate) fn candidates(home: &Path) -> Vec<PathBuf> {
             };
             let mut files: Vec<PathBuf> = files
                 .flatten()
-                .take(crate::agent::candidates::MAX_LISTED)
+                .take(limits::RECORD_FOLDER_ENTRIES)
                 .map(|e| e.path())
                 .filter(|p| p.extension().is_some_and(|x| x == "jsonl") && p.is_file())
                 .collect();
@@ -304,19 +294,20 @@ fn harness_text(line: &Value, text: &str) -> bool {
 /// Reads a project record as a stream: one line held at a time, each parsed
 /// and reduced to what the checks need, the whole file hashed as it passes.
 pub(crate) fn read_session(path: &Path, home: &Path) -> Result<Session, String> {
-    let mut record = crate::agent::stream::Record::open(path, home, MAX_RECORD_BYTES)?;
+    let mut record = crate::agent::stream::Record::open(path, home, limits::RECORD_BYTES)?;
     let mut r = SessionReader::default();
     let mut line = Vec::new();
     let mut n = 0;
     loop {
-        let kind = match record.line(&mut line, MAX_LINE_BYTES) {
+        let kind = match record.line(&mut line, limits::RECORD_LINE_BYTES) {
             Ok(Some(kind)) => kind,
             Ok(None) => break,
             Err(e) => return Err(record.why(path, &e)),
         };
-        if n >= MAX_LINES {
+        if n >= limits::RECORD_LINES {
             return Err(format!(
-                "the project record has more than {MAX_LINES} lines, more than a review's; the receipt reads none of it: upload only this run's record"
+                "the project record has more than {} lines, more than a review's; the receipt reads none of it: upload only this run's record",
+                limits::RECORD_LINES
             ));
         }
         if kind == crate::agent::stream::Line::Long {
@@ -363,7 +354,7 @@ impl SessionReader {
         self.s.warnings.push(format!(
             "line {} of the project record holds more than {} MiB and was skipped",
             n + 1,
-            MAX_LINE_BYTES >> 20
+            limits::RECORD_LINE_BYTES >> 20
         ));
     }
 
@@ -543,10 +534,10 @@ impl SessionReader {
                     turn.structured_output = Some(a["data"].clone());
                 }
             }
-            kind if kind.starts_with("hook_") && s.hook_runs.len() < MAX_HOOK_RUNS => {
+            kind if kind.starts_with("hook_") && s.hook_runs.len() < limits::HOOK_RUNS => {
                 s.hook_runs.push(HookRun {
                     kind: kind.to_string(),
-                    event: str_of(&a["hookEvent"]).filter(|e| e.len() <= MAX_EVENT_NAME),
+                    event: str_of(&a["hookEvent"]).filter(|e| e.len() <= limits::HOOK_EVENT_BYTES),
                     tool_use_id: str_of(&a["toolUseID"]),
                     command: str_of(&a["command"]),
                 });
@@ -566,7 +557,7 @@ impl SessionReader {
         // longer one is not kept, nor copied into each of the hook's texts.
         let event = str_of(&a["hookEvent"])
             .or_else(|| str_of(&a["hookName"]))
-            .filter(|e| e.len() <= MAX_EVENT_NAME);
+            .filter(|e| e.len() <= limits::HOOK_EVENT_BYTES);
         for t in texts {
             let item = |before_prompt| Item {
                 kind: ItemKind::Hook {

@@ -43,10 +43,6 @@ pub(crate) const DEFAULT: &str = "AGENTS.md";
 pub(crate) const PROJECT_DOC_SEPARATOR: &str = "\n\n--- project-doc ---\n\n";
 pub(crate) const DEFAULT_MAX_BYTES: u64 = 32 * 1024;
 
-/// The largest AGENTS file read: Codex takes project-doc-max-bytes of the
-/// chain, and the receipt hashes whole files.
-const MAX_FILE_BYTES: u64 = 16 * 1024 * 1024;
-
 /// Codex's default `project_root_markers`.
 pub(crate) fn default_root_markers() -> Vec<String> {
     vec![".git".to_string()]
@@ -195,7 +191,7 @@ fn folder_file(
         return Ok(None);
     }
     let shown = ws.relative(&path);
-    match crate::workspace::read_contained(&path, &[ws.root()], MAX_FILE_BYTES) {
+    match crate::workspace::read_contained(&path, &[ws.root()], crate::limits::FILE_BYTES) {
         Ok(bytes) => Ok(Some((path, shown, bytes))),
         Err(crate::workspace::Unread::Missing) => Ok(None),
         Err(why) => Err(Error::in_file(
@@ -217,7 +213,11 @@ fn read_global(home: &Path, chain: &mut Chain) -> Result<Option<String>, Error> 
     for name in [OVERRIDE, DEFAULT] {
         let path = home.join(name);
         let shown = format!("$CODEX_HOME/{name}");
-        let bytes = match crate::workspace::read_contained(&path, &[&real_home], MAX_FILE_BYTES) {
+        let bytes = match crate::workspace::read_contained(
+            &path,
+            &[&real_home],
+            crate::limits::FILE_BYTES,
+        ) {
             Ok(bytes) => bytes,
             Err(crate::workspace::Unread::Missing) => continue,
             Err(why) => {
@@ -227,7 +227,7 @@ fn read_global(home: &Path, chain: &mut Chain) -> Result<Option<String>, Error> 
                         "{}: Codex reads it as the global AGENTS.md, and the receipt cannot vouch for it; \
                          make it a regular file inside codex-home of at most {} MiB",
                         why.why(&shown),
-                        MAX_FILE_BYTES >> 20
+                        crate::limits::FILE_BYTES >> 20
                     ),
                 ));
             }

@@ -73,8 +73,6 @@ pub(crate) fn read_and_check(
     check
 }
 
-use crate::limits::RECORD_CANDIDATES as MAX_CANDIDATES;
-
 /// Finds and reads this run's record. Among several that ran in the working
 /// directory, the uploader chooses the file names, so the newest name proves
 /// nothing: the record is the one whose commit and prompt are this checkout's,
@@ -92,10 +90,11 @@ pub(crate) fn load(
         let session = session::read(&only.path).map_err(|e| e.message().to_string())?;
         return Ok((session, None));
     }
-    if matching.len() > MAX_CANDIDATES {
+    if matching.len() > crate::limits::RECORD_CANDIDATES {
         return Err(format!(
-            "{} session records ran in the working directory, more than the {MAX_CANDIDATES} read to find this run's; upload only this run's record, or set session-id",
-            matching.len()
+            "{} session records ran in the working directory, more than the {} read to find this run's; upload only this run's record, or set session-id",
+            matching.len(),
+            crate::limits::RECORD_CANDIDATES
         ));
     }
     let name = |c: &session::Candidate| {

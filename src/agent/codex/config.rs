@@ -57,7 +57,10 @@ impl CodexConfig {
         if let Some(home) = home {
             let path = home.join("config.toml");
             let real_home = std::fs::canonicalize(home).unwrap_or_else(|_| home.to_path_buf());
-            match crate::workspace::read_contained(&path, &[&real_home], 1 << 20) {
+            let read = |path: &Path| {
+                crate::workspace::read_contained(path, &[&real_home], crate::limits::CONFIG_BYTES)
+            };
+            match read(&path) {
                 Ok(bytes) => {
                     let text = String::from_utf8_lossy(&bytes);
                     let table: toml::Table = text.parse().map_err(|e: toml::de::Error| {
@@ -84,13 +87,13 @@ impl CodexConfig {
                 Err(crate::workspace::Unread::Missing) => {}
                 Err(why) => {
                     return Err(Error::new(format!(
-                        "{}: Codex's settings cannot be checked; make it a regular file of at most 1 MiB inside codex-home",
-                        why.why("$CODEX_HOME/config.toml")
+                        "{}: Codex's settings cannot be checked; make it a regular file of at most {} MiB inside codex-home",
+                        why.why("$CODEX_HOME/config.toml"),
+                        crate::limits::CONFIG_BYTES >> 20
                     )));
                 }
             }
-            match crate::workspace::read_contained(&home.join("hooks.json"), &[&real_home], 1 << 20)
-            {
+            match read(&home.join("hooks.json")) {
                 Ok(bytes) => config.hooks.insert(
                     0,
                     crate::agent::turns::HookConfig {
@@ -101,8 +104,9 @@ impl CodexConfig {
                 Err(crate::workspace::Unread::Missing) => {}
                 Err(why) => {
                     return Err(Error::new(format!(
-                        "{}: the hooks Codex ran cannot be recorded; make it a regular file of at most 1 MiB inside codex-home",
-                        why.why("$CODEX_HOME/hooks.json")
+                        "{}: the hooks Codex ran cannot be recorded; make it a regular file of at most {} MiB inside codex-home",
+                        why.why("$CODEX_HOME/hooks.json"),
+                        crate::limits::CONFIG_BYTES >> 20
                     )));
                 }
             }

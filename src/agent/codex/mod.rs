@@ -208,7 +208,7 @@ pub(crate) fn hook_configs(
     let root = std::fs::canonicalize(ws.root()).unwrap_or_else(|_| ws.root().to_path_buf());
     for dir in dirs {
         let path = dir.join(".codex/hooks.json");
-        match crate::workspace::read_contained(&path, &[&root], 1 << 20) {
+        match crate::workspace::read_contained(&path, &[&root], crate::limits::CONFIG_BYTES) {
             Ok(bytes) => all.push(HookConfig {
                 path: ws.relative(&path),
                 sha256: crate::digest::sha256_hex(&bytes),

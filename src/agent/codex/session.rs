@@ -18,9 +18,8 @@ use crate::agent::turns::{Item, ItemKind, Turn};
 
 pub(crate) use crate::agent::Tokens;
 use crate::error::Error;
+use crate::limits;
 
-/// A line longer than this is skipped (hashed, not parsed): memory stays bounded.
-pub(crate) use crate::limits::RECORD_LINE_BYTES as MAX_LINE_BYTES;
 /// The newest Codex CLI whose record format this was checked against (the
 /// tests run every release from 0.165.0 to it).
 pub(crate) const KNOWN_CLI: (u64, u64) = (0, 171);
@@ -71,7 +70,7 @@ pub struct Session {
     pub(crate) git_branch: Option<String>,
     /// Files the agent's patches changed, as Codex recorded them.
     pub(crate) file_changes: Vec<FileChange>,
-    /// Commands the agent ran (at most [`MAX_COMMANDS`] kept).
+    /// Commands the agent ran (at most [`limits::RECORD_COMMANDS`] kept).
     pub(crate) commands: Vec<Command>,
     /// Every turn, in order: the first is the one whose prompt is `prompt`;
     /// each holds the model-visible items no receipt input covers (hooks,
@@ -219,9 +218,6 @@ pub(crate) struct Command {
     pub(crate) status: String,
 }
 
-/// Commands kept from one record; past this many they are counted only.
-pub(crate) const MAX_COMMANDS: usize = 10_000;
-
 /// Hashes every byte read through it.
 struct Hashing<R> {
     inner: R,
@@ -349,9 +345,7 @@ pub(crate) fn read(path: &Path) -> Result<Session, Error> {
     Ok(session)
 }
 
-pub(crate) use crate::limits::RECORD_BYTES as MAX_RECORD_BYTES;
-
-/// A stream that fails once it has given [`MAX_RECORD_BYTES`].
+/// A stream that fails once it has given [`limits::RECORD_BYTES`].
 struct Capped<R> {
     inner: R,
     given: u64,
@@ -367,10 +361,10 @@ impl<R: Read> Read for Capped<R> {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
         let n = self.inner.read(buf)?;
         self.given += n as u64;
-        if self.given > MAX_RECORD_BYTES {
+        if self.given > limits::RECORD_BYTES {
             return Err(io::Error::other(format!(
                 "it holds more than {} MiB (decompressed), more than any review's record; upload only this run's record",
-                MAX_RECORD_BYTES >> 20
+                limits::RECORD_BYTES >> 20
             )));
         }
         Ok(n)
@@ -412,7 +406,7 @@ fn parse<R: Read>(stream: R, path: &Path) -> Result<(Session, R), Error> {
     let mut count = LineCount::default();
     let fail = |e: io::Error| Error::io("cannot read the Codex session record", &shown, path, &e);
     while let Some((cut, ended)) =
-        read_line(&mut reader, &mut line, MAX_LINE_BYTES).map_err(fail)?
+        read_line(&mut reader, &mut line, limits::RECORD_LINE_BYTES).map_err(fail)?
     {
         count.number += 1;
         if line.iter().all(u8::is_ascii_whitespace) {
@@ -501,7 +495,7 @@ fn finish_session(session: &mut Session, count: &LineCount) {
         session.warnings.push(format!(
             "{} line(s) over {} MiB were skipped unread",
             count.skipped_long,
-            MAX_LINE_BYTES >> 20
+            limits::RECORD_LINE_BYTES >> 20
         ));
     }
     if count.unknown > 0 {
@@ -817,7 +811,7 @@ fn absorb_item(s: &mut Session, item: &Value) {
                 }
             }
         }
-        Some("CommandExecution") if s.commands.len() < MAX_COMMANDS => {
+        Some("CommandExecution") if s.commands.len() < limits::RECORD_COMMANDS => {
             let text = match &item["command"] {
                 Value::Array(parts) => parts.last().and_then(Value::as_str).map(str::to_string),
                 Value::String(t) => Some(t.clone()),
@@ -847,14 +841,10 @@ pub(crate) struct Candidate {
     pub(crate) cwd: Option<String>,
 }
 
-/// The most rollout files looked at, and folder entries walked, in
-/// codex-home: an agent job's codex-home holds a handful.
-pub(crate) const MAX_ROLLOUTS: usize = 1_000;
-use crate::limits::FOLDER_ENTRIES as MAX_ENTRIES;
-
 /// Every rollout under `$CODEX_HOME/sessions`, oldest first (names sort by
-/// time); more than [`MAX_ROLLOUTS`] (or folders of more than 100,000
-/// entries) is an error that says so, before any is opened.
+/// time); more than [`limits::ROLLOUTS`] (or folders of more than
+/// [`limits::FOLDER_ENTRIES`] entries) is an error that says so, before any
+/// is opened.
 pub(crate) fn rollouts(codex_home: &Path) -> Result<Vec<Candidate>, String> {
     let mut files = Vec::new();
     let mut walked = 0usize;
@@ -869,9 +859,11 @@ pub(crate) fn rollouts(codex_home: &Path) -> Result<Vec<Candidate>, String> {
         };
         for e in entries.flatten() {
             walked += 1;
-            if walked > MAX_ENTRIES || files.len() > MAX_ROLLOUTS {
+            if walked > limits::FOLDER_ENTRIES || files.len() > limits::ROLLOUTS {
                 return Err(format!(
-                    "codex-home holds more than {MAX_ROLLOUTS} session records (or {MAX_ENTRIES} entries under `sessions/`), more than any review's; upload only this run's record"
+                    "codex-home holds more than {} session records (or {} entries under `sessions/`), more than any review's; upload only this run's record",
+                    limits::ROLLOUTS,
+                    limits::FOLDER_ENTRIES
                 ));
             }
             let p = e.path();
@@ -890,33 +882,38 @@ pub(crate) fn rollouts(codex_home: &Path) -> Result<Vec<Candidate>, String> {
             }
         }
     }
-    if files.len() > MAX_ROLLOUTS {
+    if files.len() > limits::ROLLOUTS {
         return Err(format!(
-            "codex-home holds {} session records, more than the {MAX_ROLLOUTS} looked at; upload only this run's record",
-            files.len()
+            "codex-home holds {} session records, more than the {} looked at; upload only this run's record",
+            files.len(),
+            limits::ROLLOUTS
         ));
     }
     files.sort_by(|a, b| a.file_name().cmp(&b.file_name()));
     Ok(files.into_iter().map(first_facts).collect())
 }
 
-/// The first line of a rollout, its `session_meta`: read (and decompressed)
-/// only up to 1 MiB and a byte, so a line that never ends costs no more.
-const FIRST_LINE: u64 = 1 << 20;
-
 fn first_facts(path: PathBuf) -> Candidate {
     let mut line = Vec::new();
     let first = |reader: &mut dyn BufRead, line: &mut Vec<u8>| {
-        read_line(reader, line, FIRST_LINE as usize).ok().flatten()
+        read_line(reader, line, limits::FIRST_LINE_BYTES as usize)
+            .ok()
+            .flatten()
     };
     let meta = crate::workspace::open_regular(&path)
         .ok()
         .and_then(|f| {
             if is_compressed(&path) {
                 let decoder = ruzstd::decoding::StreamingDecoder::new(f).ok()?;
-                first(&mut BufReader::new(decoder.take(FIRST_LINE + 1)), &mut line)
+                first(
+                    &mut BufReader::new(decoder.take(limits::FIRST_LINE_BYTES + 1)),
+                    &mut line,
+                )
             } else {
-                first(&mut BufReader::new(f.take(FIRST_LINE + 1)), &mut line)
+                first(
+                    &mut BufReader::new(f.take(limits::FIRST_LINE_BYTES + 1)),
+                    &mut line,
+                )
             }
         })
         .and_then(|_| serde_json::from_slice::<Value>(&line).ok());

@@ -98,7 +98,9 @@ pub(crate) fn in_checkout(workdir: &Path, ws: &Workspace) -> Vec<InCheckout> {
         for file in files {
             // A link out of the checkout, or a huge file, is not a skill the
             // checkout has: if the agent was shown it, that fails, named.
-            let Ok(bytes) = crate::workspace::read_contained(&file, &[ws.root()], 16 << 20) else {
+            let Ok(bytes) =
+                crate::workspace::read_contained(&file, &[ws.root()], crate::limits::FILE_BYTES)
+            else {
                 continue;
             };
             let (name, description) = front_matter(&String::from_utf8_lossy(&bytes));

@@ -31,12 +31,6 @@ use crate::workspace::{Unread, Workspace};
 
 /// How the receipt names a file of the agent home (`~/.copilot`).
 pub(crate) const HOME_PREFIX: &str = "~/.copilot/";
-/// The largest instruction file read.
-const MAX_FILE_BYTES: u64 = 16 * 1024 * 1024;
-/// The most `.instructions.md` files read from one folder tree.
-const MAX_INSTRUCTION_FILES: usize = 512;
-/// How deep `.github/instructions/` is walked.
-const MAX_DEPTH: usize = 8;
 
 /// Where the chain is read from besides the checkout.
 #[derive(Clone, Debug, Default)]
@@ -168,13 +162,13 @@ fn instruction_files(dir: &Path) -> Vec<PathBuf> {
         for e in entries.flatten() {
             let Ok(kind) = e.file_type() else { continue };
             let path = e.path();
-            if kind.is_dir() && depth < MAX_DEPTH {
+            if kind.is_dir() && depth < crate::limits::INSTRUCTIONS_DEPTH {
                 stack.push((path, depth + 1));
             } else if !kind.is_dir()
                 && e.file_name()
                     .to_string_lossy()
                     .ends_with(".instructions.md")
-                && out.len() < MAX_INSTRUCTION_FILES
+                && out.len() < crate::limits::INSTRUCTION_FILES
             {
                 out.push(path);
             }
@@ -243,7 +237,9 @@ pub(crate) fn blocks(
     };
     if let Some((home, real)) = &home {
         let path = home.join("copilot-instructions.md");
-        if let Ok(bytes) = crate::workspace::read_contained(&path, &[real], MAX_FILE_BYTES) {
+        if let Ok(bytes) =
+            crate::workspace::read_contained(&path, &[real], crate::limits::FILE_BYTES)
+        {
             push(
                 format!("{HOME_PREFIX}copilot-instructions.md"),
                 &bytes,
@@ -259,7 +255,9 @@ pub(crate) fn blocks(
     }
     if let Some((home, real)) = &home {
         for path in instruction_files(&home.join("instructions")) {
-            if let Ok(bytes) = crate::workspace::read_contained(&path, &[real], MAX_FILE_BYTES) {
+            if let Ok(bytes) =
+                crate::workspace::read_contained(&path, &[real], crate::limits::FILE_BYTES)
+            {
                 let rel = path.strip_prefix(home).unwrap_or(&path);
                 push(
                     format!("{HOME_PREFIX}{}", rel.display()),
@@ -284,7 +282,7 @@ pub(crate) fn blocks(
 /// A file of the checkout's chain: `None` when it is not there; a link out
 /// of the workspace, a FIFO or one too large is an error naming it.
 fn read_file(path: &Path, ws: &Workspace) -> Result<Option<Vec<u8>>, Error> {
-    match crate::workspace::read_contained(path, &[ws.root()], MAX_FILE_BYTES) {
+    match crate::workspace::read_contained(path, &[ws.root()], crate::limits::FILE_BYTES) {
         Ok(bytes) => Ok(Some(bytes)),
         Err(Unread::Missing) => Ok(None),
         Err(why) => Err(Error::in_file(
@@ -292,7 +290,7 @@ fn read_file(path: &Path, ws: &Workspace) -> Result<Option<Vec<u8>>, Error> {
             format!(
                 "{}: Copilot CLI reads it as an instruction file; make it a regular file inside the checkout of at most {} MiB",
                 why.why(&ws.relative(path)),
-                MAX_FILE_BYTES >> 20
+                crate::limits::FILE_BYTES >> 20
             ),
         )),
     }

@@ -78,7 +78,7 @@ pub fn records(home: &Path) -> Vec<PathBuf> {
         };
         for s in sessions
             .flatten()
-            .take(crate::agent::candidates::MAX_LISTED)
+            .take(crate::limits::RECORD_FOLDER_ENTRIES)
         {
             let events = s.path().join("events.jsonl");
             if std::fs::symlink_metadata(&events).is_ok() {

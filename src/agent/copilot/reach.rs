@@ -17,9 +17,6 @@ use crate::agent::reach::{Finder, Reach};
 use crate::agent::turns::HookConfig;
 use crate::workspace::Workspace;
 
-/// The most hook files read from `.github/hooks/`.
-const MAX_HOOK_FILES: usize = 64;
-
 /// The repository's settings files, relative to the git root.
 const SETTINGS: &[&str] = &[
     ".github/copilot/settings.json",
@@ -72,7 +69,7 @@ pub(crate) fn hook_files(root: &Path) -> Vec<PathBuf> {
         .filter(|p| p.extension().is_some_and(|e| e == "json"))
         .collect();
     out.sort();
-    out.truncate(MAX_HOOK_FILES);
+    out.truncate(crate::limits::HOOK_FILES);
     out
 }
 
@@ -129,11 +126,7 @@ pub(crate) fn hook_configs(
     let mut out = Vec::new();
     for path in paths {
         let shown = ws.relative(&path);
-        match crate::workspace::read_contained(
-            &path,
-            &[ws.root()],
-            crate::agent::reach::MAX_CONFIG_BYTES,
-        ) {
+        match crate::workspace::read_contained(&path, &[ws.root()], crate::limits::CONFIG_BYTES) {
             Ok(bytes) => out.push(HookConfig {
                 path: shown,
                 sha256: crate::digest::sha256_hex(&bytes),

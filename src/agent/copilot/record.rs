@@ -27,12 +27,7 @@ use serde_json::Value;
 use sha2::{Digest, Sha256};
 
 use crate::agent::Tokens;
-
-pub(crate) use crate::limits::{RECORD_BYTES as MAX_RECORD_BYTES, RECORD_LINES as MAX_LINES};
-/// The longest line read; a longer one is skipped and said.
-pub(crate) const MAX_LINE_BYTES: u64 = crate::limits::RECORD_LINE_BYTES as u64;
-/// The most instruction files loaded just in time that are named.
-const MAX_DISCOVERED: usize = 256;
+use crate::limits;
 
 /// One prompt and what answered it.
 #[derive(Clone, Debug, Default)]
@@ -193,7 +188,9 @@ impl Record {
 
     fn add_discovered(&mut self, path: &str) {
         // Bounded: a record names each file once a folder, a few at most.
-        if self.discovered.len() < MAX_DISCOVERED && !self.discovered.iter().any(|p| p == path) {
+        if self.discovered.len() < limits::DISCOVERED_FILES
+            && !self.discovered.iter().any(|p| p == path)
+        {
             self.discovered.push(path.to_string());
         }
     }
@@ -248,8 +245,8 @@ fn add(sum: &mut Tokens, t: &Tokens) {
 }
 
 /// Reads one record, which must resolve inside `home`, line by line: at most
-/// [`MAX_RECORD_BYTES`], [`MAX_LINE_BYTES`] a line and [`MAX_LINES`] lines.
-/// A line that is not JSON is said, not fatal.
+/// [`limits::RECORD_BYTES`], [`limits::RECORD_LINE_BYTES`] a line and
+/// [`limits::RECORD_LINES`] lines. A line that is not JSON is said, not fatal.
 pub(crate) fn read(path: &Path, home: &Path) -> Result<Record, String> {
     let shown = path.display().to_string();
     let real_home = std::fs::canonicalize(home).unwrap_or_else(|_| home.to_path_buf());
@@ -261,11 +258,11 @@ pub(crate) fn read(path: &Path, home: &Path) -> Result<Record, String> {
     let file = crate::workspace::open_regular(&real).map_err(|why| why.why(&shown))?;
     let mut r = parse(
         path,
-        std::io::BufReader::new(file.take(MAX_RECORD_BYTES + 1)),
+        std::io::BufReader::new(file.take(limits::RECORD_BYTES + 1)),
     )
     .map_err(|e| format!("`{shown}` cannot be read ({e})"))?;
-    if r.1 > MAX_RECORD_BYTES {
-        return Err(crate::workspace::Unread::TooLarge(MAX_RECORD_BYTES).why(&shown));
+    if r.1 > limits::RECORD_BYTES {
+        return Err(crate::workspace::Unread::TooLarge(limits::RECORD_BYTES).why(&shown));
     }
     r.0.path = path.to_path_buf();
     Ok(r.0)
@@ -281,10 +278,12 @@ pub(crate) fn parse(path: &Path, mut input: impl BufRead) -> std::io::Result<(Re
     let mut total = 0u64;
     let mut buf = Vec::new();
     let mut n = 0usize;
+    // A longer line is skipped and said.
+    let line_max = limits::RECORD_LINE_BYTES as u64;
     loop {
         buf.clear();
         let got = (&mut input)
-            .take(MAX_LINE_BYTES + 1)
+            .take(line_max + 1)
             .read_until(b'\n', &mut buf)?;
         if got == 0 {
             break;
@@ -292,20 +291,21 @@ pub(crate) fn parse(path: &Path, mut input: impl BufRead) -> std::io::Result<(Re
         total += got as u64;
         hasher.update(&buf);
         n += 1;
-        if got as u64 > MAX_LINE_BYTES && buf.last() != Some(&b'\n') {
+        if got as u64 > line_max && buf.last() != Some(&b'\n') {
             // Too long: the rest of the line is hashed and skipped.
             total += skip_line(&mut input, &mut hasher)?;
             r.unread_lines += 1;
             r.warnings.push(format!(
                 "line {n} of the session record is longer than {} MiB, and was skipped",
-                MAX_LINE_BYTES >> 20
+                line_max >> 20
             ));
             continue;
         }
-        if n > MAX_LINES {
+        if n > limits::RECORD_LINES {
             r.unread_lines += 1;
             r.warnings.push(format!(
-                "the session record has more than {MAX_LINES} lines, more than a review's; the rest was not read"
+                "the session record has more than {} lines, more than a review's; the rest was not read",
+                limits::RECORD_LINES
             ));
             total += drain(&mut input, &mut hasher)?;
             break;

@@ -39,6 +39,7 @@ pub(crate) struct Options {
 }
 use crate::digest::sha256_hex;
 use crate::error::Error;
+use crate::limits;
 use crate::workspace::{Unread, Workspace};
 
 pub(crate) const DEFAULT: &str = "GEMINI.md";
@@ -46,9 +47,6 @@ pub(crate) const DEFAULT: &str = "GEMINI.md";
 pub(crate) const SETTINGS: &str = ".gemini/settings.json";
 /// How the receipt names a file of the agent home (`$HOME/.gemini`).
 pub(crate) const HOME_PREFIX: &str = "~/.gemini/";
-
-const MAX_FILE_BYTES: u64 = 4 * 1024 * 1024;
-use crate::limits::IMPORT_DEPTH as MAX_IMPORT_DEPTH;
 
 /// One block of the project context: the file as the receipt names it and
 /// its text as Gemini CLI sends it.
@@ -104,7 +102,7 @@ pub(crate) fn parse_blocks(body: &str) -> Vec<Block> {
 /// `GEMINI.md`.
 pub(crate) fn file_names(cwd: &Path, ws: &Workspace, home: Option<&Path>) -> Vec<String> {
     let from = |path: PathBuf, root: &Path| -> Option<Vec<String>> {
-        let bytes = crate::workspace::read_contained(&path, &[root], 1 << 20).ok()?;
+        let bytes = crate::workspace::read_contained(&path, &[root], limits::CONFIG_BYTES).ok()?;
         let v: serde_json::Value = serde_json::from_slice(&bytes).ok()?;
         let names = &v["context"]["fileName"];
         match names {
@@ -139,7 +137,8 @@ pub(crate) fn file_names(cwd: &Path, ws: &Workspace, home: Option<&Path>) -> Vec
 /// The `context.fileName` entries of the workspace settings that are paths
 /// (`../x`, `.git/config`): left out of the chain, and said.
 fn dropped_names(cwd: &Path, ws: &Workspace) -> Vec<String> {
-    let Ok(bytes) = crate::workspace::read_contained(&cwd.join(SETTINGS), &[ws.root()], 1 << 20)
+    let Ok(bytes) =
+        crate::workspace::read_contained(&cwd.join(SETTINGS), &[ws.root()], limits::CONFIG_BYTES)
     else {
         return Vec::new();
     };
@@ -204,7 +203,7 @@ pub(crate) fn candidate_paths(cwd: &Path, ws: &Workspace, opts: &Options) -> Vec
 pub(crate) fn load(cwd: &Path, ws: &Workspace, opts: &Options) -> Result<Chain, Error> {
     let mut chain = Chain::default();
     let settings = cwd.join(SETTINGS);
-    match crate::workspace::read_contained(&settings, &[ws.root()], 1 << 20) {
+    match crate::workspace::read_contained(&settings, &[ws.root()], limits::CONFIG_BYTES) {
         Ok(bytes) => chain
             .files
             .push(file_record(ws.relative(&settings), &bytes)),
@@ -224,7 +223,7 @@ pub(crate) fn load(cwd: &Path, ws: &Workspace, opts: &Options) -> Result<Chain, 
         let real = std::fs::canonicalize(home).unwrap_or_else(|_| home.clone());
         for n in file_names(cwd, ws, Some(home)) {
             if let Ok(bytes) =
-                crate::workspace::read_contained(&home.join(&n), &[&real], MAX_FILE_BYTES)
+                crate::workspace::read_contained(&home.join(&n), &[&real], limits::FILE_BYTES)
             {
                 chain
                     .files
@@ -304,7 +303,7 @@ pub(crate) fn blocks(
 }
 
 fn read_file(path: &Path, shown: &str, ws: &Workspace) -> Result<Vec<u8>, Error> {
-    crate::workspace::read_contained(path, &[ws.root()], MAX_FILE_BYTES).map_err(|why| {
+    crate::workspace::read_contained(path, &[ws.root()], limits::FILE_BYTES).map_err(|why| {
         Error::in_file(
             shown,
             format!(
@@ -442,15 +441,6 @@ fn resolve(base: &Path, rel: &str) -> PathBuf {
     out
 }
 
-/// The most imports one chain follows, every occurrence counted: Gemini CLI
-/// inlines a file each time it is imported, so imports that fan out
-/// multiply (16 imports of a file that imports another 16 times, five deep,
-/// are a million reads).
-pub(crate) use crate::limits::IMPORTS as MAX_IMPORTS;
-/// The most bytes imports add to one chain, every occurrence counted (the
-/// imported text and the import comments).
-pub(crate) const MAX_INLINED_BYTES: u64 = 16 * 1024 * 1024;
-
 /// One import target as first read: it is read once per chain, however
 /// often it is imported.
 enum Target {
@@ -501,7 +491,7 @@ impl<'a> Importer<'a> {
         {
             Target::Outside
         } else {
-            match crate::workspace::read_contained(full, &[self.ws.root()], MAX_FILE_BYTES) {
+            match crate::workspace::read_contained(full, &[self.ws.root()], limits::FILE_BYTES) {
                 Ok(bytes) => {
                     let text = String::from_utf8_lossy(&bytes).into_owned();
                     self.read.push((self.ws.relative(full), bytes));
@@ -526,10 +516,10 @@ impl<'a> Importer<'a> {
     fn count(&mut self, file: &Path, rel: &str, followed: bool, bytes: usize) -> Result<(), Error> {
         self.followed += usize::from(followed);
         self.inlined = self.inlined.saturating_add(bytes as u64);
-        let past = if self.followed > MAX_IMPORTS {
-            format!("{MAX_IMPORTS} imports followed")
-        } else if self.inlined > MAX_INLINED_BYTES {
-            format!("{} MiB inlined by imports", MAX_INLINED_BYTES >> 20)
+        let past = if self.followed > limits::IMPORTS {
+            format!("{} imports followed", limits::IMPORTS)
+        } else if self.inlined > limits::INLINED_BYTES {
+            format!("{} MiB inlined by imports", limits::INLINED_BYTES >> 20)
         } else {
             return Ok(());
         };
@@ -554,7 +544,7 @@ impl<'a> Importer<'a> {
         chain: &mut Vec<PathBuf>,
         depth: usize,
     ) -> Result<String, Error> {
-        if depth >= MAX_IMPORT_DEPTH {
+        if depth >= limits::IMPORT_DEPTH {
             return Ok(text.to_string());
         }
         let dir = file.parent().unwrap_or(self.project_root).to_path_buf();

@@ -63,8 +63,12 @@ pub(crate) fn read_and_check(
     let global: Vec<(String, String)> = chain::file_names(workdir, ws, Some(home))
         .into_iter()
         .filter_map(|n| {
-            let bytes =
-                crate::workspace::read_contained(&home.join(&n), &[&home_real], 4 << 20).ok()?;
+            let bytes = crate::workspace::read_contained(
+                &home.join(&n),
+                &[&home_real],
+                crate::limits::FILE_BYTES,
+            )
+            .ok()?;
             Some((
                 n,
                 chain::js_trim(&String::from_utf8_lossy(&bytes)).to_string(),
@@ -109,12 +113,12 @@ pub fn records(home: &Path) -> Vec<PathBuf> {
         };
         for p in projects
             .flatten()
-            .take(crate::agent::candidates::MAX_LISTED)
+            .take(crate::limits::RECORD_FOLDER_ENTRIES)
         {
             let Ok(files) = std::fs::read_dir(p.path().join("chats")) else {
                 continue;
             };
-            for f in files.flatten().take(crate::agent::candidates::MAX_LISTED) {
+            for f in files.flatten().take(crate::limits::RECORD_FOLDER_ENTRIES) {
                 let name = f.file_name().to_string_lossy().into_owned();
                 if name.starts_with("session-")
                     && (name.ends_with(".jsonl") || name.ends_with(".json"))
@@ -160,7 +164,13 @@ impl candidates::Candidate for Record {
 }
 
 fn read_stdout(home: &Path, ws: &Workspace) -> Option<Stdout> {
-    first_read(home, ws, STDOUT, 64 << 20, record::parse_stdout)
+    first_read(
+        home,
+        ws,
+        STDOUT,
+        crate::limits::EXECUTION_BYTES,
+        record::parse_stdout,
+    )
 }
 
 /// The first of `names` under the agent home (inside it), else the first
@@ -193,7 +203,7 @@ const TELEMETRY: &[&str] = &["gemini-artifacts/telemetry.log", "telemetry.log"];
 
 /// The local telemetry: pretty-printed JSON objects one after another.
 fn read_telemetry(home: &Path, ws: &Workspace) -> Option<Vec<serde_json::Value>> {
-    first_read(home, ws, TELEMETRY, 256 << 20, |bytes| {
+    first_read(home, ws, TELEMETRY, crate::limits::RECORD_BYTES, |bytes| {
         let events: Vec<serde_json::Value> = serde_json::Deserializer::from_slice(bytes)
             .into_iter::<serde_json::Value>()
             .map_while(Result::ok)
@@ -492,14 +502,10 @@ fn context_cut(r: &Record, t: &record::RecordTurn) -> bool {
     t.context.iter().any(|(_, x)| r.is_cut(x))
 }
 
-/// The most context hashed for the turns' list, all turns together: each
-/// turn's context is all that came before it, so a long first message and
-/// a thousand short turns after it hash the first message a thousand times.
-const MAX_CONTEXT_HASHED: usize = 256 * 1024 * 1024;
-
 /// The record's turns in the neutral form. A text a redacted record cut has
-/// no hash, nor has the context of a turn past [`MAX_CONTEXT_HASHED`] (the
-/// turn whose answer is the output is hashed apart, whatever its size).
+/// no hash, nor has the context of a turn past
+/// [`crate::limits::CONTEXT_HASHED_BYTES`] (the turn whose answer is the
+/// output is hashed apart, whatever its size).
 fn neutral_turns(r: &Record) -> Vec<Turn> {
     let mut hashed = 0usize;
     let mut within = |t: &record::RecordTurn| {
@@ -507,7 +513,7 @@ fn neutral_turns(r: &Record) -> Vec<Turn> {
             .context
             .iter()
             .fold(hashed, |n, (_, x)| n.saturating_add(x.len()));
-        hashed <= MAX_CONTEXT_HASHED
+        hashed <= crate::limits::CONTEXT_HASHED_BYTES
     };
     r.turns
         .iter()

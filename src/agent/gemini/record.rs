@@ -23,9 +23,7 @@ use serde_json::{Value, json};
 use crate::agent::Tokens;
 use crate::agent::turns::ItemKind;
 use crate::digest::sha256_hex;
-
-/// The largest record read.
-pub(crate) use crate::limits::RECORD_BYTES as MAX_RECORD_BYTES;
+use crate::limits;
 
 const HOOK_OPEN: &str = "<hook_context>";
 const HOOK_CLOSE: &str = "</hook_context>";
@@ -166,10 +164,6 @@ struct Entry {
     texts: Vec<Arc<str>>,
 }
 
-/// `$set.messages` and `$rewindTo` lines read: each rebuilds the history,
-/// a few in a session; past these the rest are not read, and said.
-const MAX_REBUILDS: usize = 64;
-
 fn shared(texts: Vec<String>) -> Vec<Arc<str>> {
     texts.into_iter().map(Arc::from).collect()
 }
@@ -181,10 +175,6 @@ struct Answer {
     model: Option<String>,
     content: String,
 }
-
-/// The most lines read from one record: far more than a review writes, and
-/// a bound on the work a hostile one can ask for.
-use crate::limits::RECORD_LINES as MAX_LINES;
 
 #[derive(Default)]
 struct Reader {
@@ -260,16 +250,17 @@ impl Reader {
     }
 
     /// Whether one more rewind or rebuilt history is read; past
-    /// [`MAX_REBUILDS`] the record is said not to be read whole.
+    /// [`limits::REBUILDS`] the record is said not to be read whole.
     fn rebuilt(&mut self) -> bool {
         self.rebuilds += 1;
-        if self.rebuilds == MAX_REBUILDS + 1 {
+        if self.rebuilds == limits::REBUILDS + 1 {
             self.r.unread_lines += 1;
             self.r.warnings.push(format!(
-                "the session record rewinds or rebuilds its history more than {MAX_REBUILDS} times; the rest of those lines were not read"
+                "the session record rewinds or rebuilds its history more than {} times; the rest of those lines were not read",
+                limits::REBUILDS
             ));
         }
-        self.rebuilds <= MAX_REBUILDS
+        self.rebuilds <= limits::REBUILDS
     }
 
     fn reindex(&mut self) {
@@ -645,10 +636,6 @@ fn is_header(v: &Value) -> bool {
     v["sessionId"].is_string() && v["projectHash"].is_string()
 }
 
-/// A longer line is not parsed (a parsed line takes several times its size):
-/// what it held is not known, and the record is not verified.
-use crate::limits::RECORD_LINE_BYTES as MAX_LINE_BYTES;
-
 /// Reads one record, which must resolve inside `home` (the agent home), as a
 /// stream: the whole file hashed as it passes, one line (or, in the older
 /// `.json` form, one message) held at a time. A line that is not JSON is
@@ -656,13 +643,13 @@ use crate::limits::RECORD_LINE_BYTES as MAX_LINE_BYTES;
 pub(crate) fn read(path: &Path, home: &Path) -> Result<Record, String> {
     use crate::agent::stream::Record as Stream;
     if path.extension().is_some_and(|e| e == "json") {
-        let mut stream = Stream::open(path, home, MAX_RECORD_BYTES)?;
+        let mut stream = Stream::open(path, home, limits::RECORD_BYTES)?;
         if let Some(reader) = whole(&mut stream) {
             return Ok(done(reader, path, stream));
         }
         // Not one JSON document: read again, as lines.
     }
-    let mut stream = Stream::open(path, home, MAX_RECORD_BYTES)?;
+    let mut stream = Stream::open(path, home, limits::RECORD_BYTES)?;
     let reader = lines(&mut stream).map_err(|e| stream.why(path, &e))?;
     Ok(done(reader, path, stream))
 }
@@ -685,17 +672,18 @@ fn done(mut reader: Reader, path: &Path, stream: crate::agent::stream::Record) -
 }
 
 /// The record's lines, each parsed and absorbed; the rest of a record past
-/// [`MAX_LINES`] is only hashed.
+/// [`limits::RECORD_LINES`] is only hashed.
 fn lines(stream: &mut crate::agent::stream::Record) -> std::io::Result<Reader> {
     let mut reader = Reader::default();
     let mut line = Vec::new();
     let mut n = 0;
-    while let Some(kind) = stream.line(&mut line, MAX_LINE_BYTES)? {
-        if n >= MAX_LINES {
+    while let Some(kind) = stream.line(&mut line, limits::RECORD_LINE_BYTES)? {
+        if n >= limits::RECORD_LINES {
             // What the rest held is not known: not verified, said.
             reader.r.unread_lines += 1;
             reader.r.warnings.push(format!(
-                "the session record has more than {MAX_LINES} lines, more than a review's; the rest was not read"
+                "the session record has more than {} lines, more than a review's; the rest was not read",
+                limits::RECORD_LINES
             ));
             stream.drain()?;
             break;
@@ -705,7 +693,7 @@ fn lines(stream: &mut crate::agent::stream::Record) -> std::io::Result<Reader> {
             reader.r.unread_lines += 1;
             reader.r.warnings.push(format!(
                 "line {n} of the session record holds more than {} MiB, and was skipped",
-                MAX_LINE_BYTES >> 20
+                limits::RECORD_LINE_BYTES >> 20
             ));
             continue;
         }
@@ -763,9 +751,10 @@ struct Budget {
 }
 
 impl Budget {
-    /// The next value starts here: it may take `MAX_LINE_BYTES`.
+    /// The next value starts here: it may take [`limits::RECORD_LINE_BYTES`].
     fn next_value(&self) {
-        self.until.set(self.read.get() + MAX_LINE_BYTES as u64);
+        self.until
+            .set(self.read.get() + limits::RECORD_LINE_BYTES as u64);
     }
 }
 
@@ -1073,7 +1062,7 @@ mod tests {
             json!({"sessionId": "s1", "projectHash": "h", "kind": "main"}).to_string(),
             json!({"id": "u1", "type": "user", "content": [{"text": "Review"}]}).to_string(),
         ];
-        for _ in 0..MAX_REBUILDS + 10 {
+        for _ in 0..limits::REBUILDS + 10 {
             lines.push(json!({"$set": {"messages": []}}).to_string());
         }
         let text = lines.join("\n") + "\n";

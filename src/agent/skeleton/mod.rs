@@ -58,7 +58,9 @@ impl Agent for Skeleton {
         let path = cwd.join(FILE);
         let root = std::fs::canonicalize(ws.root()).unwrap_or_else(|_| ws.root().to_path_buf());
         let mut chain = Chain::default();
-        if let Ok(bytes) = crate::workspace::read_contained(&path, &[&root], 1 << 20) {
+        if let Ok(bytes) =
+            crate::workspace::read_contained(&path, &[&root], crate::limits::FILE_BYTES)
+        {
             chain.files.push(AgentsFile {
                 path: ws.relative(&path),
                 bytes: bytes.len() as u64,

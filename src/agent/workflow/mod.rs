@@ -24,21 +24,12 @@ mod shell;
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
-use crate::agent::reach::{MAX_FILES, Reach, RuntimeFile};
+use crate::agent::reach::{Reach, RuntimeFile};
+use crate::limits;
 use crate::workflow::{Step, Workflow};
 use crate::workspace::{Unread, Workspace};
 use crate::yaml::Node;
 use shell::{Shell, shown};
-
-/// The most bytes of the agent workflow, a local action's `action.yml` or a
-/// local reusable workflow read: GitHub's own workflow files are far smaller.
-pub(crate) const MAX_FILE_BYTES: u64 = 1 << 20;
-/// How deep local actions and local reusable workflows are followed, and how
-/// many are read in all.
-const MAX_DEPTH: usize = 8;
-const MAX_FOLLOWED: usize = 64;
-/// The most `run:` steps resolved.
-const MAX_RUN_STEPS: usize = 500;
 
 const ACTION_KIND: &str = "local action of the agent workflow";
 const CALLED_KIND: &str = "workflow the agent workflow calls";
@@ -75,7 +66,7 @@ struct Walk<'a> {
 impl Walk<'_> {
     fn unseen(&mut self, why: String) {
         let item = ("what the agent workflow runs".to_string(), why);
-        if !self.reach.unseen.contains(&item) && self.reach.unseen.len() < MAX_FILES {
+        if !self.reach.unseen.contains(&item) && self.reach.unseen.len() < limits::REACH_FILES {
             self.reach.unseen.push(item);
         }
     }
@@ -84,7 +75,11 @@ impl Walk<'_> {
     /// `None` when it is not there; said when it is there but cannot be read.
     fn read(&mut self, rel: &str, what: &str) -> Option<Node> {
         let path = self.ws.root().join(rel);
-        let bytes = match crate::workspace::read_contained(&path, &[&self.root], MAX_FILE_BYTES) {
+        let bytes = match crate::workspace::read_contained(
+            &path,
+            &[&self.root],
+            limits::AGENT_WORKFLOW_BYTES,
+        ) {
             Ok(b) => b,
             Err(Unread::Missing) => return None,
             Err(why) => {
@@ -279,9 +274,13 @@ impl Walk<'_> {
     /// Whether to read a local action or workflow: within the depth, not read
     /// before, and not past the bound (said once).
     fn follow(&mut self, rel: &str, depth: usize) -> bool {
-        if depth >= MAX_DEPTH || self.followed.len() >= MAX_FOLLOWED {
+        if depth >= limits::AGENT_WORKFLOW_DEPTH
+            || self.followed.len() >= limits::AGENT_WORKFLOWS_FOLLOWED
+        {
             self.unseen(format!(
-                "the agent workflow's local actions and called workflows nest more than {MAX_DEPTH} deep or number more than {MAX_FOLLOWED}: `{}` and what it runs are compared as a folder only",
+                "the agent workflow's local actions and called workflows nest more than {} deep or number more than {}: `{}` and what it runs are compared as a folder only",
+                limits::AGENT_WORKFLOW_DEPTH,
+                limits::AGENT_WORKFLOWS_FOLLOWED,
                 shown(rel)
             ));
             return false;
@@ -302,9 +301,12 @@ impl Walk<'_> {
             return;
         };
         self.run_steps += 1;
-        if self.run_steps > MAX_RUN_STEPS {
-            if self.run_steps == MAX_RUN_STEPS + 1 {
-                self.unseen(format!("the agent workflow has more than {MAX_RUN_STEPS} `run:` steps: the rest are not compared with the base"));
+        if self.run_steps > limits::RUN_STEPS {
+            if self.run_steps == limits::RUN_STEPS + 1 {
+                self.unseen(format!(
+                    "the agent workflow has more than {} `run:` steps: the rest are not compared with the base",
+                    limits::RUN_STEPS
+                ));
             }
             return;
         }
@@ -366,7 +368,7 @@ impl Walk<'_> {
                 crate::workspace::read_contained(
                     &self.ws.root().join(rel),
                     &[&self.root],
-                    MAX_FILE_BYTES,
+                    limits::AGENT_WORKFLOW_BYTES,
                 )
                 .ok()
             })
@@ -400,8 +402,11 @@ impl Walk<'_> {
             if self.reach.files.iter().any(|f| f.path == file.path) {
                 continue;
             }
-            if self.reach.files.len() >= MAX_FILES {
-                self.unseen(format!("the agent workflow runs more than {MAX_FILES} files of the checkout: the rest are not compared with the base"));
+            if self.reach.files.len() >= limits::REACH_FILES {
+                self.unseen(format!(
+                    "the agent workflow runs more than {} files of the checkout: the rest are not compared with the base",
+                    limits::REACH_FILES
+                ));
                 return;
             }
             self.reach.files.push(file);

@@ -18,11 +18,6 @@ use crate::workspace::Workspace;
 /// What a step that runs files is to the agent, in the comparison's tables.
 pub(super) const STEP_KIND: &str = "agent workflow step";
 
-/// The most lines of one script read, and how deep `$( )` and `bash -c`
-/// are followed.
-const MAX_SCRIPT_LINES: usize = 2_000;
-const MAX_NESTING: usize = 8;
-
 /// Words that stand for what only the run knows: a command's output, or an
 /// expression other than the places this reader knows.
 const OUTPUT: &str = "__prompt_receipt_output__";
@@ -172,7 +167,10 @@ impl<'a> Shell<'a> {
         for value in values {
             self.file(&value);
         }
-        for line in logical_lines(script).into_iter().take(MAX_SCRIPT_LINES) {
+        for line in logical_lines(script)
+            .into_iter()
+            .take(crate::limits::SCRIPT_LINES)
+        {
             self.line(&line, 0);
         }
     }
@@ -180,10 +178,11 @@ impl<'a> Shell<'a> {
     /// One line: the commands of its substitutions first (they run before
     /// it), then its own, each as the shell splits them.
     fn line(&mut self, line: &str, depth: usize) {
-        if depth > MAX_NESTING {
+        if depth > crate::limits::SCRIPT_NESTING {
             self.unseen(format!(
-                "a `run:` step in `{}` nests commands more than {MAX_NESTING} deep: what the innermost run is not compared with the base",
-                self.at
+                "a `run:` step in `{}` nests commands more than {} deep: what the innermost run is not compared with the base",
+                self.at,
+                crate::limits::SCRIPT_NESTING
             ));
             return;
         }
