@@ -27,7 +27,6 @@ use crate::git;
 use crate::limits;
 use crate::workspace::Workspace;
 
-
 /// One change to make, checked before any is made.
 enum Step {
     Write {
