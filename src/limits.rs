@@ -159,6 +159,17 @@ pub(crate) const BRANCH_NAME_BYTES: usize = 255;
 /// The event payload (`GITHUB_EVENT_PATH`): GitHub caps a webhook payload at 25 MB.
 pub(crate) const EVENT_BYTES: u64 = 64 << 20;
 
+// The GitHub API's answers about check runs.
+/// Check runs a listing asks for at a time: the most GitHub gives.
+pub(crate) const CHECK_RUNS_PER_PAGE: usize = 100;
+/// Pages of check runs of this name read to find another's (an imitation):
+/// 1,000 runs of one name on one commit. Past them the listing is not verified.
+pub(crate) const CHECK_RUN_PAGES: usize = 10;
+/// Pages read to find the check run this step made when the answer to its
+/// create was lost: 10,000 runs of one name on one commit is far past any
+/// real workflow.
+pub(crate) const OWN_CHECK_RUN_PAGES: usize = 100;
+
 // The agent's output.
 /// The agent's output read: a review is KiB, and this keeps memory bounded whatever it wrote.
 pub(crate) const OUTPUT_BYTES: u64 = 32 << 20;
@@ -291,6 +302,10 @@ mod tests {
             INPUT "the event payload":
                 format!("{};", mib(EVENT_BYTES)),
                 format!("{BRANCH_NAME_BYTES} bytes");
+            INPUT "check runs of the check's name":
+                format!("{CHECK_RUN_PAGES} pages of {CHECK_RUNS_PER_PAGE}"),
+                format!("({} check runs)", count(CHECK_RUN_PAGES * CHECK_RUNS_PER_PAGE)),
+                format!("{OWN_CHECK_RUN_PAGES} pages to find the one this step made");
             OUTPUT "size": format!("| {} |", mib(OUTPUT_BYTES)),
                 format!("up to {}", mib(HASHED_BYTES));
             OUTPUT "nesting": format!("| {OUTPUT_DEPTH} levels |");

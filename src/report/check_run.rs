@@ -39,6 +39,7 @@ use crate::escape::one_line;
 use crate::event;
 use crate::level::Caveat;
 use crate::level::Level;
+use crate::limits;
 use crate::markdown::{clip, code, fenced, short_hash, shorten_middle};
 use crate::outcome::{CheckRunOutcome, Imitation, NO_OTHER_CHECK, Outcome, Unverified};
 
@@ -808,8 +809,6 @@ async fn create(api: &mut Api, repo: &str, plan: &Plan) -> Result<Created, Strin
 /// run, never before it: of several bearing it, the first made (the lowest
 /// id) is this one's.
 async fn find_own(api: &mut Api, repo: &str, plan: &Plan) -> Result<Option<Created>, String> {
-    /// 10,000 runs of one name on one commit is far past any real workflow.
-    const MAX_PAGES: usize = 100;
     let mut page = 1;
     let mut found: Option<Created> = None;
     loop {
@@ -834,18 +833,15 @@ async fn find_own(api: &mut Api, repo: &str, plan: &Plan) -> Result<Option<Creat
                 });
             }
         }
-        if count < PER_PAGE || page * PER_PAGE >= listed.total_count || page == MAX_PAGES {
+        if count < limits::CHECK_RUNS_PER_PAGE
+            || page * limits::CHECK_RUNS_PER_PAGE >= listed.total_count
+            || page == limits::OWN_CHECK_RUN_PAGES
+        {
             return Ok(found);
         }
         page += 1;
     }
 }
-
-/// Check runs a listing asks for at a time: the most GitHub gives.
-const PER_PAGE: usize = 100;
-/// Pages of check runs of this name read to find another's: 1,000 runs of one
-/// name on one commit. Past them the listing is not verified.
-pub(crate) const MAX_LISTED_PAGES: usize = 10;
 
 enum ListError {
     Refused(String),
@@ -865,8 +861,9 @@ async fn list_page(
     page: usize,
 ) -> Result<Listed, ListError> {
     let route = format!(
-        "/repos/{repo}/commits/{head_sha}/check-runs?check_name={}&filter=all&per_page={PER_PAGE}&page={page}",
-        url_encode(name)
+        "/repos/{repo}/commits/{head_sha}/check-runs?check_name={}&filter=all&per_page={}&page={page}",
+        url_encode(name),
+        limits::CHECK_RUNS_PER_PAGE
     );
     loop {
         match api.send::<()>(Method::Get, &route, None).await {
@@ -958,7 +955,7 @@ fn ends(rest: &str) -> bool {
 }
 
 /// Every check run of this name on the head commit that this workflow run did
-/// not post, read a page at a time (at most [`MAX_LISTED_PAGES`]). An error is
+/// not post, read a page at a time (at most [`limits::CHECK_RUN_PAGES`]). An error is
 /// why the listing could not be made, for "not verified".
 async fn others(
     api: &mut Api,
@@ -1000,15 +997,17 @@ async fn others(
                 conclusion: said(run),
             });
         }
-        if count < PER_PAGE || page * PER_PAGE >= listed.total_count {
+        if count < limits::CHECK_RUNS_PER_PAGE
+            || page * limits::CHECK_RUNS_PER_PAGE >= listed.total_count
+        {
             return Ok(found);
         }
-        if page == MAX_LISTED_PAGES {
+        if page == limits::CHECK_RUN_PAGES {
             return if found.is_empty() {
                 Err(format!(
                     "the commit has {} check runs of this name, and the first {} were read (the limit)",
                     listed.total_count,
-                    MAX_LISTED_PAGES * PER_PAGE
+                    limits::CHECK_RUN_PAGES * limits::CHECK_RUNS_PER_PAGE
                 ))
             } else {
                 Ok(found)
