@@ -83,6 +83,7 @@ pub(crate) fn check(
         ));
         return;
     };
+    checkout_is_commit(c, ws, chain, x);
     let objects = object_dirs(home);
     let n = snaps.len();
     let mut same = 0;
@@ -122,6 +123,40 @@ pub(crate) fn check(
             short(&tree)
         ),
     ));
+}
+
+/// The chain's files in the checkout are the commit's: the snapshots prove
+/// the commit's tree, so a file changed or added after it is not what
+/// opencode read.
+fn checkout_is_commit(c: &mut AgentCheck, ws: &Workspace, chain: &[String], x: &Expected) {
+    let specs: Vec<String> = chain
+        .iter()
+        .filter(|p| !p.starts_with(super::chain::HOME_PREFIX))
+        .map(|p| format!(":(literal){p}"))
+        .collect();
+    if specs.is_empty() {
+        return;
+    }
+    let specs: Vec<&str> = specs.iter().map(String::as_str).collect();
+    let changed = crate::git::differs_from(ws.root(), x.git_sha, &specs);
+    let added = crate::git::untracked(ws.root(), &specs);
+    let (Some(changed), Some(added)) = (changed, added) else {
+        c.unverified.push((
+            "the instruction files of the checkout".into(),
+            format!(
+                "git could not compare the chain's files with commit {}",
+                short(x.git_sha)
+            ),
+        ));
+        return;
+    };
+    for path in changed.iter().map(|d| &d.path).chain(&added) {
+        c.problems.push(format!(
+            "`{}` as the checkout has it is not commit {}'s, the tree opencode's snapshots name: the receipt hashed a file the agent did not read",
+            one_line(&crate::markdown::clip(path, 200)),
+            short(x.git_sha)
+        ));
+    }
 }
 
 /// What a differing snapshot holds: a file that steers opencode is a
