@@ -330,3 +330,91 @@ async fn a_forged_prompt_fails() {
         out.error_says("the prompt the agent received (sha256");
     }
 }
+
+/// The collect action stages the database through `opencode/redact.py`:
+/// a command's output is gone, the receipt of the staged home has every
+/// hash the raw one has and says it is redacted, and a commit whose
+/// instruction file is not the snapshot's still fails naming it (the
+/// snapshot's trees are uploaded).
+#[tokio::test(flavor = "multi_thread")]
+async fn a_collected_redacted_record_verifies_as_fully() {
+    if opencode::missing(VERSIONS)
+        || common::jq_missing()
+        || common::tool_missing("python3", "apt-get install python3")
+    {
+        return;
+    }
+    const SECRET: &str = "PLANTED-SECRET-7c2d";
+    for &version in VERSIONS {
+        let c = Case::new(
+            version,
+            &["bash:cat secret.txt", REVIEW],
+            &[("secret.txt", SECRET)],
+        )
+        .await;
+        c.run().await;
+        let db = c.home.join(".local/share/opencode/opencode.db");
+        let raw_bytes = std::fs::read(&db).unwrap();
+        let wal = std::fs::read(db.with_extension("db-wal")).unwrap_or_default();
+        let hay = |b: &[u8]| String::from_utf8_lossy(b).contains(SECRET);
+        assert!(
+            hay(&raw_bytes) || hay(&wal),
+            "{version}: the raw record holds the output"
+        );
+        let raw = c.receipt(&[]);
+        raw.code(0);
+        let raw = raw.usage();
+
+        let temp = tempfile::tempdir().unwrap();
+        let collected = collect::run(
+            "opencode",
+            temp.path(),
+            &collect::Given {
+                agent_home: Some(&c.home),
+                output_file: Some(&c.scenario.ws.join("artifacts/review.json")),
+                workspace: Some(&c.scenario.ws),
+                ..collect::Given::default()
+            },
+        );
+        assert!(collected.ok, "{}", collected.log);
+        let downloaded = c.scenario.runner_temp().join("collected");
+        collect::copy_tree(&collected.dir.join("home"), &downloaded);
+        let staged = std::fs::read(downloaded.join(".local/share/opencode/opencode.db")).unwrap();
+        assert!(
+            !hay(&staged),
+            "{version}: the staged record holds no output"
+        );
+        let staged_config =
+            std::fs::read_to_string(downloaded.join(".config/opencode/opencode.json")).unwrap();
+        assert!(!staged_config.contains("dummy-key"), "{staged_config}");
+        let step = || {
+            c.scenario
+                .action()
+                .input("agent", "opencode")
+                .input("prompt-file", PROMPT)
+                .input("agent-version", version)
+                .input("model", MODEL)
+                .input("agent-home", downloaded.to_str().unwrap())
+        };
+        let out = step().run();
+        out.code(0);
+        let usage = out.usage();
+        assert_eq!(usage["transcript"]["record"], "redacted", "{version}");
+        for key in [
+            "prompt_sent_sha",
+            "agents_sha",
+            "context_sha",
+            "tokens",
+            "models",
+            "turns",
+            "session",
+        ] {
+            assert_eq!(usage[key], raw[key], "{version}: {key}");
+        }
+        c.scenario.write("AGENTS.md", "Changed.\n");
+        c.scenario.git(&["commit", "-qam", "after the run"]);
+        let out = step().run();
+        assert_ne!(out.code, 0, "{}", out.stdout);
+        out.error_says("has `AGENTS.md` other than commit");
+    }
+}
