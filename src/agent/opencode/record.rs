@@ -28,7 +28,7 @@ pub(crate) const DB: &str = "opencode.db";
 /// The table a redacted database ends with: one row, the redaction's JSON.
 pub(crate) const MARKER_TABLE: &str = "prompt_receipt_redacted";
 /// How long SQLite may work on one database before it is stopped.
-const DEADLINE: Duration = Duration::from_secs(30);
+const DEADLINE: Duration = Duration::from_secs(crate::limits::DATABASE_SECONDS);
 
 /// One session of the database: the run's, or a subagent's (`parent`).
 #[derive(Clone, Debug, Default)]
