@@ -131,10 +131,10 @@ pub(crate) fn read(path: &Path, session_id: Option<&str>, prompt: &[u8]) -> Resu
             RECORD_BYTES >> 20
         ));
     }
-    let bytes =
-        crate::workspace::read_bounded(path, RECORD_BYTES).map_err(|why| why.why(&shown))?;
-    let sha256 = sha256_hex(&bytes);
-    drop(bytes);
+    // Hashed as a stream: constant memory whatever the file's size.
+    let sha256 = crate::digest::sha256_file(path, RECORD_BYTES)
+        .map_err(|e| format!("`{shown}`: {e}"))?
+        .ok_or_else(|| format!("`{shown}` holds more than {} MiB", RECORD_BYTES >> 20))?;
     let conn = open(path).map_err(|e| format!("`{shown}` cannot be opened as SQLite: {e}"))?;
     let mut r = Record {
         sha256,
@@ -494,4 +494,134 @@ pub(crate) fn snapshots(r: &Record) -> Vec<String> {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SCHEMA: &str = "CREATE TABLE session (id TEXT PRIMARY KEY, parent_id TEXT, directory TEXT NOT NULL, version TEXT NOT NULL, time_created INTEGER NOT NULL);
+        CREATE TABLE message (id TEXT PRIMARY KEY, session_id TEXT NOT NULL, time_created INTEGER NOT NULL, data TEXT NOT NULL);
+        CREATE TABLE part (id TEXT PRIMARY KEY, message_id TEXT NOT NULL, session_id TEXT NOT NULL, time_created INTEGER NOT NULL, data TEXT NOT NULL);";
+
+    fn db(dir: &Path) -> PathBuf {
+        let path = dir.join(DB);
+        let conn = Connection::open(&path).unwrap();
+        conn.execute_batch(SCHEMA).unwrap();
+        for (id, parent, t) in [
+            ("ses_a", None, 1),
+            ("ses_b", None, 2),
+            ("ses_sub", Some("ses_b"), 3),
+        ] {
+            conn.execute(
+                "INSERT INTO session VALUES (?1, ?2, '/w/r', '1.18.33', ?3)",
+                params![id, parent, t],
+            )
+            .unwrap();
+        }
+        let messages = [
+            ("m0", "ses_a", serde_json::json!({"role": "user"})),
+            ("m1", "ses_b", serde_json::json!({"role": "user"})),
+            (
+                "m2",
+                "ses_b",
+                serde_json::json!({"role": "assistant", "providerID": "p", "modelID": "m", "path": {"cwd": "/w/r"},
+                "tokens": {"input": 90, "output": 10, "reasoning": 5, "cache": {"read": 10, "write": 0}}}),
+            ),
+            (
+                "m3",
+                "ses_sub",
+                serde_json::json!({"role": "assistant", "tokens": {"input": 1, "output": 1, "cache": {}}}),
+            ),
+        ];
+        for (i, (id, session, data)) in messages.iter().enumerate() {
+            conn.execute(
+                "INSERT INTO message VALUES (?1, ?2, ?3, ?4)",
+                params![id, session, i as i64, data.to_string()],
+            )
+            .unwrap();
+        }
+        let parts = [
+            (
+                "m0",
+                "ses_a",
+                serde_json::json!({"type": "text", "text": "Other"}),
+            ),
+            (
+                "m1",
+                "ses_b",
+                serde_json::json!({"type": "text", "text": "Review\n"}),
+            ),
+            (
+                "m2",
+                "ses_b",
+                serde_json::json!({"type": "step-start", "snapshot": "abc"}),
+            ),
+            (
+                "m2",
+                "ses_b",
+                serde_json::json!({"type": "tool", "tool": "bash", "state": {"status": "completed", "input": {"command": "ls"}}}),
+            ),
+            (
+                "m2",
+                "ses_b",
+                serde_json::json!({"type": "text", "text": "{}"}),
+            ),
+        ];
+        for (i, (message, session, data)) in parts.iter().enumerate() {
+            conn.execute(
+                "INSERT INTO part VALUES (?1, ?2, ?3, ?4, ?5)",
+                params![
+                    format!("p{i}"),
+                    message,
+                    session,
+                    i as i64,
+                    data.to_string()
+                ],
+            )
+            .unwrap();
+        }
+        conn.execute_batch(
+            "CREATE TABLE prompt_receipt_redacted (data TEXT NOT NULL);
+             INSERT INTO prompt_receipt_redacted VALUES ('{\"filter\":\"f\",\"version\":1,\"dropped\":{\"event\":3}}');",
+        )
+        .unwrap();
+        path
+    }
+
+    /// The run's session is the one whose prompt is the checkout's, its
+    /// subagent's answers count, and the marker says it was cut down.
+    #[test]
+    fn the_database_is_read_as_the_check_needs_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = db(dir.path());
+        let r = read(&path, None, b"Review\n").unwrap();
+        assert_eq!(r.session().unwrap().id, "ses_b");
+        assert_eq!(r.sessions.len(), 2, "the subagent's session too");
+        assert_eq!(r.others, 1);
+        let turns = turns(&r);
+        assert_eq!(turns.len(), 1);
+        assert_eq!(turns[0].prompt, "Review\n");
+        assert_eq!(turns[0].answer.as_deref(), Some("{}"));
+        assert_eq!(turns[0].models, ["p/m"]);
+        assert_eq!(snapshots(&r), ["abc"]);
+        let t = total_tokens(&r).unwrap();
+        assert_eq!((t.input, t.output, t.reasoning, t.total), (101, 16, 5, 117));
+        assert_eq!(r.redaction.unwrap().dropped["event"], 3);
+        assert_eq!(r.sha256, sha256_hex(&std::fs::read(&path).unwrap()));
+        // By its id, the other session.
+        let r = read(&path, Some("ses_a"), b"").unwrap();
+        assert_eq!(super::turns(&r)[0].prompt, "Other");
+    }
+
+    #[test]
+    fn what_is_not_a_database_is_said() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(DB);
+        std::fs::write(&path, [b'x'; 4096]).unwrap();
+        let why = read(&path, None, b"").unwrap_err();
+        assert!(why.contains(DB), "{why}");
+        std::os::unix::fs::symlink("/dev/zero", dir.path().join("z.db")).unwrap();
+        assert!(read(&dir.path().join("z.db"), None, b"").is_err());
+    }
 }
