@@ -21,9 +21,8 @@ pub(crate) const FILE_BYTES: u64 = 16 << 20;
 /// The files an instruction chain's `@` imports follow, and how deep.
 pub(crate) const IMPORTS: usize = 1024;
 pub(crate) const IMPORT_DEPTH: usize = 5;
-/// The seconds SQLite may work on a record that is a database (opencode's
-/// `opencode.db`) before it is stopped: a hostile file can ask for work that
-/// no size cap bounds.
+/// The seconds SQLite may work on a record that is a database before it is
+/// stopped: a hostile file can ask for work that no size cap bounds.
 pub(crate) const DATABASE_SECONDS: u64 = 30;
 /// The entries a walk of a folder the pull request or an upload fills
 /// (codex-home's sessions, `audit`'s folder, the workflows) looks at.

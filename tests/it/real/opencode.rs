@@ -418,3 +418,30 @@ async fn a_collected_redacted_record_verifies_as_fully() {
         out.error_says("has `AGENTS.md` other than commit");
     }
 }
+
+/// A command the agent ran that writes an instruction file fails, named
+/// twice: by the command, and by the step's snapshots, which show the file
+/// changed; and a session over `max-total-tokens` fails.
+#[tokio::test(flavor = "multi_thread")]
+async fn an_edit_and_a_budget_fail_named() {
+    if opencode::missing(VERSIONS) {
+        return;
+    }
+    for &version in VERSIONS {
+        let c = Case::new(version, &["bash:echo more >> AGENTS.md", REVIEW], &[]).await;
+        c.run().await;
+        assert_eq!(
+            c.server.main().len(),
+            2,
+            "{version}: the call, then the answer"
+        );
+        c.scenario.git(&["checkout", "--", "AGENTS.md"]);
+        let out = c.receipt(&[]);
+        assert_ne!(out.code, 0, "{}", out.stdout);
+        out.error_says("the agent ran a command that can write `AGENTS.md`");
+        out.error_says("changed `AGENTS.md` during its run (a step's snapshots show it changed)");
+        let out = c.receipt(&[("max-total-tokens", "500")]);
+        assert_ne!(out.code, 0, "{}", out.stdout);
+        out.error_says("over max-total-tokens 500");
+    }
+}
