@@ -65,7 +65,8 @@ pub(crate) enum Part {
         text: String,
         synthetic: bool,
     },
-    /// A tool call: its name, input, and status (`completed`, `error`).
+    /// A tool call: its name, the input fields the check reads, and status
+    /// (`completed`, `error`).
     Tool {
         tool: String,
         input: Value,
@@ -349,7 +350,7 @@ fn part(v: &Value) -> Part {
         },
         "tool" => Part::Tool {
             tool: v["tool"].as_str().unwrap_or_default().to_string(),
-            input: v["state"]["input"].clone(),
+            input: tool_input(&v["state"]["input"]),
             status: v["state"]["status"]
                 .as_str()
                 .unwrap_or_default()
@@ -370,6 +371,21 @@ fn part(v: &Value) -> Part {
         },
         _ => Part::Other,
     }
+}
+
+/// The fields of a tool's input the check reads (`filePath`, `command`,
+/// `patchText`), each a string: the rest of a hostile input is not kept.
+fn tool_input(input: &Value) -> Value {
+    let kept: serde_json::Map<String, Value> = ["filePath", "command", "patchText"]
+        .iter()
+        .filter_map(|k| {
+            Some((
+                k.to_string(),
+                Value::String(input[*k].as_str()?.to_string()),
+            ))
+        })
+        .collect();
+    Value::Object(kept)
 }
 
 /// The redaction marker a shipped filter writes: one row of JSON.
