@@ -8,7 +8,10 @@
 #   home/...      the agent home: Codex's sessions/, Claude Code's
 #                 .claude/projects/ and execution file, Gemini CLI's tmp/
 #                 chats, telemetry and settings, Copilot CLI's
-#                 session-state/<id>/events.jsonl, instructions and settings
+#                 session-state/<id>/events.jsonl, instructions and settings,
+#                 opencode's .local/share/opencode/opencode.db (cut down by
+#                 opencode/redact.py: SQLite, which jq cannot read) with its
+#                 snapshot objects, and its global instructions and settings
 #
 # Only regular files are read (never a symbolic link the agent left: it could
 # point at any file of the runner). Environment: AGENT, AGENT_HOME,
@@ -22,8 +25,8 @@ note() { printf '::notice title=prompt-receipt collect::%s\n' "$*"; }
 warn() { printf '::warning title=prompt-receipt collect::%s\n' "$*"; }
 
 case "${AGENT:-}" in
-  codex | claude | gemini | copilot) ;;
-  *) fail "input agent is '${AGENT:-}': give codex, claude, gemini or copilot" ;;
+  codex | claude | gemini | copilot | opencode) ;;
+  *) fail "input agent is '${AGENT:-}': give codex, claude, gemini, copilot or opencode" ;;
 esac
 case "${WHEN:-after-agent}" in
   before-agent | after-agent) ;;
@@ -156,6 +159,48 @@ case "$AGENT" in
         cp -- "$home/instructions/$file" "$out/home/instructions/$file"
       done < <(cd "$home/instructions" && find . -type f -name '*.instructions.md' -print0)
     fi
+    ;;
+  opencode)
+    home="${AGENT_HOME:-$HOME}"
+    data="$home/.local/share/opencode"
+    staged="$out/home/.local/share/opencode"
+    where="$data/opencode.db"
+    command -v python3 > /dev/null || fail "python3 is not installed: GitHub's Ubuntu runners have it; opencode's record is a SQLite database, cut down by $here/opencode/redact.py"
+    if plain "$data/opencode.db"; then
+      mkdir -p "$staged"
+      # The copy reads the write-ahead log too: one consolidated file.
+      if python3 "$here/opencode/redact.py" db "$data/opencode.db" "$staged/opencode.db"; then
+        records=1
+      else
+        warn "$data/opencode.db could not be read as SQLite: left out"
+      fi
+    fi
+    # Each snapshot repository's objects (its trees, and opencode's
+    # configuration blobs): without them a working tree that differs from
+    # the commit cannot be told file by file. Not its alternates file, which
+    # names a folder of this runner.
+    if [ -d "$data/snapshot" ] && [ ! -L "$data/snapshot" ]; then
+      while IFS= read -r -d '' objects; do
+        rel=${objects#"$data/"}
+        python3 "$here/opencode/redact.py" snapshot "$objects" "$staged/$rel" > /dev/null \
+          || warn "the snapshot objects in $objects could not be read: left out"
+      done < <(find "$data/snapshot" -mindepth 3 -maxdepth 3 -type d -name objects -print0)
+    fi
+    # The global instructions are part of the chain; the global settings
+    # name instructions, plugins and servers (without provider keys).
+    for file in .config/opencode/AGENTS.md .claude/CLAUDE.md; do
+      if plain "$home/$file"; then
+        mkdir -p "$out/home/$(dirname "$file")"
+        cp -- "$home/$file" "$out/home/$file"
+      fi
+    done
+    for file in .config/opencode/config.json .config/opencode/opencode.json .config/opencode/opencode.jsonc; do
+      if plain "$home/$file"; then
+        mkdir -p "$out/home/.config/opencode"
+        python3 "$here/opencode/redact.py" config "$home/$file" "$out/home/$file" \
+          || warn "$home/$file is not JSON with comments: left out"
+      fi
+    done
     ;;
 esac
 if [ "$records" = 0 ]; then

@@ -554,6 +554,133 @@ pub(crate) fn blob(dir: &Path, commit: &str, path: &str) -> Result<Option<Vec<u8
     Ok(out.status.success().then_some(out.stdout))
 }
 
+/// The tree of `rev` (`git rev-parse <rev>^{tree}`), when the checkout has it.
+pub(crate) fn tree_of(dir: &Path, rev: &str) -> Option<String> {
+    let spec = format!("{rev}^{{tree}}");
+    let args = [
+        "rev-parse",
+        "--verify",
+        "--quiet",
+        "--end-of-options",
+        &spec,
+    ];
+    let child = spawn(dir, &args).ok()?;
+    finish(dir, &args, child).ok().filter(|s| is_object_id(s))
+}
+
+/// One path where two trees differ: its blob in each (zeros where a tree
+/// has none) and git's status letter.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct TreeChange {
+    pub(crate) path: String,
+    pub(crate) old_blob: String,
+    pub(crate) new_blob: String,
+    pub(crate) status: char,
+}
+
+/// The paths where trees `a` and `b` differ (`git diff-tree -r`), reading
+/// objects from the checkout and from `objects` too (object folders an
+/// upload holds, such as an agent's snapshot repository's; each checked as
+/// an alternate is before git reads it). At most `max` paths, and whether
+/// there were more. `Err` says why git could not tell (an object missing).
+pub(crate) fn trees_differ(
+    dir: &Path,
+    a: &str,
+    b: &str,
+    objects: &[PathBuf],
+    max: usize,
+) -> Result<(Vec<TreeChange>, bool), String> {
+    if !is_object_id(a) || !is_object_id(b) {
+        return Err("not a tree id".into());
+    }
+    let args = [
+        "diff-tree",
+        "-r",
+        "-z",
+        "--raw",
+        "--no-renames",
+        "--no-abbrev",
+        a,
+        b,
+    ];
+    let child = with_objects(dir, objects)?
+        .args(args)
+        .spawn()
+        .map_err(|e| cannot_run(e).message().to_string())?;
+    let out = bounded_output(child).map_err(|e| e.to_string())?;
+    if !out.status.success() {
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        return Err(crate::escape::one_line(stderr.lines().next().unwrap_or("git failed")).into());
+    }
+    let mut fields = out.stdout.split(|b| *b == 0).filter(|f| !f.is_empty());
+    let mut found = Vec::new();
+    while let (Some(meta), Some(path)) = (fields.next(), fields.next()) {
+        if found.len() >= max {
+            return Ok((found, true));
+        }
+        let meta = String::from_utf8_lossy(meta);
+        let parts: Vec<&str> = meta.trim_start_matches(':').split(' ').collect();
+        let [_, _, old_blob, new_blob, status] = parts.as_slice() else {
+            return Err("git's raw diff is not what this reads".into());
+        };
+        found.push(TreeChange {
+            path: String::from_utf8_lossy(path).into_owned(),
+            old_blob: old_blob.to_string(),
+            new_blob: new_blob.to_string(),
+            status: status.chars().next().unwrap_or('M'),
+        });
+    }
+    Ok((found, false))
+}
+
+/// A blob's bytes by id, from the checkout or `objects` (as [`trees_differ`]
+/// reads them): `Ok(None)` when none has it.
+pub(crate) fn blob_with(
+    dir: &Path,
+    id: &str,
+    objects: &[PathBuf],
+) -> Result<Option<Vec<u8>>, String> {
+    if !is_object_id(id) {
+        return Ok(None);
+    }
+    let child = with_objects(dir, objects)?
+        .args(["cat-file", "blob", id])
+        .spawn()
+        .map_err(|e| cannot_run(e).message().to_string())?;
+    let out = bounded_output(child).map_err(|e| format!("blob {}: {e}", &id[..12]))?;
+    Ok(out.status.success().then_some(out.stdout))
+}
+
+/// A git command for `dir` that also reads the objects of `objects`, each
+/// a folder (not a link) whose own alternates pass the checks the
+/// checkout's do; a path git would split (`:`) is refused.
+fn with_objects(dir: &Path, objects: &[PathBuf]) -> Result<Command, String> {
+    preflight_once(dir).map_err(|e| e.message().to_string())?;
+    let mut list = Vec::new();
+    for folder in objects {
+        let meta = std::fs::symlink_metadata(folder).map_err(|e| e.to_string())?;
+        let text = folder.to_string_lossy();
+        if !meta.is_dir() || text.contains(':') || text.contains('\n') {
+            return Err(format!(
+                "`{}` is not a plain folder of objects",
+                crate::escape::one_line(&text)
+            ));
+        }
+        let named = folder.join("info/alternates");
+        if std::fs::symlink_metadata(&named).is_ok() {
+            let bytes = bounded(&named, 1 << 20).map_err(|e| e.message().to_string())?;
+            let repo = folder.parent().unwrap_or(folder);
+            alternates(repo, &bytes, 0).map_err(|e| e.message().to_string())?;
+        }
+        list.push(text.into_owned());
+    }
+    let mut cmd = command(dir).map_err(|e| e.message().to_string())?;
+    if !list.is_empty() {
+        cmd.env("GIT_ALTERNATE_OBJECT_DIRECTORIES", list.join(":"));
+    }
+    Ok(cmd)
+}
+
 /// Settings given on every call: no program that a config key could name, no network, no
 /// submodule (its own config could name a filter we did not see), no replaced objects.
 const ALWAYS: &[&str] = &[

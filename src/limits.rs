@@ -45,6 +45,20 @@ pub(crate) const ALIAS_NODES: usize = 1_000_000;
 // A session record.
 /// A session record after decompression: a review's is a few MiB, and 134 KB of zstd can be 4 GiB.
 pub(crate) const RECORD_BYTES: u64 = 256 << 20;
+// opencode's database and snapshots (the seconds below are SQLite's).
+/// The most files listed from one opencode plugin or custom tool folder.
+pub(crate) const PLUGIN_FOLDER_FILES: usize = 64;
+/// How deep a glob of opencode's `instructions` list is walked.
+pub(crate) const INSTRUCTIONS_GLOB_DEPTH: usize = 16;
+/// The most files one glob of opencode's `instructions` list adds.
+pub(crate) const INSTRUCTIONS_GLOB_FILES: usize = 512;
+/// The opencode snapshot repositories looked at.
+pub(crate) const SNAPSHOT_REPOSITORIES: usize = 16;
+/// The files of a differing opencode snapshot tree named.
+pub(crate) const SNAPSHOT_NAMED: usize = 200;
+/// The seconds SQLite may work on a record that is a database (opencode's)
+/// before it is stopped: a hostile file can ask for work no size cap bounds.
+pub(crate) const DATABASE_SECONDS: u64 = 30;
 
 // Codex-home.
 /// The rollout files looked at in codex-home: an agent job's holds a handful.
@@ -238,6 +252,13 @@ mod tests {
                 format!("{} nodes", count(ALIAS_NODES)),
                 format!("{} entries of `.github/workflows`", count(FOLDER_ENTRIES));
             INPUT "a session record": format!("{} after decompression", mib(RECORD_BYTES));
+            INPUT "opencode's database":
+                format!("{DATABASE_SECONDS} s of SQLite's work"),
+                format!("{SNAPSHOT_REPOSITORIES} snapshot repositories"),
+                format!("{SNAPSHOT_NAMED} differing files named a snapshot"),
+                format!("walks {INSTRUCTIONS_GLOB_DEPTH} folders deep"),
+                format!("{INSTRUCTIONS_GLOB_FILES} files"),
+                format!("{PLUGIN_FOLDER_FILES} files listed from a plugin or tool folder");
             INPUT "codex-home":
                 format!("{} session records", count(ROLLOUTS)),
                 format!("{} entries under `sessions/`", count(FOLDER_ENTRIES)),

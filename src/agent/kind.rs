@@ -19,6 +19,8 @@ pub(crate) enum AgentKind {
     Gemini,
     /// GitHub Copilot CLI, installed by npm (`@github/copilot`).
     Copilot,
+    /// opencode, installed by npm (`opencode-ai`), run as `opencode run`.
+    Opencode,
     /// The skeleton of a fourth agent, for the seam's test only.
     #[cfg(test)]
     #[value(skip)]

@@ -1,6 +1,11 @@
 //! The one place that lists the agents. A fourth agent is a folder beside
 //! `codex/` that implements [`Agent`], and a line here.
 
+// The fifth agent's folder is declared here, beside its line: the agent is
+// the folder, its `AgentKind` variant and this file.
+#[path = "opencode/mod.rs"]
+pub(crate) mod opencode;
+
 use std::path::Path;
 
 use super::kind::AgentKind;
@@ -15,6 +20,7 @@ pub(crate) fn all() -> Vec<AgentKind> {
         AgentKind::Claude,
         AgentKind::Gemini,
         AgentKind::Copilot,
+        AgentKind::Opencode,
     ];
     #[cfg(test)]
     all.push(AgentKind::Skeleton);
@@ -57,6 +63,7 @@ pub(crate) fn agent(kind: AgentKind) -> &'static dyn Agent {
         AgentKind::Claude => &super::claude::Claude,
         AgentKind::Gemini => &super::gemini::Gemini,
         AgentKind::Copilot => &super::copilot::Copilot,
+        AgentKind::Opencode => &opencode::Opencode,
         #[cfg(test)]
         AgentKind::Skeleton => &super::skeleton::Skeleton,
     }
@@ -200,6 +207,37 @@ mod tests {
             "src/.github/copilot-instructions.md",
             "Copilot instructions",
         ),
+        (
+            AgentKind::Opencode,
+            "src/AGENTS.md",
+            "opencode instructions",
+        ),
+        (
+            AgentKind::Opencode,
+            "src/CLAUDE.md",
+            "opencode instructions",
+        ),
+        (
+            AgentKind::Opencode,
+            ".opencode/plugins/p.ts",
+            "opencode plugin",
+        ),
+        (
+            AgentKind::Opencode,
+            ".opencode/tools/t.ts",
+            "opencode custom tool",
+        ),
+        (
+            AgentKind::Opencode,
+            ".opencode/agents/a.md",
+            "opencode agent",
+        ),
+        (
+            AgentKind::Opencode,
+            ".claude/skills/a/SKILL.md",
+            "opencode skill",
+        ),
+        (AgentKind::Opencode, "sub/opencode.json", "opencode config"),
     ];
 
     /// Sent by none of them (measured): a pull request may change it freely.
@@ -254,6 +292,7 @@ mod tests {
             AgentKind::Claude,
             AgentKind::Gemini,
             AgentKind::Copilot,
+            AgentKind::Opencode,
         ] {
             let subjects: Vec<Subject> = kind
                 .base_globs()

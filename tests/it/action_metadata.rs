@@ -220,7 +220,7 @@ fn the_command_line_takes_commands_in_any_order_and_says_the_values() {
         out.code(2);
         assert!(
             out.stderr
-                .contains("[possible values: codex, claude, gemini, copilot]"),
+                .contains("[possible values: codex, claude, gemini, copilot, opencode]"),
             "{}",
             out.stderr
         );

@@ -85,6 +85,7 @@ fn clean_workflows_are_silent() {
     let claude = repo_root().join("examples/claude-review/.github/workflows");
     let advisory = repo_root().join("examples/advisory/.github/workflows");
     let copilot = repo_root().join("examples/copilot-review/.github/workflows");
+    let opencode = repo_root().join("examples/opencode-review/.github/workflows");
     for (dir, example, advisory) in [
         (&examples, "agent-review.yml", 0),
         (&examples, "agent-receipt.yml", 0),
@@ -95,6 +96,8 @@ fn clean_workflows_are_silent() {
         (&claude, "claude-receipt.yml", 0),
         (&copilot, "copilot-review.yml", 0),
         (&copilot, "copilot-receipt.yml", 0),
+        (&opencode, "opencode-review.yml", 0),
+        (&opencode, "opencode-receipt.yml", 0),
         (&advisory, "agent-review.yml", 1),
     ] {
         let path = dir.join(example);
@@ -183,6 +186,10 @@ fn the_readme_workflows_are_clean_and_fifteen_lines() {
         (
             "examples/copilot-review/.github/workflows/copilot-receipt.yml",
             "examples/copilot-review/.github/workflows/copilot-review.yml",
+        ),
+        (
+            "examples/opencode-review/.github/workflows/opencode-receipt.yml",
+            "examples/opencode-review/.github/workflows/opencode-review.yml",
         ),
     ] {
         let text = std::fs::read_to_string(repo_root().join(receipt)).unwrap();

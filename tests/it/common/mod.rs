@@ -17,6 +17,7 @@ pub mod gemini;
 pub mod github;
 pub mod jobs;
 pub mod openapi;
+pub mod opencode;
 pub mod pinning;
 
 use std::collections::BTreeMap;

@@ -14,6 +14,7 @@ mod context;
 mod copilot;
 mod fork_report;
 mod gemini;
+mod opencode;
 mod pinned;
 mod redaction;
 mod turns;
