@@ -32,6 +32,25 @@ pub(crate) fn finding(rule: &'static str, level: Level, line: u64, message: Stri
     }
 }
 
+/// Whether the version a `run:` step installs an npm package at (as
+/// [`Step::npm_install`] reads it) is exact: a literal, or a variable of the
+/// step's or workflow's env that is one (one set by an expression is the
+/// run's to know, and passes).
+pub(crate) fn exact_npm_version(step: &Step, version: Option<&str>) -> bool {
+    match version {
+        Some(v) if v.starts_with('$') => {
+            let name = v.trim_start_matches('$').trim_matches(['{', '}']);
+            match step.env_var(name) {
+                Some(Some(v)) => crate::version::is_exact_version(v.trim()),
+                Some(None) => true,
+                None => false,
+            }
+        }
+        Some(v) => crate::version::is_exact_version(v),
+        None => false,
+    }
+}
+
 /// One job as an agent's own rules read it: its steps, and which of them
 /// run this agent, any agent, prompt-receipt, or a container. Each list
 /// holds indices into `steps`, in the order of the steps.

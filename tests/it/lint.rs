@@ -1188,6 +1188,41 @@ fn copilots_npm_install_is_its_agent_step_and_is_pinned() {
     );
 }
 
+/// opencode by npm at an exact version passes; an unpinned install fails;
+/// its action, which installs the newest opencode, is said.
+#[test]
+fn opencodes_install_is_pinned_and_its_action_said() {
+    let workflow = |step: &str| {
+        format!(
+            "on: push\njobs:\n  review:\n    runs-on: ubuntu-latest\n    steps:\n      - uses: actions/checkout@v5\n        with:\n          fetch-depth: 0\n          persist-credentials: false\n      - uses: prompt-receipt/prompt-receipt@v1\n        with:\n          mode: record\n          agent: opencode\n          prompt-file: p.md\n      {step}\n"
+        )
+    };
+    let rules = |text: &str| -> Vec<(&'static str, Level)> {
+        lint("w.yml", text, &|_| None)
+            .iter()
+            .map(|l| (l.rule, l.level))
+            .collect()
+    };
+    assert_eq!(
+        rules(&workflow(
+            "- run: npm install --prefix x opencode-ai@1.18.33"
+        )),
+        []
+    );
+    assert_eq!(
+        rules(&workflow("- run: npm install -g opencode-ai")),
+        [("opencode-install", Level::Failure)]
+    );
+    assert_eq!(
+        rules(&workflow("- run: npm install -g opencode-ai@latest")),
+        [("opencode-install", Level::Failure)]
+    );
+    assert_eq!(
+        rules(&workflow("- uses: sst/opencode/github@v1")),
+        [("opencode-install", Level::Warning)]
+    );
+}
+
 /// A `workflow_run` receipt workflow waits for a workflow by its `name:`: a
 /// name no workflow has means no receipt ever runs, and a required check
 /// waits forever. The lint fails, naming both; the example's names agree.

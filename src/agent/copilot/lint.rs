@@ -3,8 +3,7 @@
 //! exact version with auto-update off.
 
 use crate::level::Level;
-use crate::rule::{AgentJob, Finding, Rule, finding};
-use crate::version::is_exact_version;
+use crate::rule::{AgentJob, Finding, Rule, exact_npm_version, finding};
 use crate::workflow::Step;
 
 /// Copilot CLI's rule, as docs/lint.md's table gives it.
@@ -31,18 +30,7 @@ fn copilot_install(step: &Step, out: &mut Vec<Finding>) {
     let Some(version) = step.npm_install(COPILOT_PACKAGE) else {
         return;
     };
-    let exact = match version.as_deref() {
-        Some(v) if v.starts_with('$') => {
-            let name = v.trim_start_matches('$').trim_matches(['{', '}']);
-            match step.env_var(name) {
-                Some(Some(v)) => is_exact_version(v.trim()),
-                Some(None) => true,
-                None => false,
-            }
-        }
-        Some(v) => is_exact_version(v),
-        None => false,
-    };
+    let exact = exact_npm_version(step, version.as_deref());
     if !exact {
         out.push(finding(
             "copilot-install",

@@ -19,6 +19,7 @@
 
 pub(crate) mod chain;
 pub(crate) mod check;
+pub(crate) mod lint;
 pub(crate) mod reach;
 pub(crate) mod record;
 pub(crate) mod snapshot;
@@ -32,6 +33,7 @@ use crate::agent::reach::Reach;
 use crate::agent::seam::{About, Agent, Fields, SessionOptions, Setup};
 use crate::agent::turns::HookConfig;
 use crate::error::Error;
+use crate::rule::{AgentJob, Finding, Rule};
 use crate::workspace::Workspace;
 
 /// What opencode is, for the registry.
@@ -114,6 +116,14 @@ impl Agent for Opencode {
         expected: &Expected,
     ) -> AgentCheck {
         check::read_and_check(session, cwd, ws, expected)
+    }
+
+    fn lint_rules(&self) -> &'static [Rule] {
+        lint::RULES
+    }
+
+    fn lint(&self, job: &AgentJob, out: &mut Vec<Finding>) {
+        lint::lint(job, out);
     }
 }
 
