@@ -21,6 +21,17 @@ pub(crate) const IMPORT_DEPTH: usize = 5;
 /// The entries a walk of a folder the pull request or an upload fills
 /// (codex-home's sessions, `audit`'s folder, the workflows) looks at.
 pub(crate) const FOLDER_ENTRIES: usize = 100_000;
+/// One object read from git (a file of the base or of `HEAD`, a folder's
+/// tree): a blob of zeros packs small and unpacks to gigabytes. Git's
+/// other answers (a listing, a diff) are held to the same.
+pub(crate) const GIT_OBJECT_BYTES: u64 = 64 << 20;
+/// The trees git's object reader keeps, to walk the next path through the
+/// same folders without asking again: past it, a tree is read again when
+/// it is needed, never kept.
+pub(crate) const GIT_TREES_KEPT_BYTES: u64 = 64 << 20;
+/// The first line of each answer of git's object reader (`<id> <kind>
+/// <size>`, or the name asked and `missing`): the names asked are ours.
+pub(crate) const GIT_ANSWER_LINE_BYTES: u64 = 4 << 10;
 
 #[cfg(test)]
 mod tests {
@@ -55,6 +66,9 @@ mod tests {
             format!("{} imports followed", count(IMPORTS)),
             format!("{} files imported", count(IMPORTS)),
             format!("{} entries", count(FOLDER_ENTRIES)),
+            format!("{} MiB of output", GIT_OBJECT_BYTES >> 20),
+            format!("{} MiB (git is stopped past it)", GIT_OBJECT_BYTES >> 20),
+            format!("{} MiB of trees kept", GIT_TREES_KEPT_BYTES >> 20),
         ] {
             assert!(
                 table.contains(&said),
