@@ -386,7 +386,7 @@ pub(crate) fn check(
     };
     let clipped = crate::markdown::clip(&base.given, 80);
     let shown = crate::escape::one_line(&clipped);
-    let (head, base_commit, merge_base) = match commits(dir, base, &shown) {
+    let (head, base_commit) = match commits(dir, base, &shown) {
         Ok(commits) => commits,
         Err(why) => {
             out.unavailable = Some(why);
@@ -394,37 +394,30 @@ pub(crate) fn check(
         }
     };
     out.commit = Some(base_commit.clone());
+    // One diff of the whole range against the base itself (what the agent
+    // ran is what it should have run, or it is said), and where the branch
+    // left it, asked together.
+    let (changed, merge_base) = git::changes_and_merge_base(dir, &base_commit, &head);
+    let Some(merge_base) = merge_base else {
+        out.unavailable = Some(format!(
+            "the base `{shown}` and HEAD share no history in this checkout; check out with \
+             `fetch-depth: 0`"
+        ));
+        return out;
+    };
     out.merge_base = Some(merge_base.clone());
-    let specs: Vec<&str> = subjects.iter().map(|s| s.pathspec.as_str()).collect();
-    // Against the base itself: what the agent ran is what it should have run,
-    // or it is said. Against the merge base: which of those the pull request made.
-    let (Some(paths), Some(made)) = (
-        git::changed_between(dir, &format!("{base_commit}..{head}"), &specs),
-        git::changed_between(dir, &format!("{merge_base}..{head}"), &specs),
-    ) else {
+    let Some(changed) = changed else {
         out.unavailable = Some(format!("git could not compare `{shown}` with HEAD"));
         return out;
     };
-    // A link anywhere can redirect what the agent reads (`.codex -> cfg`,
-    // `.agents/skills -> docs`, a working directory turned into a link), and
-    // the files it points to match no subject: every link the range touches
-    // is a change.
-    let Some(links) = git::links_changed(dir, &format!("{base_commit}..{head}")) else {
-        out.unavailable = Some(format!("git could not compare `{shown}` with HEAD"));
-        return out;
+    let ends = Ends {
+        base: &base_commit,
+        head: &head,
+        merge_base: &merge_base,
     };
-    let made_links = git::links_changed(dir, &format!("{merge_base}..{head}")).unwrap_or_default();
-    let mut paths = paths;
-    for link in links {
-        if !paths.contains(&link) {
-            paths.push(link);
-        }
-    }
-    for path in paths.into_iter().take(MAX_LISTED) {
+    for entry in listed(changed, subjects).into_iter().take(MAX_LISTED) {
         let with_diff = out.changes.len() < MAX_DIFFS;
-        let behind_base = !made.contains(&path) && !made_links.contains(&path);
-        let ends = (base_commit.as_str(), head.as_str());
-        match change(dir, subjects, ends, path, with_diff, behind_base) {
+        match change(dir, subjects, ends, entry, with_diff) {
             Ok(change) => out.changes.push(change),
             Err(why) => {
                 out.changes.clear();
@@ -436,9 +429,25 @@ pub(crate) fn check(
     out
 }
 
-/// `HEAD`, the base's commit and their merge base; else why the comparison
-/// cannot be made.
-fn commits(dir: &Path, base: &Base, shown: &str) -> Result<(String, String, String), String> {
+/// The changed paths that are the agent's instructions: each a subject
+/// holds (in git's order), then every link the range touches, anywhere (a
+/// link can redirect what the agent reads, `.codex -> cfg`, `.agents/skills
+/// -> docs`, a working directory turned into a link, and the files it
+/// points to match no subject).
+fn listed(changed: Vec<git::Changed>, subjects: &[Subject]) -> Vec<git::Changed> {
+    let is_link = |c: &git::Changed| c.old_mode == "120000" || c.new_mode == "120000";
+    let (held, rest): (Vec<_>, Vec<_>) = changed.into_iter().partition(|c| {
+        subjects
+            .iter()
+            .any(|s| git::pathspec::matches(&s.pathspec, &c.path))
+    });
+    held.into_iter()
+        .chain(rest.into_iter().filter(is_link))
+        .collect()
+}
+
+/// `HEAD` and the base's commit; else why the comparison cannot be made.
+fn commits(dir: &Path, base: &Base, shown: &str) -> Result<(String, String), String> {
     let Some(head) = git::commit_of(dir, "HEAD") else {
         return Err("the checkout has no HEAD commit".into());
     };
@@ -452,32 +461,60 @@ fn commits(dir: &Path, base: &Base, shown: &str) -> Result<(String, String, Stri
             base.from
         ));
     };
-    let Some(merge_base) = git::merge_base(dir, &base_commit, &head) else {
-        return Err(format!(
-            "the base `{shown}` and HEAD share no history in this checkout; check out with \
-             `fetch-depth: 0`"
-        ));
-    };
-    Ok((head, base_commit, merge_base))
+    Ok((head, base_commit))
 }
 
-/// One changed path between the base and `HEAD` (`ends`): its subject's
-/// kind, both versions' hashes, and its diff when `with_diff`.
+/// The commits a change is read against: the base, and where the branch left it.
+#[derive(Copy, Clone)]
+struct Ends<'a> {
+    base: &'a str,
+    head: &'a str,
+    merge_base: &'a str,
+}
+
+/// One changed path between the base and `HEAD`: its subject's kind, both
+/// versions' hashes (read by their blobs), its diff when `with_diff`, and
+/// whether the pull request left it as it was where it branched (so the
+/// base changed it since: the branch is behind).
 fn change(
     dir: &Path,
     subjects: &[Subject],
-    (base_commit, head): (&str, &str),
-    path: String,
+    ends: Ends,
+    entry: git::Changed,
     with_diff: bool,
-    behind_base: bool,
 ) -> Result<Change, String> {
-    let subject = subjects.iter().find(|s| matches(&s.pathspec, &path));
+    let subject = subjects.iter().find(|s| matches(&s.pathspec, &entry.path));
     let kind = subject.map_or("link", |s| s.kind.as_str());
     let runs = subject.is_some_and(|s| s.runs);
-    let base_bytes = git::blob(dir, base_commit, &path)?;
-    let head_bytes = git::blob(dir, head, &path)?;
+    let read = |mode: &str, blob: &str, at: &str| -> Result<Option<Vec<u8>>, String> {
+        if !matches!(mode, "100644" | "100755" | "120000") {
+            return Ok(None);
+        }
+        git::blob_by_id(dir, blob).map_err(|e| {
+            format!(
+                "`{}` at {}: {e}",
+                crate::escape::one_line(&entry.path),
+                &at[..at.len().min(12)]
+            )
+        })
+    };
+    let base_bytes = read(&entry.old_mode, &entry.old_blob, ends.base)?;
+    let head_bytes = read(&entry.new_mode, &entry.new_blob, ends.head)?;
+    // The same entry where the branch left the base as at `HEAD`: the base
+    // changed it since, not the pull request.
+    let behind_base = ends.merge_base != ends.base && {
+        let at_fork = git::entry(dir, ends.merge_base, &entry.path).map_err(|e| {
+            format!(
+                "`{}` at {}: {e}",
+                crate::escape::one_line(&entry.path),
+                &ends.merge_base[..ends.merge_base.len().min(12)]
+            )
+        })?;
+        let at_head = (entry.new_mode != "000000").then_some((entry.new_mode, entry.new_blob));
+        at_fork == at_head
+    };
     let diff = with_diff
-        .then(|| text_diff(&path, base_bytes.as_deref(), head_bytes.as_deref()))
+        .then(|| text_diff(&entry.path, base_bytes.as_deref(), head_bytes.as_deref()))
         .flatten();
     Ok(Change {
         kind: kind.to_string(),
@@ -485,7 +522,7 @@ fn change(
         head_sha: head_bytes.as_deref().map(sha256_hex),
         behind_base,
         runs,
-        path,
+        path: entry.path,
         diff,
     })
 }

@@ -20,6 +20,9 @@ use std::process::{Child, Command, Stdio};
 
 use crate::error::Error;
 
+mod objects;
+pub(crate) mod pathspec;
+
 /// What git says about the checkout.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct Checkout {
@@ -255,27 +258,49 @@ fn is_object_id(s: &str) -> bool {
     matches!(s.len(), 40 | 64) && s.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
 }
 
-/// The files matching `pathspecs` that differ in `range` (`A..B` or `A...B`),
-/// relative to `dir`; `None` when git cannot tell.
-pub(crate) fn changed_between(dir: &Path, range: &str, pathspecs: &[&str]) -> Option<Vec<String>> {
-    let mut args = vec![
-        "diff",
-        "--name-only",
-        "--no-renames",
-        "--relative",
-        "-z",
-        range,
-        "--",
-    ];
-    args.extend_from_slice(pathspecs);
-    let out = bounded_output(spawn(dir, &args).ok()?).ok()?;
-    out.status.success().then(|| {
-        out.stdout
-            .split(|b| *b == 0)
-            .filter(|p| !p.is_empty())
-            .map(|p| String::from_utf8_lossy(p).into_owned())
+/// One path that differs between two commits, as `git diff --raw` lists
+/// it: both sides' modes and blobs (`000000` and zeros on the side that
+/// lacks it).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Changed {
+    pub(crate) path: String,
+    pub(crate) old_mode: String,
+    pub(crate) new_mode: String,
+    pub(crate) old_blob: String,
+    pub(crate) new_blob: String,
+}
+
+/// Every path that differs between `from` and `to` (full commit ids),
+/// relative to `dir`, and their merge base: the two git questions of a
+/// comparison with a base, asked at once. The diff is of the whole tree,
+/// names and modes together (which of them are instruction files is
+/// [`pathspec::matches`]'s to say, and which are links their modes'); each
+/// is `None` when git cannot tell.
+pub(crate) fn changes_and_merge_base(
+    dir: &Path,
+    from: &str,
+    to: &str,
+) -> (Option<Vec<Changed>>, Option<String>) {
+    let range = format!("{from}..{to}");
+    let diff = raw_args(&range, &[]);
+    let merge = ["merge-base", from, to];
+    let (diff_child, merge_child) = (spawn(dir, &diff).ok(), spawn(dir, &merge).ok());
+    let merge_base = merge_child
+        .and_then(|child| finish(dir, &merge, child).ok())
+        .filter(|s| !s.is_empty());
+    let changes = diff_child.and_then(read_raw).map(|entries| {
+        entries
+            .into_iter()
+            .map(|e| Changed {
+                path: e.path,
+                old_mode: e.old_mode,
+                new_mode: e.new_mode,
+                old_blob: e.old_blob,
+                new_blob: e.new_blob,
+            })
             .collect()
-    })
+    });
+    (changes, merge_base)
 }
 
 /// A file's bytes at a commit as a reader of that commit's tree gets them:
@@ -285,26 +310,41 @@ pub(crate) fn changed_between(dir: &Path, range: &str, pathspecs: &[&str]) -> Op
 /// into a link is not taken for its target's text, nor a link's text for a
 /// schema. A link out of the tree (absolute, or climbing above `dir`) is no file.
 pub(crate) fn file_at(dir: &Path, commit: &str, path: &str) -> Option<Vec<u8>> {
-    let mut parts = split(&normalize(Path::new(path))?);
-    let (mut i, mut links) = (0, 0);
-    while i < parts.len() {
-        let prefix = parts[..=i].join("/");
-        if mode_at(dir, commit, &prefix)? == "120000" {
-            links += 1;
-            if links > 8 {
-                return None;
+    objects::with(dir, |reader| {
+        let Some(mut parts) = normalize(Path::new(path)).map(|p| split(&p)) else {
+            return Ok(None);
+        };
+        let (mut i, mut links) = (0, 0);
+        while i < parts.len() {
+            let prefix = parts[..=i].join("/");
+            let Some(entry) = reader.entry(commit, &prefix)? else {
+                return Ok(None);
+            };
+            if entry.mode == "120000" {
+                links += 1;
+                let target = reader
+                    .blob(&entry.id)?
+                    .and_then(|t| String::from_utf8(t).ok());
+                let parent = Path::new(&prefix).parent().unwrap_or(Path::new(""));
+                let resolved = target.and_then(|t| normalize(&parent.join(t)));
+                let (Some(resolved), true) = (resolved, links <= 8) else {
+                    return Ok(None);
+                };
+                let mut resolved = split(&resolved);
+                resolved.extend_from_slice(&parts[i + 1..]);
+                parts = resolved;
+                i = 0;
+                continue;
             }
-            let target = String::from_utf8(show(dir, commit, &prefix)?).ok()?;
-            let parent = Path::new(&prefix).parent().unwrap_or(Path::new(""));
-            let mut resolved = split(&normalize(&parent.join(target))?);
-            resolved.extend_from_slice(&parts[i + 1..]);
-            parts = resolved;
-            i = 0;
-            continue;
+            i += 1;
         }
-        i += 1;
-    }
-    show(dir, commit, &parts.join("/"))
+        match reader.entry(commit, &parts.join("/"))? {
+            Some(entry) => reader.blob(&entry.id),
+            None => Ok(None),
+        }
+    })
+    .ok()
+    .flatten()
 }
 
 fn split(path: &str) -> Vec<String> {
@@ -312,17 +352,6 @@ fn split(path: &str) -> Vec<String> {
         .filter(|p| !p.is_empty())
         .map(str::to_string)
         .collect()
-}
-
-/// The tree entry's mode at `path` (`100644`, `120000`, `040000`); `None`
-/// when the commit has nothing there.
-fn mode_at(dir: &Path, commit: &str, path: &str) -> Option<String> {
-    let spec = format!(":(literal){path}");
-    let args = ["ls-tree", "-z", commit, "--", &spec];
-    let out = bounded_output(spawn(dir, &args).ok()?).ok()?;
-    let entry = String::from_utf8_lossy(&out.stdout);
-    let mode = entry.split(' ').next().filter(|m| !m.is_empty())?;
-    Some(mode.to_string())
 }
 
 /// `a/b/../c` as `a/c`; `None` for a path that climbs out or is absolute.
@@ -362,22 +391,15 @@ pub(crate) fn tracked_links(dir: &Path) -> Option<Vec<String>> {
     )
 }
 
-/// Every path whose entry is a symbolic link on either side of `range`
-/// (added, removed, retargeted, or a file or folder turned into one),
-/// relative to `dir`; `None` when git cannot tell.
-pub(crate) fn links_changed(dir: &Path, range: &str) -> Option<Vec<String>> {
-    entries_changed(dir, range, &["120000"])
-}
-
-/// As [`links_changed`], for links and submodules (`160000`): a submodule
-/// the pull request adds or moves is a folder of its choosing.
-pub(crate) fn links_or_submodules_changed(dir: &Path, range: &str) -> Option<Vec<String>> {
-    entries_changed(dir, range, &["120000", "160000"])
-}
-
-fn entries_changed(dir: &Path, range: &str, kinds: &[&str]) -> Option<Vec<String>> {
+/// Every path whose entry is a symbolic link or a submodule (`160000`) on
+/// either side of `rev` (a commit against the working tree: added,
+/// removed, retargeted, or a file or folder turned into one), relative to
+/// `dir`; `None` when git cannot tell. A submodule the pull request adds or
+/// moves is a folder of its choosing.
+pub(crate) fn links_or_submodules_changed(dir: &Path, rev: &str) -> Option<Vec<String>> {
+    let kinds = ["120000", "160000"];
     Some(
-        raw_diff(dir, range, &[])?
+        raw_diff(dir, rev, &[])?
             .into_iter()
             .filter(|e| {
                 kinds.contains(&e.old_mode.as_str()) || kinds.contains(&e.new_mode.as_str())
@@ -387,20 +409,19 @@ fn entries_changed(dir: &Path, range: &str, kinds: &[&str]) -> Option<Vec<String
     )
 }
 
-/// One line of `git diff --raw`: both modes, the old side's blob, the status
+/// One line of `git diff --raw`: both modes, both blobs, the status
 /// letter and the path (read lossily as UTF-8).
 struct RawEntry {
     old_mode: String,
     new_mode: String,
     old_blob: String,
+    new_blob: String,
     status: char,
     path: String,
 }
 
-/// `git diff --raw -z` of `rev` (a range, or a commit against the working
-/// tree) limited to `pathspecs`, relative to `dir`; `None` when git cannot
-/// tell or writes what this does not read.
-fn raw_diff(dir: &Path, rev: &str, pathspecs: &[&str]) -> Option<Vec<RawEntry>> {
+/// The arguments of `git diff --raw -z` of `rev` limited to `pathspecs`.
+fn raw_args<'a>(rev: &'a str, pathspecs: &[&'a str]) -> Vec<&'a str> {
     let mut args = vec![
         "diff",
         "--raw",
@@ -412,7 +433,18 @@ fn raw_diff(dir: &Path, rev: &str, pathspecs: &[&str]) -> Option<Vec<RawEntry>> 
         "--",
     ];
     args.extend_from_slice(pathspecs);
-    let out = bounded_output(spawn(dir, &args).ok()?).ok()?;
+    args
+}
+
+/// `git diff --raw -z` of `rev` (a range, or a commit against the working
+/// tree) limited to `pathspecs`, relative to `dir`; `None` when git cannot
+/// tell or writes what this does not read.
+fn raw_diff(dir: &Path, rev: &str, pathspecs: &[&str]) -> Option<Vec<RawEntry>> {
+    read_raw(spawn(dir, &raw_args(rev, pathspecs)).ok()?)
+}
+
+fn read_raw(child: Child) -> Option<Vec<RawEntry>> {
+    let out = bounded_output(child).ok()?;
     if !out.status.success() {
         return None;
     }
@@ -422,13 +454,14 @@ fn raw_diff(dir: &Path, rev: &str, pathspecs: &[&str]) -> Option<Vec<RawEntry>> 
     while let (Some(meta), Some(path)) = (fields.next(), fields.next()) {
         let meta = String::from_utf8_lossy(meta);
         let parts: Vec<&str> = meta.trim_start_matches(':').split(' ').collect();
-        let [old_mode, new_mode, old_blob, _, status] = parts.as_slice() else {
+        let [old_mode, new_mode, old_blob, new_blob, status] = parts.as_slice() else {
             return None;
         };
         found.push(RawEntry {
             old_mode: old_mode.to_string(),
             new_mode: new_mode.to_string(),
             old_blob: old_blob.to_string(),
+            new_blob: new_blob.to_string(),
             status: status.chars().next().unwrap_or('M'),
             path: String::from_utf8_lossy(path).into_owned(),
         });
@@ -481,77 +514,60 @@ pub(crate) fn untracked(dir: &Path, pathspecs: &[&str]) -> Option<Vec<String>> {
 /// The mode and blob id of `path` (relative to `dir`) at `commit`, when the
 /// commit has it.
 pub(crate) fn entry_at(dir: &Path, commit: &str, path: &str) -> Option<(String, String)> {
-    let spec = format!("{commit}:./{path}");
-    let args = [
-        "rev-parse",
-        "--verify",
-        "--quiet",
-        "--end-of-options",
-        &spec,
-    ];
-    let child = spawn(dir, &args).ok()?;
-    let id = finish(dir, &args, child).ok().filter(|s| is_object_id(s))?;
-    let mode = mode_at(dir, commit, path)?;
-    Some((mode, id))
+    entry(dir, commit, path).ok().flatten()
+}
+
+/// [`entry_at`], with why git could not be asked.
+pub(crate) fn entry(
+    dir: &Path,
+    commit: &str,
+    path: &str,
+) -> Result<Option<(String, String)>, String> {
+    objects::with(dir, |reader| reader.entry(commit, path)).map(|e| e.map(|e| (e.mode, e.id)))
 }
 
 /// A blob's bytes by its id: `Ok(None)` when the checkout lacks it, an error
-/// when it is over [`MAX_OUTPUT`].
+/// when it is over [`GIT_OBJECT_BYTES`](crate::limits::GIT_OBJECT_BYTES).
 pub(crate) fn blob_by_id(dir: &Path, id: &str) -> Result<Option<Vec<u8>>, String> {
-    if !is_object_id(id) {
-        return Ok(None);
-    }
-    let args = ["cat-file", "blob", id];
-    let child = spawn(dir, &args).map_err(|e| e.message().to_string())?;
-    let out = bounded_output(child).map_err(|e| format!("blob {}: {e}", &id[..12]))?;
-    Ok(out.status.success().then_some(out.stdout))
+    objects::with(dir, |reader| reader.blob(id)).map_err(|e| {
+        let short = &id[..id.len().min(12)];
+        format!("blob {}: {e}", crate::escape::one_line(short))
+    })
 }
 
 /// The full SHA of `rev` as a commit, when the checkout has it. `rev` must
-/// already be known not to read as an option.
+/// already be known to be a revision (see `base::valid_ref`).
 pub(crate) fn commit_of(dir: &Path, rev: &str) -> Option<String> {
-    let spec = format!("{rev}^{{commit}}");
-    let args = [
-        "rev-parse",
-        "--verify",
-        "--quiet",
-        "--end-of-options",
-        &spec,
-    ];
-    let child = spawn(dir, &args).ok()?;
-    finish(dir, &args, child).ok().filter(|s| !s.is_empty())
+    let object = objects::with(dir, |reader| reader.ask(&format!("{rev}^{{commit}}")));
+    object
+        .ok()
+        .flatten()
+        .filter(|o| o.kind == "commit")
+        .map(|o| o.id)
 }
 
-/// The best common ancestor of `a` and `b` (full SHAs), when the checkout has one.
-pub(crate) fn merge_base(dir: &Path, a: &str, b: &str) -> Option<String> {
-    let args = ["merge-base", a, b];
-    let child = spawn(dir, &args).ok()?;
-    finish(dir, &args, child).ok().filter(|s| !s.is_empty())
-}
-
-/// A file's bytes at a commit (`git show <commit>:./<path>`, `path` relative to `dir`); `None` when git
-/// cannot tell (a shallow checkout without that commit, no such file).
+/// A file's bytes at a commit (`path` relative to `dir`), links not
+/// followed; `None` when git cannot tell (a shallow checkout without that
+/// commit, no such file).
 pub(crate) fn show(dir: &Path, commit: &str, path: &str) -> Option<Vec<u8>> {
     blob(dir, commit, path).ok().flatten()
 }
 
-/// A file's bytes at `commit`: `Ok(None)` when it is not there, an error
-/// when it is over [`MAX_OUTPUT`] (or git cannot be asked).
+/// A file's bytes at `commit`: `Ok(None)` when it is not there (or is no
+/// file: a folder, a submodule), an error when it is over
+/// [`GIT_OBJECT_BYTES`](crate::limits::GIT_OBJECT_BYTES) (or git cannot be asked).
 pub(crate) fn blob(dir: &Path, commit: &str, path: &str) -> Result<Option<Vec<u8>>, String> {
-    // `./`: relative to `dir`, which may be below the repository root.
-    let spec = format!("{commit}:./{path}");
-    // `cat-file blob`: a blob or nothing (`show` reads a missing path with
-    // `*?[` in it as a pathspec, and prints nothing).
-    let args = ["cat-file", "blob", &spec];
-    let child = spawn(dir, &args).map_err(|e| e.message().to_string())?;
-    let out = bounded_output(child).map_err(|e| {
+    let read = objects::with(dir, |reader| match reader.entry(commit, path)? {
+        Some(entry) => reader.blob(&entry.id),
+        None => Ok(None),
+    });
+    read.map_err(|e| {
         format!(
             "`{}` at {}: {e}",
             crate::escape::one_line(path),
             &commit[..commit.len().min(12)]
         )
-    })?;
-    Ok(out.status.success().then_some(out.stdout))
+    })
 }
 
 /// The tree of `rev` (`git rev-parse <rev>^{tree}`), when the checkout has it.
@@ -1219,9 +1235,8 @@ fn bounded_output(mut child: Child) -> std::io::Result<std::process::Output> {
     })
 }
 
-/// Ends a git call past its deadline.
-/// The most of git's output (a blob, a listing) read: more is refused.
-pub(crate) const MAX_OUTPUT: u64 = 64 * 1024 * 1024;
+/// The most of git's output (a listing, a diff) read: more is refused.
+use crate::limits::GIT_OBJECT_BYTES as MAX_OUTPUT;
 
 fn too_much(child: &mut Child) -> std::io::Error {
     let _ = child.kill();

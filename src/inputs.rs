@@ -285,7 +285,8 @@ pub struct Cli {
     pub(crate) instructions_changed: InstructionsPolicy,
 
     /// (run, validate) Whose output schema judges the review: base (the base commit's copy;
-    /// the default when a base is known) or checkout.
+    /// the default when a base is known) or checkout. validate runs no git: it takes the
+    /// checkout's, and says so when a base is named.
     #[arg(long, value_enum, value_name = "WHOSE")]
     pub(crate) gate_schema: Option<GateSchema>,
 

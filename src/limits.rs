@@ -22,6 +22,19 @@ pub(crate) const PATTERN_TIME: Duration = Duration::from_millis(200);
 /// One file read whole from the checkout or an upload: an instruction file or a prompt is KiB.
 pub(crate) const FILE_BYTES: u64 = 16 << 20;
 
+// Git on the checkout; a file of the base or of `HEAD` read from git.
+/// One object read from git (a file of the base or of `HEAD`, a folder's
+/// tree): a blob of zeros packs small and unpacks to gigabytes. Git's
+/// other answers (a listing, a diff) are held to the same.
+pub(crate) const GIT_OBJECT_BYTES: u64 = 64 << 20;
+/// The trees git's object reader keeps, to walk the next path through the
+/// same folders without asking again: past it, a tree is read again when
+/// it is needed, never kept.
+pub(crate) const GIT_TREES_KEPT_BYTES: u64 = 64 << 20;
+/// The first line of each answer of git's object reader (`<id> <kind>
+/// <size>`, or the name asked and `missing`): the names asked are ours.
+pub(crate) const GIT_ANSWER_LINE_BYTES: u64 = 4 << 10;
+
 // Every file hashed.
 /// A file hashed as a stream (the output, the tools file, a template): past it, no minutes hashing.
 pub(crate) const HASHED_BYTES: u64 = 256 << 20;
@@ -237,6 +250,12 @@ mod tests {
 
     fn stated() -> Vec<(&'static str, &'static str, String)> {
         stated![
+            INPUT "git on the checkout":
+                format!("{} of output", mib(GIT_OBJECT_BYTES)),
+                format!("{} of trees kept", mib(GIT_TREES_KEPT_BYTES)),
+                format!("its header line at most {} KiB", GIT_ANSWER_LINE_BYTES >> 10);
+            INPUT "a file of the base or of `HEAD`":
+                format!("{} (git is stopped past it)", mib(GIT_OBJECT_BYTES));
             INPUT "a diff of a changed instruction file": format!("{} each", ms(DIFF_TIME));
             INPUT "a schema `pattern`":
                 format!("{} backtracking steps per match", count(PATTERN_BACKTRACK)),

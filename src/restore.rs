@@ -81,6 +81,10 @@ fn rounds(
     no_attributes_changed(ws, commit)?;
     let links = links_of(ws)?;
     let mut total = 0u64;
+    // The pathspecs the last round put back: a round that names no more has
+    // nothing left to do (each file they cover is the base's now), and git
+    // is not asked the same again.
+    let mut planned = 0;
     for _ in 0..limits::RESTORE_ROUNDS {
         // What the configuration names could not be read: nothing is put
         // back, and everything done in an earlier round is undone.
@@ -95,6 +99,10 @@ fn rounds(
                 pinned.pathspecs.push(s);
             }
         }
+        if planned == pinned.pathspecs.len() && planned > 0 {
+            return Ok(());
+        }
+        planned = pinned.pathspecs.len();
         let steps = plan(ws, commit, &pinned.pathspecs, &mut total)?;
         if steps.is_empty() {
             return Ok(());
@@ -460,6 +468,8 @@ fn apply(
     let fail = |path: &str, e: std::io::Error| {
         Error::in_file(path, format!("cannot put back `{}`: {e}", shown(path)))
     };
+    // Before the write: a failure half-way changed the checkout too.
+    crate::workspace::written();
     match step {
         Step::Write {
             path,
@@ -562,6 +572,7 @@ fn write(path: &Path, bytes: &[u8], executable: bool) -> std::io::Result<()> {
 /// Every file put back as it was, newest first; folders made, removed.
 fn undo(kept: Vec<Kept>) {
     use std::os::unix::fs::PermissionsExt;
+    crate::workspace::written();
     for k in kept.into_iter().rev() {
         match k.before {
             Some((bytes, mode)) => {

@@ -279,6 +279,21 @@ impl Unread {
     }
 }
 
+/// How many times this run has changed the checkout's files (`configuration:
+/// base` putting the base's back, or undoing that): what was computed from
+/// them before (an instruction chain) is computed again.
+static WRITTEN: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
+/// Says that this run changed the checkout's files.
+pub(crate) fn written() {
+    WRITTEN.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+}
+
+/// The checkout's state as this run has changed it: a count of [`written`].
+pub(crate) fn generation() -> u64 {
+    WRITTEN.load(std::sync::atomic::Ordering::SeqCst)
+}
+
 /// Reads `path` as data: it must resolve (symlinks followed) inside one of
 /// `roots`, be a regular file, and hold at most `max` bytes.
 pub(crate) fn read_contained(path: &Path, roots: &[&Path], max: u64) -> Result<Vec<u8>, Unread> {

@@ -1,41 +1,21 @@
-//! `validate`: the schema gate alone. No receipt is read or written; git runs
-//! only to take the schema from a trusted base.
+//! `validate`: the schema gate alone. No receipt is read or written, and no
+//! git runs, whatever the step is given: a base named (`base-ref`, or the
+//! pull request's) is said not to judge, as `run` is what takes the base's
+//! schema.
 
 use super::side_by_side;
-use crate::base::{self, Subject};
 use crate::error::Error;
 use crate::event::Origin;
 use crate::inputs::{Inputs, Mode};
 use crate::outcome::Outcome;
 use crate::review::judge::Judge;
 use crate::review::{self};
-use crate::sources::SchemaInput;
-
-fn schema_shown(input: &SchemaInput) -> String {
-    match input {
-        SchemaInput::File(loc) | SchemaInput::Default(loc) => loc.shown.clone(),
-        SchemaInput::Inline(_) => String::new(),
-    }
-}
 use crate::workspace::Workspace;
 
 pub(crate) fn validate(inputs: &Inputs, ws: &Workspace, origin: &Origin) -> Result<Outcome, Error> {
     let policy = inputs.gate_policy();
     let schema_input = inputs.schema_input(ws)?;
-    // Whose schema judges: the base's copy when a base is known (git runs only then).
-    let base = inputs.base(origin).map(|base| {
-        let subjects = [Subject::file("output schema", &schema_shown(&schema_input))];
-        // Only the schema is read there: where the pull request merges is
-        // `run`'s to judge.
-        base::check(
-            ws.root(),
-            &base,
-            &subjects,
-            inputs.instructions_changed,
-            base::Target::NotAsked,
-        )
-    });
-    let gate = Judge::choose(inputs.gate_schema, &schema_input, ws, base.as_ref());
+    let gate = Judge::without_git(inputs.gate_schema, inputs.base(origin).is_some());
     let output = inputs.output_location(ws)?;
     // The schema compiles while the output is read and parsed.
     let ((), review) = side_by_side(

@@ -139,6 +139,22 @@ impl Judge {
         }
     }
 
+    /// The checkout's schema, chosen without git (`validate`): a base named
+    /// there (`base_named`), or `gate-schema: base`, is said not to judge.
+    pub(crate) fn without_git(whose: Option<Whose>, base_named: bool) -> Judge {
+        let why = "`validate` runs no git, so the review is judged by the checkout's schema, \
+                   which a pull request controls; `run` judges it by the base commit's copy";
+        let caveat = match (whose, base_named) {
+            (Some(Whose::Base), _) => Caveat::warning(format!("`gate-schema: base`, but {why}")),
+            (None, true) => Caveat::notice(format!("a base commit is named, but {why}")),
+            (Some(Whose::Checkout), _) | (None, false) => return Judge::default(),
+        };
+        Judge {
+            caveat: Some(caveat),
+            ..Judge::default()
+        }
+    }
+
     /// Compiles the chosen schema. A base copy's relative `$ref`s resolve in
     /// the checkout: only the file itself is taken from the base.
     pub(crate) fn compile(&self, input: &SchemaInput, ws: &Workspace) -> Result<Schema, Error> {

@@ -20,6 +20,7 @@ mod collect;
 mod compare;
 mod corpus_workflows;
 mod fuzz_corpus;
+mod git_processes;
 mod github;
 mod image;
 mod json_schema_suite;

@@ -332,6 +332,18 @@ impl Walker<'_> {
 
     /// Reads one file of the chain and, after it, what it imports.
     fn add(&mut self, path: &Path, scope: Scope, depth: usize) -> Result<(), Error> {
+        self.add_read(path, scope, depth, None)
+    }
+
+    /// [`Walker::add`], the file's bytes already read when `read` has them
+    /// (a rule, read once to see whether it is conditional).
+    fn add_read(
+        &mut self,
+        path: &Path,
+        scope: Scope,
+        depth: usize,
+        read: Option<Vec<u8>>,
+    ) -> Result<(), Error> {
         let Ok(real) = fs::canonicalize(path) else {
             return Ok(());
         };
@@ -341,19 +353,8 @@ impl Walker<'_> {
             return Ok(());
         }
         let shown = self.ws.relative(path);
-        let bytes = match crate::workspace::read_contained(path, &[&self.root], MAX_FILE_BYTES) {
-            Ok(b) => b,
-            Err(Unread::Missing) => return Ok(()),
-            Err(why) => {
-                return Err(Error::in_file(
-                    &shown,
-                    format!(
-                        "{}: Claude Code would read it as part of the CLAUDE.md chain, and the receipt \
-                         cannot vouch for it; replace it with a regular file inside the repository",
-                        why.why(&shown)
-                    ),
-                ));
-            }
+        let Some(bytes) = self.bytes_of(path, &shown, read)? else {
+            return Ok(());
         };
         self.seen.insert(real);
         self.charge(&shown, bytes.len())?;
@@ -412,6 +413,31 @@ impl Walker<'_> {
         Ok(())
     }
 
+    /// The bytes of one file of the chain (`read`, when they were read
+    /// already); `None` when it is not there.
+    fn bytes_of(
+        &self,
+        path: &Path,
+        shown: &str,
+        read: Option<Vec<u8>>,
+    ) -> Result<Option<Vec<u8>>, Error> {
+        if read.is_some() {
+            return Ok(read);
+        }
+        match crate::workspace::read_contained(path, &[&self.root], MAX_FILE_BYTES) {
+            Ok(b) => Ok(Some(b)),
+            Err(Unread::Missing) => Ok(None),
+            Err(why) => Err(Error::in_file(
+                shown,
+                format!(
+                    "{}: Claude Code would read it as part of the CLAUDE.md chain, and the receipt \
+                     cannot vouch for it; replace it with a regular file inside the repository",
+                    why.why(shown)
+                ),
+            )),
+        }
+    }
+
     /// Counts one `@` mention of `path` looked up, found or not.
     fn look_up(&mut self, path: &Path) -> Result<(), Error> {
         self.looked_up += 1;
@@ -430,11 +456,46 @@ impl Walker<'_> {
 }
 
 /// Every file of the chain as Claude Code sends it, and the files read.
+///
+/// Computed once per run for a working directory, workspace and home: the
+/// receipt's identities, their verification, the places compared with the
+/// base and the record's check all take the same chain, so each file of it
+/// (a `.claude/rules/` of hundreds) is opened and read once. A step that
+/// writes the checkout (`configuration: base` putting the base's files
+/// back) makes it computed again ([`crate::workspace::written`]).
 pub(crate) fn entries(
     cwd: &Path,
     ws: &Workspace,
     home: Option<&Path>,
 ) -> Result<(Vec<Entry>, Chain), Error> {
+    type Key = (PathBuf, PathBuf, Option<PathBuf>, u64);
+    type Computed = Result<(Vec<Entry>, Chain), Error>;
+    static COMPUTED: std::sync::Mutex<Vec<(Key, Computed)>> = std::sync::Mutex::new(Vec::new());
+    let key = (
+        cwd.to_path_buf(),
+        ws.root().to_path_buf(),
+        home.map(Path::to_path_buf),
+        crate::workspace::generation(),
+    );
+    let computed =
+        |c: &Vec<(Key, Computed)>| c.iter().find(|(k, _)| *k == key).map(|(_, v)| v.clone());
+    let lock = || {
+        COMPUTED
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    };
+    if let Some(known) = computed(&lock()) {
+        return known;
+    }
+    let fresh = compute(cwd, ws, home);
+    let mut all = lock();
+    // Chains of an earlier state of the checkout are never asked again.
+    all.retain(|(k, _)| k.3 == key.3);
+    all.push((key, fresh.clone()));
+    fresh
+}
+
+fn compute(cwd: &Path, ws: &Workspace, home: Option<&Path>) -> Result<(Vec<Entry>, Chain), Error> {
     let root = fs::canonicalize(ws.root()).unwrap_or_else(|_| ws.root().to_path_buf());
     let real_cwd = fs::canonicalize(cwd).unwrap_or_else(|_| cwd.to_path_buf());
     let mut w = Walker {
@@ -472,28 +533,24 @@ pub(crate) fn entries(
             found.truncate(MAX_RULES);
         }
         for rule in found {
-            // Read as every chain file is (a regular file inside the
+            // Read once, as every chain file is (a regular file inside the
             // workspace, bounded): a rule that is a link to `/dev/zero` or out
-            // of the checkout is refused by `add` below, never read here.
-            let is_conditional =
-                match crate::workspace::read_contained(&rule, &[&w.root], MAX_FILE_BYTES) {
-                    // A rule sent counts once, when `add` reads it; one left out
-                    // counts here.
-                    Ok(b) if conditional(&String::from_utf8_lossy(&b)) => {
-                        w.charge(&ws.relative(&rule), b.len())?;
-                        true
-                    }
-                    Ok(_) => false,
-                    Err(_) => false,
-                };
-            if is_conditional {
+            // of the checkout is refused by `add_read` below, never read here.
+            let read = crate::workspace::read_contained(&rule, &[&w.root], MAX_FILE_BYTES).ok();
+            if let Some(b) = read
+                .as_ref()
+                .filter(|b| conditional(&String::from_utf8_lossy(b)))
+            {
+                // A rule sent counts once, when `add_read` takes it; one left
+                // out counts here.
+                w.charge(&ws.relative(&rule), b.len())?;
                 w.chain.warnings.push(format!(
                     "`{}` applies only to the paths its front matter names: Claude Code sends it when the agent reads such a file, so only the record shows whether it was sent",
                     crate::escape::one_line(&ws.relative(&rule))
                 ));
                 continue;
             }
-            w.add(&rule, Scope::Project, 0)?;
+            w.add_read(&rule, Scope::Project, 0, read)?;
         }
         w.add(&dir.join("CLAUDE.local.md"), Scope::Local, 0)?;
     }

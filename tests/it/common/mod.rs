@@ -462,6 +462,8 @@ pub struct Step {
     env: Vec<(String, String)>,
     uid: Option<u32>,
     event: Option<(String, serde_json::Value)>,
+    /// A program the binary runs under (`strace -f -o FILE`), and its arguments.
+    wrapper: Vec<String>,
 }
 
 /// A pseudo-input for [`Step::with`]: the binding layout, its value the
@@ -490,7 +492,15 @@ impl Step {
             env: Vec::new(),
             uid: None,
             event: None,
+            wrapper: Vec::new(),
         }
+    }
+
+    /// Runs the binary under `program` (its first word, found on `PATH`):
+    /// `strace -f -o FILE`, to see what the step does.
+    pub fn wrapped(mut self, program: &[&str]) -> Self {
+        self.wrapper = program.iter().map(|a| a.to_string()).collect();
+        self
     }
 
     pub fn input(mut self, name: &str, value: &str) -> Self {
@@ -612,7 +622,15 @@ impl Step {
             }
             None => "push".to_string(),
         };
-        let mut cmd = Command::new(binary_for(&self.root, self.uid));
+        let binary = binary_for(&self.root, self.uid);
+        let mut cmd = match self.wrapper.split_first() {
+            Some((program, args)) => {
+                let mut cmd = Command::new(program);
+                cmd.args(args).arg(binary);
+                cmd
+            }
+            None => Command::new(binary),
+        };
         cmd.env_clear()
             .env("PATH", std::env::var("PATH").unwrap_or_default())
             .env("HOME", &home)
