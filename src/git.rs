@@ -19,6 +19,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 
 use crate::error::Error;
+use crate::limits;
 
 mod objects;
 pub(crate) mod pathspec;
@@ -157,7 +158,7 @@ impl Pending {
 /// branch): git is asked then, and says what is wrong.
 fn head_from_files(dir: &Path) -> Option<Head> {
     let (git_dir, common) = plain_git_dir(dir)?;
-    let config = bounded(&common.join("config"), 1 << 20).ok()?;
+    let config = bounded(&common.join("config"), limits::GIT_CONFIG_BYTES).ok()?;
     if String::from_utf8_lossy(&config)
         .to_ascii_lowercase()
         .contains("extensions")
@@ -216,7 +217,7 @@ fn small_text(path: &Path) -> Option<String> {
     if !std::fs::symlink_metadata(path).ok()?.is_file() {
         return None;
     }
-    String::from_utf8(bounded(path, 4 << 10).ok()?).ok()
+    String::from_utf8(bounded(path, limits::GIT_REF_BYTES).ok()?).ok()
 }
 
 /// The commit a branch (`refs/heads/...`) names: its loose ref, else its
@@ -241,7 +242,7 @@ fn branch_tip(common: &Path, name: &str) -> Option<String> {
     if std::fs::symlink_metadata(&loose).is_ok() {
         return Some(small_text(&loose)?.trim_end().to_string());
     }
-    let packed = bounded(&common.join("packed-refs"), 256 << 20).ok()?;
+    let packed = bounded(&common.join("packed-refs"), limits::GIT_PACKED_REFS_BYTES).ok()?;
     let mut tips = String::from_utf8_lossy(&packed)
         .lines()
         .filter_map(|line| {
@@ -684,7 +685,8 @@ fn with_objects(dir: &Path, objects: &[PathBuf]) -> Result<Command, String> {
         }
         let named = folder.join("info/alternates");
         if std::fs::symlink_metadata(&named).is_ok() {
-            let bytes = bounded(&named, 1 << 20).map_err(|e| e.message().to_string())?;
+            let bytes =
+                bounded(&named, limits::GIT_CONFIG_BYTES).map_err(|e| e.message().to_string())?;
             let repo = folder.parent().unwrap_or(folder);
             alternates(repo, &bytes, 0).map_err(|e| e.message().to_string())?;
         }
@@ -851,7 +853,7 @@ fn config_names_no_driver(dir: &Path) -> bool {
         .flat_map(|folder| [folder.join("config"), folder.join("config.worktree")])
         .all(|path| match std::fs::symlink_metadata(&path) {
             Err(e) => e.kind() == std::io::ErrorKind::NotFound,
-            Ok(_) => bounded(&path, 1 << 20).is_ok_and(|bytes| {
+            Ok(_) => bounded(&path, limits::GIT_CONFIG_BYTES).is_ok_and(|bytes| {
                 let lower = bytes.to_ascii_lowercase();
                 !words
                     .iter()
@@ -879,15 +881,15 @@ fn preflight_once(dir: &Path) -> Result<(), Error> {
 
 /// Files of a git folder that git reads whole, and the most each may hold.
 const GIT_FILES: &[(&str, u64)] = &[
-    ("config", 1 << 20),
-    ("config.worktree", 1 << 20),
-    ("HEAD", 4 << 10),
-    ("commondir", 4 << 10),
-    ("shallow", 64 << 20),
-    ("packed-refs", 256 << 20),
-    ("objects/info/alternates", 1 << 20),
-    ("info/attributes", 1 << 20),
-    ("info/grafts", 1 << 20),
+    ("config", limits::GIT_CONFIG_BYTES),
+    ("config.worktree", limits::GIT_CONFIG_BYTES),
+    ("HEAD", limits::GIT_REF_BYTES),
+    ("commondir", limits::GIT_REF_BYTES),
+    ("shallow", limits::GIT_SHALLOW_BYTES),
+    ("packed-refs", limits::GIT_PACKED_REFS_BYTES),
+    ("objects/info/alternates", limits::GIT_CONFIG_BYTES),
+    ("info/attributes", limits::GIT_CONFIG_BYTES),
+    ("info/grafts", limits::GIT_CONFIG_BYTES),
 ];
 
 /// Before git reads a checkout's git folder, what it would read whole must
@@ -921,7 +923,7 @@ fn preflight(dir: &Path) -> Result<(), Error> {
         regular_only(&folder.join("refs"))?;
         let index = folder.join("index");
         if std::fs::symlink_metadata(&index).is_ok() {
-            plain_file(&index, 4 << 30)?;
+            plain_file(&index, limits::GIT_INDEX_BYTES)?;
         }
     }
     Ok(())
@@ -945,7 +947,7 @@ fn git_dir_of(dir: &Path) -> Result<Option<PathBuf>, Error> {
             }
             continue;
         }
-        let bytes = bounded(&dot, 4 << 10)?;
+        let bytes = bounded(&dot, limits::GIT_REF_BYTES)?;
         let Some(named) = bytes.strip_prefix(b"gitdir: ") else {
             return Err(refused(&dot, "is neither a folder nor a `gitdir: ` file"));
         };
@@ -983,7 +985,7 @@ fn is_git_directory(git_dir: &Path) -> Result<bool, Error> {
     if !meta.is_file() {
         return Err(refused(&head, "is not a regular file"));
     }
-    let bytes = bounded(&head, 4 << 10)?;
+    let bytes = bounded(&head, limits::GIT_REF_BYTES)?;
     let text = &bytes[..bytes.len().min(255)];
     if let Some(name) = text.strip_prefix(b"ref:") {
         let name = &name[name.iter().take_while(|b| b.is_ascii_whitespace()).count()..];
@@ -1010,7 +1012,7 @@ fn common_dir(git_dir: &Path) -> Result<Option<PathBuf>, Error> {
     if std::fs::symlink_metadata(&path).is_err() {
         return Ok(None);
     }
-    let text = bounded(&path, 4 << 10)?;
+    let text = bounded(&path, limits::GIT_REF_BYTES)?;
     let text = String::from_utf8_lossy(&text);
     Ok(Some(git_dir.join(text.trim_end_matches(['\n', '\r']))))
 }
@@ -1049,8 +1051,11 @@ fn regular_only(refs: &Path) -> Result<(), Error> {
         };
         for e in entries.flatten() {
             seen += 1;
-            if seen > 200_000 {
-                return Err(refused(refs, "holds more than 200,000 entries"));
+            if seen > limits::GIT_REF_ENTRIES {
+                return Err(refused(
+                    refs,
+                    &format!("holds more than {} entries", limits::GIT_REF_ENTRIES),
+                ));
             }
             let path = e.path();
             let meta =
@@ -1058,7 +1063,7 @@ fn regular_only(refs: &Path) -> Result<(), Error> {
             if meta.is_dir() {
                 stack.push(path);
             } else {
-                plain_file(&path, 1 << 20)?;
+                plain_file(&path, limits::GIT_CONFIG_BYTES)?;
             }
         }
     }
@@ -1067,7 +1072,7 @@ fn regular_only(refs: &Path) -> Result<(), Error> {
 
 /// Each object folder an alternates file names: its own alternates, checked alike.
 fn alternates(folder: &Path, text: &[u8], depth: usize) -> Result<(), Error> {
-    if depth >= 5 {
+    if depth >= limits::GIT_INCLUDE_DEPTH {
         return Err(refused(folder, "chains alternates more than five deep"));
     }
     for line in String::from_utf8_lossy(text).lines() {
@@ -1078,7 +1083,7 @@ fn alternates(folder: &Path, text: &[u8], depth: usize) -> Result<(), Error> {
         let objects = folder.join("objects").join(line);
         let next = objects.join("info/alternates");
         if std::fs::symlink_metadata(&next).is_ok() {
-            let bytes = bounded(&next, 1 << 20)?;
+            let bytes = bounded(&next, limits::GIT_CONFIG_BYTES)?;
             alternates(objects.parent().unwrap_or(&objects), &bytes, depth + 1)?;
         }
     }
@@ -1118,7 +1123,7 @@ fn includes(config: &Path, text: &[u8], depth: usize) -> Result<(), Error> {
                 "names an include path this check cannot read plainly",
             ));
         }
-        if depth >= 5 {
+        if depth >= limits::GIT_INCLUDE_DEPTH {
             return Err(refused(config, "includes config files more than five deep"));
         }
         let named = Path::new(inner);
@@ -1130,7 +1135,7 @@ fn includes(config: &Path, text: &[u8], depth: usize) -> Result<(), Error> {
         if std::fs::symlink_metadata(&path).is_err() {
             continue;
         }
-        let bytes = bounded(&path, 1 << 20)?;
+        let bytes = bounded(&path, limits::GIT_CONFIG_BYTES)?;
         includes(&path, &bytes, depth + 1)?;
     }
     Ok(())
@@ -1167,10 +1172,6 @@ fn neutralized(names: &str) -> Settings {
     out.into_iter().collect()
 }
 
-/// The longest one git call may take: a read that blocks for ever (a FIFO, a
-/// descriptor) ends the call, not the job.
-const GIT_DEADLINE: std::time::Duration = std::time::Duration::from_secs(60);
-
 /// Waits for `child` with a deadline, reading its output as it comes. git
 /// closes its pipes when it exits, so the wait is on them (no polling: a
 /// sleep between looks would add a millisecond or two to every call); a git
@@ -1186,9 +1187,9 @@ fn bounded_output(mut child: Child) -> std::io::Result<std::process::Output> {
         std::thread::spawn(move || {
             let mut bytes = Vec::new();
             if let Some(p) = pipe {
-                let _ = p.take(MAX_OUTPUT + 1).read_to_end(&mut bytes);
+                let _ = p.take(limits::GIT_OBJECT_BYTES + 1).read_to_end(&mut bytes);
             }
-            let _ = done.send(bytes.len() as u64 > MAX_OUTPUT);
+            let _ = done.send(bytes.len() as u64 > limits::GIT_OBJECT_BYTES);
             bytes
         })
     };
@@ -1205,7 +1206,7 @@ fn bounded_output(mut child: Child) -> std::io::Result<std::process::Output> {
             .map(|p| Box::new(p) as Box<dyn Read + Send>),
     );
     drop(done);
-    let deadline = std::time::Instant::now() + GIT_DEADLINE;
+    let deadline = std::time::Instant::now() + limits::GIT_TIME;
     let left = || deadline.saturating_duration_since(std::time::Instant::now());
     let mut closed = 0;
     while closed < 2 {
@@ -1235,15 +1236,15 @@ fn bounded_output(mut child: Child) -> std::io::Result<std::process::Output> {
     })
 }
 
-/// The most of git's output (a listing, a diff) read: more is refused.
-use crate::limits::GIT_OBJECT_BYTES as MAX_OUTPUT;
-
 fn too_much(child: &mut Child) -> std::io::Error {
     let _ = child.kill();
     let _ = child.wait();
     std::io::Error::new(
         std::io::ErrorKind::FileTooLarge,
-        format!("git's answer is larger than {} MiB", MAX_OUTPUT >> 20),
+        format!(
+            "git's answer is larger than {} MiB",
+            limits::GIT_OBJECT_BYTES >> 20
+        ),
     )
 }
 
@@ -1252,7 +1253,7 @@ fn too_long(child: &mut Child) -> std::io::Error {
     let _ = child.wait();
     std::io::Error::other(format!(
         "git did not finish within {} s (something in the git folder blocks it); check the repository out afresh",
-        GIT_DEADLINE.as_secs()
+        limits::GIT_TIME.as_secs()
     ))
 }
 

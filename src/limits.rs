@@ -35,6 +35,26 @@ pub(crate) const GIT_TREES_KEPT_BYTES: u64 = 64 << 20;
 /// <size>`, or the name asked and `missing`): the names asked are ours.
 pub(crate) const GIT_ANSWER_LINE_BYTES: u64 = 4 << 10;
 
+/// The longest one git call may take: a read that blocks for ever (a FIFO, a
+/// descriptor) ends the call, not the job.
+pub(crate) const GIT_TIME: std::time::Duration = std::time::Duration::from_secs(60);
+/// A file of the git folder git reads as settings (the config, its includes,
+/// alternates, attributes, grafts): these are KiB.
+pub(crate) const GIT_CONFIG_BYTES: u64 = 1 << 20;
+/// A file of the git folder that holds one name (`HEAD`, `commondir`, a loose
+/// ref, a `.git` file).
+pub(crate) const GIT_REF_BYTES: u64 = 4 << 10;
+/// The git folder's `shallow`: one line a shallow commit.
+pub(crate) const GIT_SHALLOW_BYTES: u64 = 64 << 20;
+/// The git folder's `packed-refs`: a large repository's is tens of MiB.
+pub(crate) const GIT_PACKED_REFS_BYTES: u64 = 256 << 20;
+/// The git index: a 300,000-file repository's is tens of MiB.
+pub(crate) const GIT_INDEX_BYTES: u64 = 4 << 30;
+/// Entries of the loose refs looked at.
+pub(crate) const GIT_REF_ENTRIES: usize = 200_000;
+/// How deep config includes and alternates are followed.
+pub(crate) const GIT_INCLUDE_DEPTH: usize = 5;
+
 // Every file hashed.
 /// A file hashed as a stream (the output, the tools file, a template): past it, no minutes hashing.
 pub(crate) const HASHED_BYTES: u64 = 256 << 20;
@@ -253,7 +273,15 @@ mod tests {
             INPUT "git on the checkout":
                 format!("{} of output", mib(GIT_OBJECT_BYTES)),
                 format!("{} of trees kept", mib(GIT_TREES_KEPT_BYTES)),
-                format!("its header line at most {} KiB", GIT_ANSWER_LINE_BYTES >> 10);
+                format!("its header line at most {} KiB", GIT_ANSWER_LINE_BYTES >> 10),
+                format!("a {} s deadline", GIT_TIME.as_secs()),
+                format!("`commondir` ({} KiB)", GIT_REF_BYTES >> 10),
+                format!("alternates (followed {GIT_INCLUDE_DEPTH} deep)"),
+                format!("it includes ({} each;", mib(GIT_CONFIG_BYTES)),
+                format!("`shallow` ({})", mib(GIT_SHALLOW_BYTES)),
+                format!("`packed-refs` ({})", mib(GIT_PACKED_REFS_BYTES)),
+                format!("the index ({} GiB)", GIT_INDEX_BYTES >> 30),
+                format!("every loose ref ({} KiB; {} loose refs)", GIT_REF_BYTES >> 10, count(GIT_REF_ENTRIES));
             INPUT "a file of the base or of `HEAD`":
                 format!("{} (git is stopped past it)", mib(GIT_OBJECT_BYTES));
             INPUT "a diff of a changed instruction file": format!("{} each", ms(DIFF_TIME));

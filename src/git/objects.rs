@@ -120,7 +120,7 @@ impl Reader {
             child,
             stdin,
             answers,
-            deadline: Instant::now() + super::GIT_DEADLINE,
+            deadline: Instant::now() + crate::limits::GIT_TIME,
             spent: None,
             trees: HashMap::new(),
             kept: 0,
@@ -157,7 +157,7 @@ impl Reader {
             }
             Err(RecvTimeoutError::Timeout) => Err(self.stop(format!(
                 "git did not finish within {} s (something in the git folder blocks it); check the repository out afresh",
-                super::GIT_DEADLINE.as_secs()
+                crate::limits::GIT_TIME.as_secs()
             ))),
         }
     }
