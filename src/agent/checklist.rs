@@ -109,6 +109,25 @@ pub(crate) fn judge(
     root
 }
 
+/// The files an `apply_patch` text names (`*** Update File: p`), each a
+/// [`Call::Write`]: the patch format Codex, Copilot CLI and opencode share.
+pub(crate) fn patched_files(patch: &str) -> Vec<String> {
+    patch
+        .lines()
+        .filter_map(|l| {
+            [
+                "*** Update File: ",
+                "*** Add File: ",
+                "*** Delete File: ",
+                "*** Move to: ",
+            ]
+            .iter()
+            .find_map(|p| l.strip_prefix(p))
+        })
+        .map(|p| p.trim().to_string())
+        .collect()
+}
+
 /// The workspace root on the agent's machine: `cwd` less the working
 /// directory (`None` when `cwd` is elsewhere).
 pub(crate) fn agent_root(cwd: &str, workdir: &str) -> Option<String> {

@@ -204,7 +204,7 @@ fn calls_of(call: &record::ToolCall) -> Vec<Call<'_>> {
         "apply_patch" => args
             .as_str()
             .or_else(|| ["input", "patch"].iter().find_map(|k| args[k].as_str()))
-            .map(patched_files)
+            .map(checklist::patched_files)
             .unwrap_or_default(),
         "create" | "edit" | "str_replace" | "write" => ["path", "file_path"]
             .iter()
@@ -382,24 +382,6 @@ fn unaccounted(c: &mut AgentCheck, system: &str, matched: &[(usize, usize)]) {
         }
         pos = end;
     }
-}
-
-/// The files an `apply_patch` input names (`*** Update File: p`).
-fn patched_files(patch: &str) -> Vec<String> {
-    patch
-        .lines()
-        .filter_map(|l| {
-            [
-                "*** Update File: ",
-                "*** Add File: ",
-                "*** Delete File: ",
-                "*** Move to: ",
-            ]
-            .iter()
-            .find_map(|p| l.strip_prefix(p))
-        })
-        .map(|p| p.trim().to_string())
-        .collect()
 }
 
 /// Every hook that ran is named: the record says it ran, not which command

@@ -181,7 +181,7 @@ fn calls(r: &Record) -> Vec<Call<'_>> {
                     .collect(),
                 "apply_patch" | "patch" => input["patchText"]
                     .as_str()
-                    .map(patched_files)
+                    .map(checklist::patched_files)
                     .unwrap_or_default(),
                 "bash" => {
                     if let Some(text) = input["command"].as_str() {
@@ -221,24 +221,6 @@ fn calls(r: &Record) -> Vec<Call<'_>> {
         }
     }
     out
-}
-
-/// The files an `apply_patch` text names (`*** Update File: p`).
-fn patched_files(patch: &str) -> Vec<String> {
-    patch
-        .lines()
-        .filter_map(|l| {
-            [
-                "*** Update File: ",
-                "*** Add File: ",
-                "*** Delete File: ",
-                "*** Move to: ",
-            ]
-            .iter()
-            .find_map(|p| l.strip_prefix(p))
-        })
-        .map(|p| p.trim().to_string())
-        .collect()
 }
 
 /// `session.directory` and the answers' `path.cwd` name one folder.
