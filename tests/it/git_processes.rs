@@ -62,7 +62,7 @@ fn behind_and_rewriting() -> (Scenario, String) {
 fn run_with_a_base_asks_git_each_question_once() {
     let (s, base) = behind_and_rewriting();
     let (path, log) = counting_git(&s);
-    for agent in ["codex", "claude", "gemini", "copilot"] {
+    for agent in ["codex", "claude", "gemini", "copilot", "opencode"] {
         let _ = fs::remove_file(s.ws.join("usage.json"));
         let out = s
             .review_step()
