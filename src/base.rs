@@ -333,9 +333,6 @@ pub(crate) fn quoted(name: &str) -> String {
 /// Most files listed; a pull request that adds a thousand skills is named by
 /// its first ones and a count.
 pub(crate) const MAX_LISTED: usize = 200;
-/// Most diffs kept, and the most bytes of one side a diff reads.
-const MAX_DIFFS: usize = 20;
-const MAX_DIFF_SIDE: usize = 1024 * 1024;
 
 /// A `base-ref` git can read as nothing but a revision: no option, no space,
 /// no control character, nothing outside what ref names and `~^@{}` use.
@@ -416,7 +413,7 @@ pub(crate) fn check(
         merge_base: &merge_base,
     };
     for entry in listed(changed, subjects).into_iter().take(MAX_LISTED) {
-        let with_diff = out.changes.len() < MAX_DIFFS;
+        let with_diff = out.changes.len() < crate::limits::DIFFED_FILES;
         match change(dir, subjects, ends, entry, with_diff) {
             Ok(change) => out.changes.push(change),
             Err(why) => {
@@ -555,7 +552,9 @@ pub(crate) fn matches(pathspec: &str, path: &str) -> bool {
 fn text_diff(path: &str, base: Option<&[u8]>, head: Option<&[u8]>) -> Option<String> {
     let text = |b: Option<&[u8]>| match b {
         None => Some(String::new()),
-        Some(b) if b.len() <= MAX_DIFF_SIDE => String::from_utf8(b.to_vec()).ok(),
+        Some(b) if b.len() as u64 <= crate::limits::DIFF_SIDE_BYTES => {
+            String::from_utf8(b.to_vec()).ok()
+        }
         Some(_) => None,
     };
     Some(prompt_diff(path, &text(base)?, path, &text(head)?))

@@ -55,6 +55,25 @@ pub(crate) const GIT_REF_ENTRIES: usize = 200_000;
 /// How deep config includes and alternates are followed.
 pub(crate) const GIT_INCLUDE_DEPTH: usize = 5;
 
+// A diff of a changed instruction file.
+/// Diffs kept in one comparison: past them, the files are listed without one.
+pub(crate) const DIFFED_FILES: usize = 20;
+/// One side of a diff read: a larger file is named, not diffed.
+pub(crate) const DIFF_SIDE_BYTES: u64 = 1 << 20;
+
+// The CLAUDE.md chain: its imports and `.claude/rules/`.
+/// Rule files read from one `.claude/rules/`: Claude Code reads them all, a repository has tens.
+pub(crate) const RULES: usize = 512;
+/// Entries of `.claude/rules/` looked at to find them.
+pub(crate) const RULES_FOLDER_ENTRIES: usize = 4 * RULES;
+/// How many folders deep `.claude/rules/` is read.
+pub(crate) const RULES_DEPTH: usize = 8;
+/// `@` mentions looked up in one chain, found or not: prose names people and
+/// files that are not there, and each costs a path resolution.
+pub(crate) const IMPORT_LOOKUPS: usize = 100_000;
+/// Bytes one CLAUDE.md chain reads: every file, imports and rules.
+pub(crate) const CHAIN_BYTES: u64 = 32 << 20;
+
 // Every file hashed.
 /// A file hashed as a stream (the output, the tools file, a template): past it, no minutes hashing.
 pub(crate) const HASHED_BYTES: u64 = 256 << 20;
@@ -284,7 +303,8 @@ mod tests {
                 format!("every loose ref ({} KiB; {} loose refs)", GIT_REF_BYTES >> 10, count(GIT_REF_ENTRIES));
             INPUT "a file of the base or of `HEAD`":
                 format!("{} (git is stopped past it)", mib(GIT_OBJECT_BYTES));
-            INPUT "a diff of a changed instruction file": format!("{} each", ms(DIFF_TIME));
+            INPUT "a diff of a changed instruction file": format!("{} each", ms(DIFF_TIME)),
+                format!("{} per side, {DIFFED_FILES} files", mib(DIFF_SIDE_BYTES));
             INPUT "a schema `pattern`":
                 format!("{} backtracking steps per match", count(PATTERN_BACKTRACK)),
                 format!("{} of pattern matching per document", ms(PATTERN_TIME));
@@ -342,6 +362,7 @@ mod tests {
                 format!("{REACH_FILES} files listed per agent"),
                 format!("hashed up to {}", mib(RUNTIME_HASHED_BYTES));
             INPUT "the instruction chains":
+                format!("at most {RULES} rules and {} entries a folder", count(RULES_FOLDER_ENTRIES)),
                 format!("{INSTRUCTION_FILES} `.instructions.md` files"),
                 format!("{INSTRUCTIONS_DEPTH} folders deep"),
                 format!("{HOOK_FILES} hook files");
@@ -351,6 +372,9 @@ mod tests {
                 format!("{} inlined per chain", mib(INLINED_BYTES));
             INPUT "`@` imports and `.claude/rules/`":
                 format!("{} files imported", count(IMPORTS)),
+                format!("{} `@` mentions looked up", count(IMPORT_LOOKUPS)),
+                format!("{} read per chain", mib(CHAIN_BYTES)),
+                format!("`.claude/rules/` {RULES_DEPTH} folders deep"),
                 format!("{IMPORT_DEPTH} deep");
             INPUT "the agent workflow and":
                 format!("{} each", mib(AGENT_WORKFLOW_BYTES)),

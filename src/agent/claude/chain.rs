@@ -47,9 +47,6 @@ pub(crate) const TRAILER: &str = "\n</system-reminder>";
 /// The user's global file, as the receipt names it.
 pub(crate) const HOME_FILE: &str = "~/.claude/CLAUDE.md";
 
-/// The largest instruction file read.
-const MAX_FILE_BYTES: u64 = 16 * 1024 * 1024;
-
 /// Which of Claude Code's memory types a file is: the label it is sent with.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub(crate) enum Scope {
@@ -150,22 +147,12 @@ fn walk(cwd: &Path, root: &Path) -> Vec<PathBuf> {
     dirs
 }
 
-/// The most rule files read from one `.claude/rules/`.
-const MAX_RULES: usize = 512;
-/// How many folders deep the receipt reads under `.claude/rules/`.
-pub(crate) const MAX_RULES_DEPTH: usize = 8;
-/// The most files one CLAUDE.md chain imports (each file once).
-use crate::limits::IMPORTS;
-
-/// The most `@` mentions looked up in one chain, found or not: prose names
-/// people and files that are not there, but a million distinct ones cost a
-/// path resolution each, every time the chain is computed.
-pub(crate) const MAX_LOOKUPS: usize = 100_000;
-/// The most bytes one CLAUDE.md chain reads: every file, imports and rules.
-pub(crate) const MAX_CHAIN_BYTES: u64 = 32 * 1024 * 1024;
+use crate::limits::{
+    CHAIN_BYTES, FILE_BYTES, IMPORT_LOOKUPS, IMPORTS, RULES, RULES_DEPTH, RULES_FOLDER_ENTRIES,
+};
 
 /// `.claude/rules/` of a folder: its `.md` files by name, then each
-/// subfolder's, recursively; a folder deeper than [`MAX_RULES_DEPTH`] is
+/// subfolder's, recursively; a folder deeper than [`RULES_DEPTH`] is
 /// refused, named.
 fn rules(dir: &Path, out: &mut Vec<PathBuf>, depth: usize, ws: &Workspace) -> Result<(), Error> {
     let Ok(read) = fs::read_dir(dir) else {
@@ -174,7 +161,7 @@ fn rules(dir: &Path, out: &mut Vec<PathBuf>, depth: usize, ws: &Workspace) -> Re
     let mut files = Vec::new();
     let mut dirs = Vec::new();
     let mut entries = read.flatten();
-    for e in entries.by_ref().take(4 * MAX_RULES) {
+    for e in entries.by_ref().take(RULES_FOLDER_ENTRIES) {
         let Ok(kind) = e.file_type() else { continue };
         let path = e.path();
         if kind.is_dir() {
@@ -191,19 +178,19 @@ fn rules(dir: &Path, out: &mut Vec<PathBuf>, depth: usize, ws: &Workspace) -> Re
             format!(
                 "`{}` holds more than {} entries, the receipt's cap: Claude Code would read the rules among them, and the receipt cannot compute what the agent received; keep `.claude/rules/` to its rules",
                 crate::escape::one_line(&shown),
-                4 * MAX_RULES
+                RULES_FOLDER_ENTRIES
             ),
         ));
     }
     files.sort();
     dirs.sort();
     out.extend(files);
-    if let Some(d) = dirs.first().filter(|_| depth >= MAX_RULES_DEPTH) {
+    if let Some(d) = dirs.first().filter(|_| depth >= RULES_DEPTH) {
         let shown = ws.relative(d);
         return Err(Error::in_file(
             &shown,
             format!(
-                "`{}` is more than {MAX_RULES_DEPTH} folders deep under `.claude/rules/`, the receipt's cap: Claude Code would read the rules in it, and the receipt cannot compute what the agent received; keep `.claude/rules/` at most {MAX_RULES_DEPTH} folders deep",
+                "`{}` is more than {RULES_DEPTH} folders deep under `.claude/rules/`, the receipt's cap: Claude Code would read the rules in it, and the receipt cannot compute what the agent received; keep `.claude/rules/` at most {RULES_DEPTH} folders deep",
                 crate::escape::one_line(&shown)
             ),
         ));
@@ -294,7 +281,7 @@ struct Walker<'a> {
     resolved: std::collections::HashMap<PathBuf, Option<PathBuf>>,
     /// Imports followed and bytes read so far in this chain.
     imported: usize,
-    /// `@` mentions looked up, found or not (see [`MAX_LOOKUPS`]).
+    /// `@` mentions looked up, found or not (see [`IMPORT_LOOKUPS`]).
     looked_up: usize,
     bytes: u64,
     entries: Vec<Entry>,
@@ -306,7 +293,7 @@ impl Walker<'_> {
     /// names the file.
     fn charge(&mut self, shown: &str, n: usize) -> Result<(), Error> {
         self.bytes = self.bytes.saturating_add(n as u64);
-        if self.bytes <= MAX_CHAIN_BYTES {
+        if self.bytes <= CHAIN_BYTES {
             return Ok(());
         }
         Err(Error::in_file(
@@ -314,7 +301,7 @@ impl Walker<'_> {
             format!(
                 "`{}` takes the CLAUDE.md chain past the receipt's cap of {} MiB read in one chain (its files, imports and rules): the receipt cannot compute what the agent received; make the instruction files smaller",
                 crate::escape::one_line(shown),
-                MAX_CHAIN_BYTES >> 20
+                CHAIN_BYTES >> 20
             ),
         ))
     }
@@ -424,7 +411,7 @@ impl Walker<'_> {
         if read.is_some() {
             return Ok(read);
         }
-        match crate::workspace::read_contained(path, &[&self.root], MAX_FILE_BYTES) {
+        match crate::workspace::read_contained(path, &[&self.root], FILE_BYTES) {
             Ok(b) => Ok(Some(b)),
             Err(Unread::Missing) => Ok(None),
             Err(why) => Err(Error::in_file(
@@ -441,14 +428,14 @@ impl Walker<'_> {
     /// Counts one `@` mention of `path` looked up, found or not.
     fn look_up(&mut self, path: &Path) -> Result<(), Error> {
         self.looked_up += 1;
-        if self.looked_up <= MAX_LOOKUPS {
+        if self.looked_up <= IMPORT_LOOKUPS {
             return Ok(());
         }
         let from = self.ws.relative(path);
         Err(Error::in_file(
             &from,
             format!(
-                "`{}` holds `@` mentions past the receipt's cap of {MAX_LOOKUPS} looked up in one CLAUDE.md chain: the receipt cannot compute what the agent received; mention fewer",
+                "`{}` holds `@` mentions past the receipt's cap of {IMPORT_LOOKUPS} looked up in one CLAUDE.md chain: the receipt cannot compute what the agent received; mention fewer",
                 crate::escape::one_line(&from)
             ),
         ))
@@ -523,20 +510,20 @@ fn compute(cwd: &Path, ws: &Workspace, home: Option<&Path>) -> Result<(Vec<Entry
         w.add(&dir.join(".claude/CLAUDE.md"), Scope::Project, 0)?;
         let mut found = Vec::new();
         rules(&dir.join(".claude/rules"), &mut found, 0, ws)?;
-        if found.len() > MAX_RULES {
+        if found.len() > RULES {
             // The chain computed stops here; the record's then differs, named.
             w.chain.warnings.push(format!(
-                "`{}` holds {} rules; the receipt reads the first {MAX_RULES}",
+                "`{}` holds {} rules; the receipt reads the first {RULES}",
                 crate::escape::one_line(&ws.relative(&dir.join(".claude/rules"))),
                 found.len()
             ));
-            found.truncate(MAX_RULES);
+            found.truncate(RULES);
         }
         for rule in found {
             // Read once, as every chain file is (a regular file inside the
             // workspace, bounded): a rule that is a link to `/dev/zero` or out
             // of the checkout is refused by `add_read` below, never read here.
-            let read = crate::workspace::read_contained(&rule, &[&w.root], MAX_FILE_BYTES).ok();
+            let read = crate::workspace::read_contained(&rule, &[&w.root], FILE_BYTES).ok();
             if let Some(b) = read
                 .as_ref()
                 .filter(|b| conditional(&String::from_utf8_lossy(b)))
@@ -562,7 +549,7 @@ fn compute(cwd: &Path, ws: &Workspace, home: Option<&Path>) -> Result<(Vec<Entry
 fn read_home(home: &Path, w: &mut Walker) -> Result<(), Error> {
     let path = home.join(".claude/CLAUDE.md");
     let real_home = fs::canonicalize(home).unwrap_or_else(|_| home.to_path_buf());
-    let bytes = match crate::workspace::read_contained(&path, &[&real_home], MAX_FILE_BYTES) {
+    let bytes = match crate::workspace::read_contained(&path, &[&real_home], FILE_BYTES) {
         Ok(b) => b,
         Err(Unread::Missing) => return Ok(()),
         Err(why) => {
